@@ -1,0 +1,46 @@
+// Composes every function into one Hono app; the Workers, Node and Lambda entries all serve this.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { createMiddleware } from 'hono/factory';
+import { AppError, validationFailed, errorBody } from '../lib/http/app-error.ts';
+import { correlation } from '../lib/http/correlation.ts';
+import { handleError } from '../lib/http/error-handler.ts';
+import type { HonoEnv } from '../lib/http/hono-env.ts';
+import { validationHook } from '../lib/http/validation.ts';
+import type { Deps } from '../lib/deps.ts';
+import { authFunction } from './auth/index.ts';
+import { healthFunction } from './health/index.ts';
+import { invitesFunction } from './invites/index.ts';
+
+/** Request bodies of this API are small JSON documents. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export type ResolveDeps = (c: Context<HonoEnv>) => Deps | Promise<Deps>;
+
+export function createApp(resolveDeps: ResolveDeps): OpenAPIHono<HonoEnv> {
+  const app = new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
+  app.use(correlation);
+  app.use(
+    createMiddleware<HonoEnv>(async (c, next) => {
+      c.set('deps', await resolveDeps(c));
+      await next();
+    }),
+  );
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw validationFailed(`request body larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+  app.route('/', healthFunction);
+  app.route('/', authFunction);
+  app.route('/', invitesFunction);
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'runstate', version: '0.1.0' } });
+  app.notFound((c) => c.json(errorBody(new AppError(404, 'NOT_FOUND', 'no such route')), 404));
+  app.onError(handleError);
+  return app;
+}

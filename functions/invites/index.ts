@@ -1,0 +1,68 @@
+// The invitation function: create, list and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
+import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { requireOrgAdmin } from '../../lib/auth/org-access.ts';
+import { forbidden, inviteInvalid, notFound } from '../../lib/http/app-error.ts';
+import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { invites } from '../../lib/runtime/invites/index.ts';
+import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, listInvitesRoute } from './routes.ts';
+
+export const invitesFunction = createFunctionApp();
+
+invitesFunction.use('/orgs/*', requireAuth);
+invitesFunction.use('/invites/*', requireAuth);
+
+invitesFunction.openapi(createInviteRoute, async (c) => {
+  const { orgId } = c.req.valid('param');
+  const body = c.req.valid('json');
+  const deps = c.get('deps');
+  const principal = c.get('principal');
+  const locationId = body.locationId?.toLowerCase() ?? null;
+  await requireOrgAdmin(deps.db, { userId: principal.userId, organizationId: orgId.toLowerCase(), locationId });
+  const created = await invites.create(deps, {
+    organizationId: orgId.toLowerCase(),
+    locationId,
+    email: body.email,
+    roleCode: body.roleCode,
+    createdByUserId: principal.userId,
+    correlationId: c.get('correlationId'),
+  });
+  return c.json(created, 201);
+});
+
+invitesFunction.openapi(listInvitesRoute, async (c) => {
+  const { orgId } = c.req.valid('param');
+  const { email } = c.req.valid('query');
+  const deps = c.get('deps');
+  await requireOrgAdmin(deps.db, { userId: c.get('principal').userId, organizationId: orgId.toLowerCase() });
+  const list = await invites.list(deps, { organizationId: orgId.toLowerCase(), ...(email !== undefined ? { email } : {}) });
+  return c.json({ invites: list }, 200);
+});
+
+invitesFunction.openapi(cancelInviteRoute, async (c) => {
+  const { orgId, inviteId } = c.req.valid('param');
+  const deps = c.get('deps');
+  const principal = c.get('principal');
+  await requireOrgAdmin(deps.db, { userId: principal.userId, organizationId: orgId.toLowerCase() });
+  const outcome = await invites.cancel(deps, {
+    organizationId: orgId.toLowerCase(),
+    inviteId: inviteId.toLowerCase(),
+    actorUserId: principal.userId,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw notFound();
+  return c.body(null, 204);
+});
+
+invitesFunction.openapi(acceptInviteRoute, async (c) => {
+  const { token } = c.req.valid('json');
+  const principal = c.get('principal');
+  if (principal.verifiedEmail === undefined) throw forbidden('accepting an invitation needs a verified email claim');
+  const outcome = await invites.accept(c.get('deps'), {
+    token,
+    userId: principal.userId,
+    verifiedEmail: principal.verifiedEmail,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw outcome.reason === 'wrong-recipient' ? forbidden('this invitation is addressed to another email') : inviteInvalid();
+  return c.json({ organizationId: outcome.organizationId, locationId: outcome.locationId, roleCode: outcome.roleCode }, 200);
+});

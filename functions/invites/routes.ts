@@ -1,0 +1,51 @@
+// Route definitions (OpenAPI) of the invitation function.
+import { createRoute } from '@hono/zod-openapi';
+import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import {
+  acceptInviteBody,
+  acceptedInviteResponse,
+  createInviteBody,
+  createdInviteResponse,
+  inviteListResponse,
+  inviteParams,
+  listInvitesQuery,
+  orgParams,
+} from './schemas.ts';
+
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+export const createInviteRoute = createRoute({
+  method: 'post',
+  path: '/orgs/{orgId}/invites',
+  summary: 'Invite someone to the organisation (OrganizationAdmin)',
+  security: bearerSecurity,
+  request: { params: orgParams, body: { ...json(createInviteBody), required: true } },
+  responses: { 201: { description: 'created', ...json(createdInviteResponse) }, ...errorResponses(400, 401, 403, 503) },
+});
+
+export const listInvitesRoute = createRoute({
+  method: 'get',
+  path: '/orgs/{orgId}/invites',
+  summary: 'Active invitations, soonest expiry first (OrganizationAdmin)',
+  security: bearerSecurity,
+  request: { params: orgParams, query: listInvitesQuery },
+  responses: { 200: { description: 'active invites', ...json(inviteListResponse) }, ...errorResponses(400, 401, 403, 503) },
+});
+
+export const cancelInviteRoute = createRoute({
+  method: 'delete',
+  path: '/orgs/{orgId}/invites/{inviteId}',
+  summary: 'Cancel an active invitation (OrganizationAdmin)',
+  security: bearerSecurity,
+  request: { params: inviteParams },
+  responses: { 204: { description: 'cancelled' }, ...errorResponses(400, 401, 403, 404, 503) },
+});
+
+export const acceptInviteRoute = createRoute({
+  method: 'post',
+  path: '/invites/accept',
+  summary: "Accept an invitation addressed to the caller's verified email",
+  security: bearerSecurity,
+  request: { body: { ...json(acceptInviteBody), required: true } },
+  responses: { 200: { description: 'accepted', ...json(acceptedInviteResponse) }, ...errorResponses(400, 401, 403, 410, 503) },
+});

@@ -1,0 +1,34 @@
+// The bearer-token claims runstate relies on (API.md), checked by zod after the signature is verified.
+import * as z from 'zod';
+
+export const claimsSchema = z.object({
+  sub: z.uuid(),
+  sid: z.uuid(),
+  jti: z.string().min(1).max(200),
+  iat: z.number().int(),
+  exp: z.number().int(),
+  email: z.email().max(254).optional(),
+  email_verified: z.boolean().optional(),
+});
+
+export type Claims = z.infer<typeof claimsSchema>;
+
+export interface Principal {
+  userId: string;
+  sessionId: string;
+  jti: string;
+  /** Unix seconds; the denylist entry for this token lives until then. */
+  expiresAt: number;
+  /** Present only when the issuer vouches for it (an `email` claim not marked unverified). */
+  verifiedEmail?: string;
+}
+
+export function principalFromClaims(claims: Claims): Principal {
+  return {
+    userId: claims.sub.toLowerCase(),
+    sessionId: claims.sid.toLowerCase(),
+    jti: claims.jti,
+    expiresAt: claims.exp,
+    ...(claims.email !== undefined && claims.email_verified !== false ? { verifiedEmail: claims.email } : {}),
+  };
+}

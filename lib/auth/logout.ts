@@ -1,0 +1,32 @@
+// Logout: PostgreSQL records the session as revoked (the truth), then the denylist entry makes it effective at once.
+import { auditStatement } from '../pg/audit.ts';
+import { dbCall } from '../pg/unavailable.ts';
+import { revokeSession } from '../runtime/revocation/index.ts';
+import type { Deps } from '../deps.ts';
+import type { Principal } from './claims.ts';
+
+export async function logout(deps: Deps, principal: Principal, correlationId: string): Promise<{ denylisted: boolean }> {
+  const now = new Date(deps.clock.now());
+  // Built before the call: an invalid audit event is a bug, not an unavailable database.
+  const statements = [
+    {
+      text: `INSERT INTO sessions (id, user_id, revoked_at) VALUES ($1, $2, $3)
+             ON CONFLICT (id) DO UPDATE SET revoked_at = COALESCE(sessions.revoked_at, EXCLUDED.revoked_at)`,
+      params: [principal.sessionId, principal.userId, now.toISOString()],
+    },
+    // The audit row names the user, never the session id.
+    auditStatement(
+      { action: 'session.revoked', actorUserId: principal.userId, organizationId: null, locationId: null, targetId: principal.userId, correlationId },
+      now,
+    ),
+  ];
+  await dbCall('auth.logout', () => deps.db.transaction(statements));
+  const { written } = await revokeSession(deps.revocation, deps.keys, deps.logger, {
+    sessionId: principal.sessionId,
+    userId: principal.userId,
+    tokenExpiresAt: principal.expiresAt,
+    nowMs: now.getTime(),
+    correlationId,
+  });
+  return { denylisted: written };
+}

@@ -1,0 +1,137 @@
+// Turns a raw environment into the typed Config, or throws one ConfigError naming every offending variable.
+import type * as z from 'zod';
+import { envSchema, type AppEnv } from './schema.ts';
+import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
+
+export const INVITE_TTL_SECONDS = 10_800;
+
+export interface RestEndpoint {
+  url: string;
+  token: string;
+}
+
+export type AuthConfig =
+  | { kind: 'hs256'; secret: string; issuer?: string; audience?: string }
+  | { kind: 'jwks'; jwksUrl: string; issuer: string; audience: string };
+
+export interface Config {
+  appEnv: AppEnv;
+  port: number;
+  keyPrefix: string;
+  redis: RestEndpoint;
+  revocationRedis: RestEndpoint;
+  databaseUrl: string;
+  neonLocalProxyUrl?: string;
+  auth: AuthConfig;
+  secretsKeys: SecretKey[];
+  indexHashKey: string;
+  webhookSecret?: string;
+  inviteTtlSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  const production = e.APP_ENV === 'staging' || e.APP_ENV === 'prod';
+
+  let secretsKeys: SecretKey[] = [];
+  if (e.SECRETS_KEYS !== undefined) {
+    try {
+      secretsKeys = parseSecretsKeys(e.SECRETS_KEYS);
+    } catch (error) {
+      problems.push(`SECRETS_KEYS: ${(error as Error).message}`);
+    }
+  }
+
+  if ((e.REVOCATION_REDIS_REST_URL === undefined) !== (e.REVOCATION_REDIS_REST_TOKEN === undefined)) {
+    problems.push('REVOCATION_REDIS_REST_URL and REVOCATION_REDIS_REST_TOKEN must be set together');
+  }
+  if (e.INVITE_TTL_SECONDS !== undefined && e.APP_ENV !== 'test') {
+    problems.push('INVITE_TTL_SECONDS: allowed only with APP_ENV=test; invites live exactly 3 hours');
+  }
+
+  if (production) {
+    if (isLoopback(e.UPSTASH_REDIS_REST_URL)) problems.push('UPSTASH_REDIS_REST_URL: a localhost Redis is not allowed in staging/prod');
+    if (!e.UPSTASH_REDIS_REST_URL.startsWith('https:')) problems.push('UPSTASH_REDIS_REST_URL: must be https in staging/prod');
+    if (e.REVOCATION_REDIS_REST_URL === undefined) {
+      problems.push('REVOCATION_REDIS_REST_URL: a separate revocation store is required in staging/prod');
+    } else {
+      if (isLoopback(e.REVOCATION_REDIS_REST_URL)) problems.push('REVOCATION_REDIS_REST_URL: a localhost revocation store is not allowed in staging/prod');
+      if (!e.REVOCATION_REDIS_REST_URL.startsWith('https:')) problems.push('REVOCATION_REDIS_REST_URL: must be https in staging/prod');
+    }
+    if (isLoopback(e.DATABASE_URL)) problems.push('DATABASE_URL: a localhost database is not allowed in staging/prod');
+    if (e.NEON_LOCAL_PROXY_URL !== undefined) problems.push('NEON_LOCAL_PROXY_URL: the local Neon proxy is for dev and test only');
+    if (e.AUTH_JWT_SECRET !== undefined) problems.push('AUTH_JWT_SECRET: HS256 secrets are accepted in dev and test only; use AUTH_JWKS_URL');
+    for (const name of ['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE', 'SECRETS_KEYS'] as const) {
+      if (e[name] === undefined) problems.push(`${name}: required in staging/prod`);
+    }
+    if (e.AUTH_JWKS_URL !== undefined && !e.AUTH_JWKS_URL.startsWith('https:')) problems.push('AUTH_JWKS_URL: must be https in staging/prod');
+    if (e.WEBHOOK_SECRET === undefined) problems.push('WEBHOOK_SECRET: required in staging/prod');
+  }
+
+  const auth = authConfig(e, problems);
+  if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
+
+  const redis = { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN };
+  return {
+    appEnv: e.APP_ENV,
+    port: e.PORT,
+    keyPrefix: e.KEY_PREFIX,
+    redis,
+    // dev/test may share the main store; staging/prod were refused above without a separate one.
+    revocationRedis:
+      e.REVOCATION_REDIS_REST_URL !== undefined && e.REVOCATION_REDIS_REST_TOKEN !== undefined
+        ? { url: e.REVOCATION_REDIS_REST_URL, token: e.REVOCATION_REDIS_REST_TOKEN }
+        : redis,
+    databaseUrl: e.DATABASE_URL,
+    ...(e.NEON_LOCAL_PROXY_URL !== undefined ? { neonLocalProxyUrl: e.NEON_LOCAL_PROXY_URL } : {}),
+    auth,
+    secretsKeys,
+    indexHashKey: e.INDEX_HASH_KEY,
+    ...(e.WEBHOOK_SECRET !== undefined ? { webhookSecret: e.WEBHOOK_SECRET } : {}),
+    inviteTtlSeconds: e.INVITE_TTL_SECONDS ?? INVITE_TTL_SECONDS,
+  };
+}
+
+function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConfig | undefined {
+  if (e.AUTH_JWKS_URL !== undefined) {
+    if (e.AUTH_ISSUER === undefined || e.AUTH_AUDIENCE === undefined) {
+      problems.push('AUTH_ISSUER and AUTH_AUDIENCE: required with AUTH_JWKS_URL');
+      return undefined;
+    }
+    return { kind: 'jwks', jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE };
+  }
+  if (e.AUTH_JWT_SECRET !== undefined) {
+    return {
+      kind: 'hs256',
+      secret: e.AUTH_JWT_SECRET,
+      ...(e.AUTH_ISSUER !== undefined ? { issuer: e.AUTH_ISSUER } : {}),
+      ...(e.AUTH_AUDIENCE !== undefined ? { audience: e.AUTH_AUDIENCE } : {}),
+    };
+  }
+  problems.push('AUTH_JWT_SECRET (dev/test) or AUTH_JWKS_URL with AUTH_ISSUER and AUTH_AUDIENCE: one is required');
+  return undefined;
+}
+
+/** An empty variable means "unset" (a common shell and CI habit). */
+function stripEmpty(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && value !== '') out[name] = value;
+  return out;
+}
+
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '::1' || host === '0.0.0.0';
+}

@@ -1,0 +1,35 @@
+// The whole environment of API.md as one zod schema; `loadConfig` also refuses unsafe production settings.
+import * as z from 'zod';
+
+export const APP_ENVS = ['dev', 'test', 'staging', 'prod'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+const optionalText = z.string().trim().min(1).optional();
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+export const envSchema = z.object({
+  APP_ENV: z.enum(APP_ENVS).default('dev'),
+  PORT: z.coerce.number().int().min(1).max(65535).default(8787),
+  KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,15}$/, 'lowercase letters, digits and hyphens, at most 16 characters')
+    .default('mhpay'),
+  UPSTASH_REDIS_REST_URL: httpUrl,
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
+  REVOCATION_REDIS_REST_URL: httpUrl.optional(),
+  REVOCATION_REDIS_REST_TOKEN: optionalText,
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
+  /** Dev/test only: the local Neon proxy (WebSocket + SQL-over-HTTP) in front of a plain PostgreSQL. */
+  NEON_LOCAL_PROXY_URL: httpUrl.optional(),
+  AUTH_JWT_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  AUTH_JWKS_URL: httpUrl.optional(),
+  AUTH_ISSUER: optionalText,
+  AUTH_AUDIENCE: optionalText,
+  SECRETS_KEYS: optionalText,
+  INDEX_HASH_KEY: z.string().min(32, 'at least 32 characters'),
+  WEBHOOK_SECRET: z.string().startsWith('whsec_').optional(),
+  /** Test-only override of the 3 h invite TTL, so expiry can be observed in seconds. */
+  INVITE_TTL_SECONDS: z.coerce.number().int().min(1).max(10_800).optional(),
+});
+
+export type RawEnv = z.input<typeof envSchema>;

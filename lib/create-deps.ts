@@ -1,0 +1,21 @@
+// Builds the Deps of one deployment from its Config; the clients are stateless HTTP clients, cheap to build per request.
+import type { Config } from './config/index.ts';
+import { createKeyspace } from './keys/index.ts';
+import { createDb } from './pg/db.ts';
+import { createRedisStore } from './redis/index.ts';
+import { createJsonLogger, type Logger } from './log/logger.ts';
+import { systemClock, type Clock, type Deps } from './deps.ts';
+
+export function createDeps(config: Config, overrides: { logger?: Logger; clock?: Clock } = {}): Deps {
+  const redis = createRedisStore(config.redis);
+  const sameStore = config.revocationRedis.url === config.redis.url && config.revocationRedis.token === config.redis.token;
+  return {
+    config,
+    keys: createKeyspace({ prefix: config.keyPrefix, env: config.appEnv }),
+    redis,
+    revocation: sameStore ? redis : createRedisStore(config.revocationRedis),
+    db: createDb({ databaseUrl: config.databaseUrl, ...(config.neonLocalProxyUrl !== undefined ? { neonLocalProxyUrl: config.neonLocalProxyUrl } : {}) }),
+    clock: overrides.clock ?? systemClock,
+    logger: overrides.logger ?? createJsonLogger(),
+  };
+}

@@ -1,0 +1,36 @@
+// Turns every thrown error into the API.md error body; unexpected ones are logged by kind and answered without detail.
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { AppError, errorBody, storeUnavailable } from './app-error.ts';
+import { RedisUnavailableError } from '../redis/index.ts';
+import { DatabaseUnavailableError } from '../pg/unavailable.ts';
+import { errorKind } from '../log/logger.ts';
+import type { HonoEnv } from './hono-env.ts';
+import { CORRELATION_HEADER } from './correlation.ts';
+
+export function handleError(error: Error, c: Context<HonoEnv>): Response {
+  const known = toAppError(error);
+  const correlationId = c.get('correlationId');
+  if (correlationId !== undefined) c.header(CORRELATION_HEADER, correlationId);
+  if (known.status >= 500) {
+    c.get('deps')?.logger.error('request_failed', {
+      code: known.code,
+      errorKind: errorKind(error),
+      cause: error instanceof RedisUnavailableError ? error.operation : undefined,
+      method: c.req.method,
+      route: c.req.routePath,
+      correlationId,
+    });
+  }
+  return c.json(errorBody(known), known.status);
+}
+
+function toAppError(error: Error): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof RedisUnavailableError || error instanceof DatabaseUnavailableError) return storeUnavailable();
+  // Hono's own 4xx (malformed JSON, wrong content type) are request problems; its message names no submitted value.
+  if (error instanceof HTTPException && error.status >= 400 && error.status < 500) {
+    return new AppError(400, 'VALIDATION_FAILED', 'the request body is not valid JSON of the expected type');
+  }
+  return new AppError(500, 'INTERNAL_ERROR', 'unexpected error');
+}

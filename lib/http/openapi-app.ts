@@ -1,0 +1,34 @@
+// The base every function's Hono app is built on: typed context and validation failures as `400 VALIDATION_FAILED`.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import * as z from 'zod';
+import type { HonoEnv } from './hono-env.ts';
+import { validationHook } from './validation.ts';
+
+export function createFunctionApp(): OpenAPIHono<HonoEnv> {
+  return new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
+}
+
+export const errorResponseSchema = z.object({
+  error: z.object({ code: z.string(), message: z.string() }),
+});
+
+/** The error responses every authenticated route can give, for the OpenAPI document. */
+export function errorResponses<S extends number>(...statuses: S[]) {
+  const descriptions: Record<number, string> = {
+    400: 'VALIDATION_FAILED',
+    401: 'UNAUTHENTICATED or TOKEN_REVOKED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    410: 'INVITE_INVALID',
+    429: 'RATE_LIMITED',
+    503: 'REVOCATION_UNAVAILABLE or STORE_UNAVAILABLE',
+  };
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: descriptions[status] ?? 'error', content: { 'application/json': { schema: errorResponseSchema } } },
+    ]),
+  ) as Record<S, { description: string; content: { 'application/json': { schema: typeof errorResponseSchema } } }>;
+}
+
+export const bearerSecurity = [{ bearerAuth: [] }];

@@ -1,0 +1,41 @@
+// Keyed hashing of user input (emails, IPs, hosts, slugs) into a key segment that cannot be reversed.
+import { hmacSha256Hex } from '../crypto/hmac.ts';
+import { KeyError } from './key-error.ts';
+import { isHex64 } from './segments.ts';
+
+declare const hashedSegmentBrand: unique symbol;
+
+/** 64 lowercase hex characters produced by `hashSegment`. The brand stops a raw email or IP from
+ * being handed to a builder by mistake; builders re-check the shape at run time as well. */
+export type HashedSegment = string & { readonly [hashedSegmentBrand]: true };
+
+/** Mirrors the config rule for INDEX_HASH_KEY: a short key would make the HMAC guessable. */
+export const MIN_HASH_KEY_LENGTH = 32;
+
+/**
+ * HMAC-SHA256(secretKey, value) as lowercase hex. Keyed with the server secret INDEX_HASH_KEY rather
+ * than a plain SHA-256, so a leaked keyspace or dump cannot be reversed by hashing candidate values.
+ */
+export async function hashSegment(secretKey: string, value: string): Promise<HashedSegment> {
+  if (typeof secretKey !== 'string' || secretKey.length < MIN_HASH_KEY_LENGTH) {
+    throw new KeyError('secretKey', `a string of at least ${MIN_HASH_KEY_LENGTH} characters`);
+  }
+  if (typeof value !== 'string') throw new KeyError('value', 'a string');
+  return (await hmacSha256Hex(secretKey, value)) as HashedSegment;
+}
+
+/** The one normal form of an email for hashing and comparison: trimmed, lower case. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The recipient hash of the invite email index (`emailHash` in the invite object). */
+export function hashEmail(secretKey: string, email: string): Promise<HashedSegment> {
+  return hashSegment(secretKey, normalizeEmail(email));
+}
+
+/** Re-brands a digest read back from a stored value (e.g. an invite object's `emailHash`) after checking its shape. */
+export function parseHashedSegment(value: unknown, field = 'hashedSegment'): HashedSegment {
+  if (!isHex64(value)) throw new KeyError(field, '64 lowercase hex characters (a hashSegment result)');
+  return value as HashedSegment;
+}

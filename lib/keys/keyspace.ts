@@ -1,0 +1,105 @@
+// Typed key builders, one per registry entry, bound to a `{prefix}:{env}` namespace.
+import { KeyError } from './key-error.ts';
+import type { HashedSegment } from './hash-segment.ts';
+import { parseNamespace, SCOPE_KINDS, THROTTLE_ACTIONS, type KeyEnv, type ThrottleAction } from './namespace.ts';
+import type { KeyName } from './registry.ts';
+import { normalizeUuid, requireEnum, requireHex64 } from './segments.ts';
+
+/** Keys stay under this many characters (seed key-conventions). */
+export const MAX_KEY_LENGTH = 200;
+
+/** Largest window start accepted (unix seconds, 10 digits): keeps the throttle key length bounded. */
+const MAX_WINDOW_START_SECONDS = 9_999_999_999;
+
+export type KeyScope = { kind: 'platform' } | { kind: 'org' | 'outlet' | 'user'; id: string };
+
+type Builders = {
+  inviteObject(orgId: string, inviteId: string): string;
+  inviteActiveByOrg(orgId: string): string;
+  inviteActiveByEmailHash(orgId: string, emailHash: HashedSegment): string;
+  syrveRuntimeToken(orgId: string, connectionId: string): string;
+  syrveRuntimeTokenRefreshLock(orgId: string, connectionId: string): string;
+  mfaChallenge(userId: string, challengeId: string): string;
+  authSessionState(userId: string, sessionStateId: string): string;
+  activeContext(userId: string, sessionId: string): string;
+  /** Window id `{action}.{subject}.{windowStartSeconds}`; see THROTTLE_WINDOW_ID_PATTERN in the registry. */
+  throttleCounter(scope: KeyScope, action: ThrottleAction, subject: HashedSegment, windowStartSeconds: number): string;
+  jobCache(scope: KeyScope, jobId: string): string;
+  revokedSession(sessionId: string): string;
+  /** `jtiDigest` is sha256Hex(jti): 64 lowercase hex. */
+  revokedJti(jtiDigest: string): string;
+};
+
+export type Keyspace = Readonly<
+  // Fails to compile when a registry entry has no builder or a builder has no registry entry.
+  { [K in KeyName]: Builders[K] } & {
+    prefix: string;
+    env: KeyEnv;
+    /** SCAN MATCH pattern covering every key of this namespace (braces are literal in Redis globs). */
+    scanPattern: string;
+    /** The invite object key without its last segment (ends in ':'), for Lua scripts that complete the
+     * key with a validated invite id; stays inside the org's hash tag. */
+    inviteObjectPrefix(orgId: string): string;
+    /** The email-index key without its last segment (ends in ':'), for Lua scripts that complete the
+     * key with a validated email hash; stays inside the org's hash tag. */
+    inviteActiveByEmailHashPrefix(orgId: string): string;
+  }
+>;
+
+export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspace {
+  const { prefix, env } = parseNamespace(options);
+  const head = `${prefix}:${env}`;
+
+  const org = (orgId: string) => `${head}:org:{${normalizeUuid(orgId, 'orgId')}}`;
+  const user = (userId: string) => `${head}:user:{${normalizeUuid(userId, 'userId')}}`;
+  const platform = () => `${head}:platform`;
+
+  const scoped = (scope: KeyScope): string => {
+    const kind = requireEnum((scope as { kind?: unknown } | null)?.kind, SCOPE_KINDS, 'scope.kind');
+    if (kind === 'platform') return platform();
+    return `${head}:${kind}:{${normalizeUuid((scope as { id?: unknown }).id, 'scope.id')}}`;
+  };
+
+  const keyspace: Keyspace = {
+    prefix,
+    env,
+    scanPattern: `${head}:*`,
+
+    inviteObject: (orgId, inviteId) => finish(`${org(orgId)}:invite:object:${normalizeUuid(inviteId, 'inviteId')}`),
+    inviteActiveByOrg: (orgId) => finish(`${org(orgId)}:invite:active-by-org:${normalizeUuid(orgId, 'orgId')}`),
+    inviteActiveByEmailHash: (orgId, emailHash) =>
+      finish(`${org(orgId)}:invite:active-by-email-hash:${requireHex64(emailHash, 'emailHash')}`),
+    syrveRuntimeToken: (orgId, connectionId) =>
+      finish(`${org(orgId)}:syrve:runtime-token:${normalizeUuid(connectionId, 'connectionId')}`),
+    syrveRuntimeTokenRefreshLock: (orgId, connectionId) =>
+      finish(`${org(orgId)}:syrve:runtime-token-refresh-lock:${normalizeUuid(connectionId, 'connectionId')}`),
+    mfaChallenge: (userId, challengeId) => finish(`${user(userId)}:mfa:challenge:${normalizeUuid(challengeId, 'challengeId')}`),
+    authSessionState: (userId, sessionStateId) =>
+      finish(`${user(userId)}:auth:session-state:${normalizeUuid(sessionStateId, 'sessionStateId')}`),
+    activeContext: (userId, sessionId) => finish(`${user(userId)}:context:active:${normalizeUuid(sessionId, 'sessionId')}`),
+    throttleCounter: (scope, action, subject, windowStartSeconds) => {
+      const windowId = `${requireEnum(action, THROTTLE_ACTIONS, 'action')}.${requireHex64(subject, 'subject')}.${windowStart(windowStartSeconds)}`;
+      return finish(`${scoped(scope)}:throttle:counter:${windowId}`);
+    },
+    jobCache: (scope, jobId) => finish(`${scoped(scope)}:job:cache:${normalizeUuid(jobId, 'jobId')}`),
+    revokedSession: (sessionId) => finish(`${platform()}:auth:revoked-session:${normalizeUuid(sessionId, 'sessionId')}`),
+    revokedJti: (jtiDigest) => finish(`${platform()}:auth:revoked-jti:${requireHex64(jtiDigest, 'jtiDigest')}`),
+
+    inviteObjectPrefix: (orgId) => `${org(orgId)}:invite:object:`,
+    inviteActiveByEmailHashPrefix: (orgId) => `${org(orgId)}:invite:active-by-email-hash:`,
+  };
+  return Object.freeze(keyspace);
+}
+
+function windowStart(value: unknown): string {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_WINDOW_START_SECONDS) {
+    throw new KeyError('windowStartSeconds', 'a non-negative integer of unix seconds');
+  }
+  return String(value);
+}
+
+// Every segment is validated, so this only trips on a future pattern that outgrows the limit.
+function finish(key: string): string {
+  if (key.length >= MAX_KEY_LENGTH) throw new KeyError('key', `fewer than ${MAX_KEY_LENGTH} characters`);
+  return key;
+}

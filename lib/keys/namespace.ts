@@ -1,0 +1,30 @@
+// The leading `{prefix}:{env}` of every key, the allow-lists of scope kinds and throttle actions.
+import { APP_ENVS, type AppEnv } from '../config/index.ts';
+import { KeyError } from './key-error.ts';
+import { requireEnum } from './segments.ts';
+
+/** Same rule as config KEY_PREFIX: no ':', '{', '}' or glob characters can reach the key. */
+export const KEY_PREFIX_PATTERN = '[a-z][a-z0-9-]{0,15}';
+const KEY_PREFIX = new RegExp(`^${KEY_PREFIX_PATTERN}$`);
+
+export const KEY_ENVS = APP_ENVS;
+export type KeyEnv = AppEnv;
+
+export interface KeyNamespace {
+  prefix: string;
+  env: KeyEnv;
+}
+
+export const SCOPE_KINDS = ['platform', 'org', 'outlet', 'user'] as const;
+export type ScopeKind = (typeof SCOPE_KINDS)[number];
+
+/** Actions a throttle counter may count; a new limiter adds its action here. */
+export const THROTTLE_ACTIONS = ['invite-create', 'invite-accept', 'login', 'mfa-verify', 'password-reset', 'tenant-resolve'] as const;
+export type ThrottleAction = (typeof THROTTLE_ACTIONS)[number];
+
+export function parseNamespace(namespace: { prefix: unknown; env: unknown }): KeyNamespace {
+  if (typeof namespace?.prefix !== 'string' || !KEY_PREFIX.test(namespace.prefix)) {
+    throw new KeyError('prefix', 'lowercase letters, digits and hyphens, starting with a letter, at most 16 characters');
+  }
+  return { prefix: namespace.prefix, env: requireEnum(namespace.env, KEY_ENVS, 'env') };
+}

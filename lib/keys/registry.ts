@@ -1,0 +1,278 @@
+// The key registry as data: one entry per key pattern with its value type, TTL rule and payload limits.
+import { INVITE_TTL_SECONDS } from '../config/index.ts';
+import { KEY_ENVS, KEY_PREFIX_PATTERN, THROTTLE_ACTIONS, type ScopeKind } from './namespace.ts';
+import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
+
+export type KeyValueType = 'json' | 'sorted-set' | 'string' | 'counter' | 'marker';
+
+export interface KeyTtlRule {
+  /** The rule in words, as the seed states it. */
+  rule: string;
+  /** The exact TTL when it is fixed. */
+  seconds?: number;
+  /** An upper bound when the TTL varies; a live key above it is an audit finding. */
+  maxSeconds?: number;
+}
+
+export type KeyName =
+  | 'inviteObject'
+  | 'inviteActiveByOrg'
+  | 'inviteActiveByEmailHash'
+  | 'syrveRuntimeToken'
+  | 'syrveRuntimeTokenRefreshLock'
+  | 'mfaChallenge'
+  | 'authSessionState'
+  | 'activeContext'
+  | 'throttleCounter'
+  | 'jobCache'
+  | 'revokedSession'
+  | 'revokedJti';
+
+export interface RegistryEntry {
+  /** Also the name of the keyspace builder that makes this key. */
+  name: KeyName;
+  /** Human-readable pattern: `<name>` is a placeholder, `{…}` is the literal Redis Cluster hash tag,
+   * `<scope>` is `platform`, `org:{<orgId>}`, `outlet:{<outletId>}` or `user:{<userId>}`. */
+  pattern: string;
+  scopeKinds: readonly ScopeKind[];
+  domain: string;
+  purpose: string;
+  /** Matches a whole key of any valid prefix/env; named groups `prefix`, `env`, `scopeKind`, `scopeId`, `id`. */
+  matcher: RegExp;
+  valueType: KeyValueType;
+  ttl: KeyTtlRule;
+  allowedPayload: readonly string[];
+  forbiddenPayload: readonly string[];
+  auditCounterpart: string;
+  cleanup: string;
+  notes?: string;
+}
+
+/** The throttle window id: `{action}.{subject}.{windowStartSeconds}` — action from the allow-list,
+ * subject a 64-hex hashSegment, window start in unix seconds (decimal, no leading zeros). Dots keep
+ * it inside lowercase alphanumerics, hyphens and dots, and cannot occur in an action or a digest. */
+export const THROTTLE_WINDOW_ID_PATTERN = `(?:${THROTTLE_ACTIONS.join('|')})\\.${HEX64_PATTERN}\\.(?:0|[1-9][0-9]{0,9})`;
+
+const NAMESPACE = `^(?<prefix>${KEY_PREFIX_PATTERN}):(?<env>${KEY_ENVS.join('|')})`;
+
+function scopePattern(kinds: readonly ScopeKind[]): string {
+  const tagged = kinds.filter((kind) => kind !== 'platform');
+  const alternatives: string[] = [];
+  if (tagged.length > 0) alternatives.push(`(?<scopeKind>${tagged.join('|')}):\\{(?<scopeId>${UUID_PATTERN})\\}`);
+  if (kinds.includes('platform')) alternatives.push('platform');
+  return alternatives.length === 1 ? alternatives[0]! : `(?:${alternatives.join('|')})`;
+}
+
+function matcher(kinds: readonly ScopeKind[], domain: string, purpose: string, id: string): RegExp {
+  return new RegExp(`${NAMESPACE}:${scopePattern(kinds)}:${domain}:${purpose}:(?<id>${id})$`);
+}
+
+const ANY_SCOPE = ['platform', 'org', 'outlet', 'user'] as const satisfies readonly ScopeKind[];
+const INVITE_TTL_RULE = `Max 3 hours per member/object (${INVITE_TTL_SECONDS} s): the index TTL is at least its longest member's and at most 3 hours, refreshed on add; expired members are pruned on list and by the cleanup cron`;
+
+function entry(
+  fields: Omit<RegistryEntry, 'matcher' | 'pattern'> & { idPattern: string; idLabel: string },
+): RegistryEntry {
+  const { idPattern, idLabel, ...rest } = fields;
+  const only = rest.scopeKinds.length === 1 ? rest.scopeKinds[0] : undefined;
+  const scope = only === undefined ? '<scope>' : only === 'platform' ? 'platform' : `${only}:{<${only}Id>}`;
+  return Object.freeze({
+    ...rest,
+    pattern: `<prefix>:<env>:${scope}:${rest.domain}:${rest.purpose}:${idLabel}`,
+    matcher: matcher(rest.scopeKinds, rest.domain, rest.purpose, idPattern),
+  });
+}
+
+export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
+  entry({
+    name: 'inviteObject',
+    scopeKinds: ['org'],
+    domain: 'invite',
+    purpose: 'object',
+    idPattern: UUID_PATTERN,
+    idLabel: '<inviteId>',
+    valueType: 'json',
+    ttl: { rule: 'Exactly 3 hours from creation (INVITE_TTL_SECONDS; only APP_ENV=test may shorten it)', seconds: INVITE_TTL_SECONDS },
+    allowedPayload: [
+      'invite id', 'storage organization id', 'organization id', 'optional location (Outlet) id', 'email hash',
+      'normalized email (runtime accept flow)', 'role code', 'created-by user id', 'timestamps', 'isActive',
+      'correlation id', 'token hash',
+    ],
+    forbiddenPayload: ['plaintext invitation token', 'secrets', 'raw bank data'],
+    auditCounterpart: 'invite.created, invite.cancelled, invite.accepted',
+    cleanup: 'Expire by TTL; delete on cancel or accept together with every index entry (one script); fail closed if missing',
+  }),
+  entry({
+    name: 'inviteActiveByOrg',
+    scopeKinds: ['org'],
+    domain: 'invite',
+    purpose: 'active-by-org',
+    // The id repeats the scope's organization id; the backreference refuses any other id.
+    idPattern: '\\k<scopeId>',
+    idLabel: '<orgId>',
+    valueType: 'sorted-set',
+    ttl: { rule: INVITE_TTL_RULE, maxSeconds: INVITE_TTL_SECONDS },
+    allowedPayload: ['invite ids in UUID "N" form as members', 'expiry unix seconds as scores'],
+    forbiddenPayload: ['full invite payload', 'plaintext tokens', 'raw email'],
+    auditCounterpart: 'Same invite lifecycle audit events',
+    cleanup: 'Remove the invite id on cancel/accept; remove expired members during list and cleanup',
+  }),
+  // Why the recipient hash is keyed (HMAC-SHA256 with the server secret INDEX_HASH_KEY) and not a
+  // plain SHA-256: emails are guessable, so anyone holding a leaked keyspace listing or RDB/AOF dump
+  // could otherwise confirm who was invited by hashing candidate emails. Without INDEX_HASH_KEY the
+  // hash cannot be reversed or confirmed. Rotating INDEX_HASH_KEY orphans the live index entries
+  // (lookups compute the new hash and miss them) until they expire, at most 3 hours later.
+  entry({
+    name: 'inviteActiveByEmailHash',
+    scopeKinds: ['org'],
+    domain: 'invite',
+    purpose: 'active-by-email-hash',
+    idPattern: HEX64_PATTERN,
+    idLabel: '<emailHash>',
+    valueType: 'sorted-set',
+    ttl: { rule: INVITE_TTL_RULE, maxSeconds: INVITE_TTL_SECONDS },
+    allowedPayload: ['invite ids in UUID "N" form as members', 'expiry unix seconds as scores'],
+    forbiddenPayload: ['raw email', 'plaintext token', 'secrets'],
+    auditCounterpart: 'Same invite lifecycle audit events',
+    cleanup: 'Remove the invite id on cancel/accept; remove expired members during list and cleanup',
+    notes:
+      'emailHash = HMAC-SHA256(INDEX_HASH_KEY, trimmed lower-case email), hex. Keyed so a leaked keyspace or dump ' +
+      'cannot be reversed by hashing candidate emails; rotating INDEX_HASH_KEY orphans live index entries until they expire.',
+  }),
+  entry({
+    name: 'syrveRuntimeToken',
+    scopeKinds: ['org'],
+    domain: 'syrve',
+    purpose: 'runtime-token',
+    idPattern: UUID_PATTERN,
+    idLabel: '<connectionId>',
+    valueType: 'json',
+    ttl: { rule: 'At most the upstream token/session expiry; when unknown, bounded by the session cache setting (non-positive: not stored)' },
+    allowedPayload: ['runtime access token/session state', 'upstream expiry', 'connection id', 'organization id', 'session transport', 'correlation id'],
+    forbiddenPayload: ['permanent credentials', 'API keys', 'passwords', 'refresh secrets', 'connection secrets'],
+    auditCounterpart: 'Optional token lifecycle metadata audit, never the token value',
+    cleanup: 'Delete on logout, connection disable, token invalidation (upstream 403) and credential rotation; expire by TTL',
+  }),
+  entry({
+    name: 'syrveRuntimeTokenRefreshLock',
+    scopeKinds: ['org'],
+    domain: 'syrve',
+    purpose: 'runtime-token-refresh-lock',
+    idPattern: UUID_PATTERN,
+    idLabel: '<connectionId>',
+    valueType: 'string',
+    ttl: { rule: 'Short lock TTL, 15 seconds; safe against deadlock by TTL', seconds: 15 },
+    allowedPayload: ['random lock owner id / correlation metadata'],
+    forbiddenPayload: ['passwords', 'password hashes', 'API keys', 'permanent secrets', 'runtime token/session value'],
+    auditCounterpart: 'Critical reconnect failure audit after retry exhaustion only',
+    cleanup: 'Compare-and-delete by the lock owner on release; expire by TTL',
+  }),
+  entry({
+    name: 'mfaChallenge',
+    scopeKinds: ['user'],
+    domain: 'mfa',
+    purpose: 'challenge',
+    idPattern: UUID_PATTERN,
+    idLabel: '<challengeId>',
+    valueType: 'json',
+    ttl: { rule: '5 minutes (seed target 5-15 minutes)', seconds: 300 },
+    allowedPayload: ['challenge id', 'user id', 'hashed challenge secret or verifier', 'created/expiry timestamps', 'attempt counter', 'correlation id'],
+    forbiddenPayload: ['plain challenge secret', 'passwords', 'recovery codes'],
+    auditCounterpart: 'MFA security audit when policy requires',
+    cleanup: 'Consumed by an atomic GET+DEL script on verification; delete on cancellation; expire by TTL',
+  }),
+  entry({
+    name: 'authSessionState',
+    scopeKinds: ['user'],
+    domain: 'auth',
+    purpose: 'session-state',
+    idPattern: UUID_PATTERN,
+    idLabel: '<sessionStateId>',
+    valueType: 'json',
+    ttl: { rule: 'Session-bound: no longer than the session it belongs to' },
+    allowedPayload: ['session state id', 'nonce hash', 'created/expiry timestamps', 'correlation id'],
+    forbiddenPayload: ['passwords', 'raw tokens where a hash is possible', 'permanent user data'],
+    auditCounterpart: 'Login/session security audit when policy requires',
+    cleanup: 'Delete after exchange, logout or invalidation; expire by TTL',
+  }),
+  entry({
+    name: 'activeContext',
+    scopeKinds: ['user'],
+    domain: 'context',
+    purpose: 'active',
+    idPattern: UUID_PATTERN,
+    idLabel: '<sessionId>',
+    valueType: 'json',
+    ttl: { rule: 'Session-bound: no longer than the session it belongs to' },
+    allowedPayload: ['user id', 'organization id', 'optional Outlet id', 'active role/scope hints', 'timestamp', 'correlation id'],
+    forbiddenPayload: ['permissions as permanent truth', 'secrets', 'raw bank data'],
+    auditCounterpart: 'None required; business actions are audited separately',
+    cleanup: 'Expire with the session; delete on logout or context reset',
+  }),
+  entry({
+    name: 'throttleCounter',
+    scopeKinds: ANY_SCOPE,
+    domain: 'throttle',
+    purpose: 'counter',
+    idPattern: THROTTLE_WINDOW_ID_PATTERN,
+    idLabel: '<action>.<subjectHash>.<windowStartSeconds>',
+    valueType: 'counter',
+    ttl: { rule: 'The throttle window length, set with the first INCR in one script (fixed window, never a TTL-less counter)' },
+    allowedPayload: ['counter value'],
+    forbiddenPayload: ['raw credentials', 'raw IP or email (the subject is hashed)', 'payload data'],
+    auditCounterpart: 'Security audit only for threshold events when policy requires',
+    cleanup: 'Expire by TTL; reset only by a policy-authorized admin/system operation',
+    notes:
+      'A per-subject limiter on a tenant endpoint uses the tenant scope, so one tenant cannot exhaust ' +
+      "another tenant's bucket; pre-auth limiters (by IP) use the platform scope.",
+  }),
+  entry({
+    name: 'jobCache',
+    scopeKinds: ANY_SCOPE,
+    domain: 'job',
+    purpose: 'cache',
+    idPattern: UUID_PATTERN,
+    idLabel: '<jobId>',
+    valueType: 'json',
+    ttl: { rule: 'Bounded TTL; not a system of record (duration set by the runtime TTL policy)' },
+    allowedPayload: ['progress percent', 'last heartbeat', 'non-sensitive status', 'correlation id'],
+    forbiddenPayload: ['durable job source of truth', 'outbox payload', 'secrets', 'raw bank lines', 'full account numbers'],
+    auditCounterpart: 'Durable job/audit records outside Redis',
+    cleanup: 'Expire by TTL; delete after completion/cancellation; never delete durable records',
+  }),
+  entry({
+    name: 'revokedSession',
+    scopeKinds: ['platform'],
+    domain: 'auth',
+    purpose: 'revoked-session',
+    idPattern: UUID_PATTERN,
+    idLabel: '<sessionId>',
+    valueType: 'marker',
+    ttl: { rule: 'The remaining life of the longest-lived access token the session can still present (access-token TTL, 900 s default)' },
+    allowedPayload: ["'1' (presence marker; the read path only checks existence)"],
+    forbiddenPayload: ['the token', 'token claims', 'user data'],
+    auditCounterpart: 'The revoked session in PostgreSQL (source of truth) and its logout/revoke audit event',
+    cleanup: 'Expire by TTL only; an early delete would un-revoke a live token',
+  }),
+  entry({
+    name: 'revokedJti',
+    scopeKinds: ['platform'],
+    domain: 'auth',
+    purpose: 'revoked-jti',
+    idPattern: HEX64_PATTERN,
+    idLabel: '<sha256Hex(jti)>',
+    valueType: 'marker',
+    ttl: { rule: "The remaining life of the revoked token (its exp minus now)" },
+    allowedPayload: ["'1' (presence marker; the read path only checks existence)"],
+    forbiddenPayload: ['the token', 'the raw jti', 'token claims', 'user data'],
+    auditCounterpart: 'The revocation audit event in PostgreSQL',
+    cleanup: 'Expire by TTL only; an early delete would un-revoke a live token',
+    notes: 'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment.',
+  }),
+]);
+
+export function registryEntry(name: KeyName): RegistryEntry {
+  const found = KEY_REGISTRY.find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(`no registry entry named ${name}`);
+  return found;
+}

@@ -1,0 +1,82 @@
+// The append-only audit trail: validated events, as a Statement to batch with other writes or written alone.
+import * as z from 'zod';
+import { uuidv7 } from 'uuidv7';
+import type { Db, Statement } from './db.ts';
+
+/** Every audit action there is; later features add theirs here. */
+export const AUDIT_ACTIONS = ['invite.created', 'invite.cancelled', 'invite.accepted', 'session.revoked'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+// Detail keys that name secret material are refused outright: audit rows must never carry
+// a token, password, secret or session id, whatever its value looks like.
+const FORBIDDEN_DETAIL_KEY = /token|passw|secret|session|cookie|authoriz|api_?key|private_?key|^sid$|^jti$/i;
+
+const detailValue = z.union([z.string().max(256), z.number(), z.boolean(), z.null()]);
+
+const details = z
+  .record(
+    z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'detail keys are identifiers of up to 64 characters')
+      .refine((key) => !FORBIDDEN_DETAIL_KEY.test(key), 'detail key names secret material'),
+    detailValue,
+  )
+  .refine((record) => Object.keys(record).length <= 20, 'at most 20 details');
+
+export const auditEventSchema = z.strictObject({
+  action: z.enum(AUDIT_ACTIONS),
+  actorUserId: z.uuid().nullable(),
+  organizationId: z.uuid().nullable(),
+  locationId: z.uuid().nullable(),
+  targetId: z.uuid().nullable(),
+  correlationId: z.string().regex(/^[\x21-\x7e]{1,128}$/, 'correlation id: 1–128 visible ASCII characters'),
+  details: details.optional(),
+});
+
+/** What happened, who did it, in which tenant, and a few safe scalar details. */
+export type AuditEvent = z.infer<typeof auditEventSchema>;
+
+/** A programming error (bad event), so callers can tell it apart from an unreachable database. */
+export class InvalidAuditEventError extends Error {
+  constructor(reason: string) {
+    super(`invalid audit event: ${reason}`);
+    this.name = 'InvalidAuditEventError';
+  }
+}
+
+/**
+ * The INSERT for one audit event, for `db.transaction([...])` alongside the change it records.
+ * Throws InvalidAuditEventError when the event is invalid (unknown action, non-UUID ids, nested or secret-named details).
+ * The row id is a UUIDv7, so ids sort by creation time.
+ */
+export function auditStatement(event: AuditEvent, now: Date): Statement {
+  const parsed = auditEventSchema.safeParse(event);
+  if (!parsed.success) {
+    throw new InvalidAuditEventError(z.prettifyError(parsed.error));
+  }
+  if (Number.isNaN(now.getTime())) throw new InvalidAuditEventError('occurred-at time is not a date');
+  const valid = parsed.data;
+  return {
+    text:
+      'INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, ' +
+      'action, correlation_id, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)',
+    params: [
+      uuidv7(),
+      now.toISOString(),
+      valid.actorUserId,
+      valid.organizationId,
+      valid.locationId,
+      valid.targetId,
+      valid.action,
+      valid.correlationId,
+      JSON.stringify(valid.details ?? {}),
+    ],
+  };
+}
+
+/** Writes one audit event on its own (one round trip) and returns the new row's id. */
+export async function writeAudit(db: Db, event: AuditEvent, now: Date): Promise<{ id: string }> {
+  const statement = auditStatement(event, now);
+  await db.query(statement.text, statement.params);
+  return { id: statement.params[0] as string };
+}

@@ -1,0 +1,63 @@
+// One-round-trip PostgreSQL access over the Neon driver's HTTP transport: single queries and non-interactive batches.
+import { neon } from '@neondatabase/serverless';
+import { localProxyFetchOptions } from './local-proxy.ts';
+
+/** Where the database is: a postgres:// URL, and optionally the local Neon proxy in front of a plain Postgres. */
+export interface PgConnectionConfig {
+  databaseUrl: string;
+  /** e.g. http://127.0.0.1:5999 — set only for local dev and tests (local/neon-proxy). */
+  neonLocalProxyUrl?: string;
+}
+
+/** A parameterised SQL statement ($1, $2, … placeholders). */
+export interface Statement {
+  text: string;
+  params: unknown[];
+}
+
+export interface Db {
+  /** Runs one statement in one HTTP round trip and returns its rows. */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs the statements as one atomic batch (BEGIN … COMMIT) in one HTTP round trip; rows per statement. */
+  transaction(statements: Statement[]): Promise<Record<string, unknown>[][]>;
+}
+
+/**
+ * Builds a Db on neon(). Postgres errors reject with the driver's NeonDbError, whose `code` is the
+ * SQLSTATE (e.g. '23505') and which also carries `constraint`, `table`, `detail` when Postgres sent them.
+ * Values come back parsed the pg way: int4 → number, int8/numeric → string, json → object,
+ * timestamptz → Date, arrays → arrays.
+ */
+export function createDb(config: PgConnectionConfig): Db {
+  assertDatabaseUrl(config.databaseUrl);
+  const fetchOptions =
+    config.neonLocalProxyUrl === undefined ? undefined : localProxyFetchOptions(config.neonLocalProxyUrl);
+  const sql = neon(config.databaseUrl, fetchOptions === undefined ? {} : { fetchOptions });
+  return {
+    async query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+      return (await sql.query(text, params)) as T[];
+    },
+    async transaction(statements: Statement[]): Promise<Record<string, unknown>[][]> {
+      if (statements.length === 0) return [];
+      const queries = statements.map((statement) => sql.query(statement.text, statement.params));
+      return (await sql.transaction(queries)) as Record<string, unknown>[][];
+    },
+  };
+}
+
+// The driver's own URL error quotes the whole connection string, password included; fail earlier without it.
+function assertDatabaseUrl(databaseUrl: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(databaseUrl);
+  } catch {
+    throw new Error('databaseUrl is not a valid URL');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new Error('databaseUrl must start with postgres:// or postgresql://');
+  }
+  const { hostname, username, pathname } = new URL(`http:${databaseUrl.slice(parsed.protocol.length)}`);
+  if (hostname === '' || username === '' || pathname === '' || pathname === '/') {
+    throw new Error('databaseUrl must name a user, a host and a database');
+  }
+}

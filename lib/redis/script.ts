@@ -1,0 +1,33 @@
+// Named Lua scripts run by EVALSHA with an EVAL fallback on NOSCRIPT: the script text crosses the wire once per Redis restart.
+import type { Redis } from '@upstash/redis/cloudflare';
+import { redisCall } from './errors.ts';
+
+export interface LuaScript {
+  name: string;
+  source: string;
+}
+
+const shaCache = new Map<string, Promise<string>>();
+
+export function scriptSha(script: LuaScript): Promise<string> {
+  let sha = shaCache.get(script.source);
+  if (sha === undefined) {
+    sha = crypto.subtle.digest('SHA-1', new TextEncoder().encode(script.source)).then((digest) =>
+      Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''),
+    );
+    shaCache.set(script.source, sha);
+  }
+  return sha;
+}
+
+export async function runScript(client: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+  const sha = await scriptSha(script);
+  return redisCall(script.name, async () => {
+    try {
+      return await client.evalsha(sha, keys, args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
+      return await client.eval(script.source, keys, args);
+    }
+  });
+}

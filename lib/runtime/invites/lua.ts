@@ -1,0 +1,29 @@
+// Lua fragments shared by the invite scripts (Redis 6.0 commands only).
+/** Index members are UUID "N" form; object keys use the dashed form. */
+export const LUA_DASHED_UUID = `
+local function dashed(n)
+  return string.sub(n, 1, 8) .. '-' .. string.sub(n, 9, 12) .. '-' .. string.sub(n, 13, 16) .. '-' ..
+         string.sub(n, 17, 20) .. '-' .. string.sub(n, 21, 32)
+end
+local function is_uuid_n(n)
+  return type(n) == 'string' and #n == 32 and string.match(n, '^[0-9a-f]+$') ~= nil
+end
+`;
+
+/** Raises an index's TTL to at least `ttl` seconds; never shortens it (an older, longer-lived member may be inside). */
+export const LUA_KEEP_INDEX_ALIVE = `
+local function keep_index_alive(key, ttl)
+  if redis.call('TTL', key) < ttl then redis.call('EXPIRE', key, ttl) end
+end
+`;
+
+/** The email-index key of a stored invite, or nil when the stored hash is not the 64-hex shape keys allow. */
+export const LUA_EMAIL_INDEX_KEY = `
+local function email_index_key(prefix, raw)
+  local ok, obj = pcall(cjson.decode, raw)
+  if not ok or type(obj) ~= 'table' then return nil end
+  local h = obj['emailHash']
+  if type(h) ~= 'string' or #h ~= 64 or string.match(h, '^[0-9a-f]+$') == nil then return nil end
+  return prefix .. h
+end
+`;

@@ -1,0 +1,31 @@
+// Takes back an invite whose audit event could not be written (best effort; a failure is logged with ids only).
+import { errorKind } from '../../log/logger.ts';
+import { runScript, type LuaScript } from '../../redis/index.ts';
+import type { Deps } from '../../deps.ts';
+
+/**
+ * KEYS[1] invite object, KEYS[2] active-by-org index, KEYS[3] active-by-email-hash index
+ * ARGV[1] member (UUID N form). Idempotent.
+ */
+export const REMOVE_INVITE: LuaScript = {
+  name: 'invites.remove',
+  source: `
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 1
+`,
+};
+
+export async function removeInvite(
+  deps: Deps,
+  target: { objectKey: string; orgIndexKey: string; emailIndexKey: string; member: string; correlationId: string },
+): Promise<void> {
+  try {
+    // The read client retries, which is safe here because the script is idempotent.
+    await runScript(deps.redis.read, REMOVE_INVITE, [target.objectKey, target.orgIndexKey, target.emailIndexKey], [target.member]);
+  } catch (error) {
+    // The token was never handed out, so the orphan cannot be accepted; it expires with its TTL.
+    deps.logger.error('invite_rollback_failed', { errorKind: errorKind(error), correlationId: target.correlationId });
+  }
+}

@@ -1,0 +1,37 @@
+// The denylist write after PostgreSQL has committed a revocation: best effort, its failure logged with ids only.
+import type { Keyspace } from '../../keys/index.ts';
+import type { Logger } from '../../log/logger.ts';
+import { redisCall, type RedisStore } from '../../redis/index.ts';
+
+export interface SessionRevocation {
+  sessionId: string;
+  userId: string;
+  /** Unix seconds when the session's last token dies; the entry need not outlive it. */
+  tokenExpiresAt: number;
+  nowMs: number;
+  correlationId: string;
+}
+
+export async function revokeSession(
+  store: RedisStore,
+  keys: Keyspace,
+  logger: Logger,
+  revocation: SessionRevocation,
+): Promise<{ written: boolean }> {
+  const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000));
+  try {
+    // SET is idempotent, so the write client's no-retry rule costs nothing here.
+    await redisCall('revocation.revokeSession', () =>
+      store.write.set(keys.revokedSession(revocation.sessionId), '1', { ex: ttlSeconds }),
+    );
+    return { written: true };
+  } catch {
+    // PostgreSQL already holds the revocation; the token stays usable until it expires (at most ttlSeconds).
+    logger.error('revocation_write_failed', {
+      userId: revocation.userId,
+      correlationId: revocation.correlationId,
+      exposureSeconds: ttlSeconds,
+    });
+    return { written: false };
+  }
+}

@@ -1,0 +1,83 @@
+// The local Neon proxy: one HTTP server giving the unmodified Neon driver both its transports to a plain Postgres.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createFaultState, createStats, sleep, type NeonProxyFaults, type NeonProxyStats } from './faults.ts';
+import { createSqlEndpoint } from './sql-over-http.ts';
+import { createWsTunnel } from './ws-tunnel.ts';
+
+export { isLoopbackHost } from './loopback.ts';
+export type { NeonProxyFaults, NeonProxyStats } from './faults.ts';
+
+export interface NeonProxy {
+  /** http://127.0.0.1:<port>; give it to lib/pg as `neonLocalProxyUrl`. */
+  url: string;
+  port: number;
+  faults: NeonProxyFaults;
+  stats: NeonProxyStats;
+  /** Stops listening, cuts tunnels and connections, ends the Postgres pools. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the proxy. `POST /sql` speaks Neon's SQL-over-HTTP contract (the `neon()` / `transaction()` path)
+ * against the Postgres named in `Neon-Connection-String`; `/v1?address=host:port` upgrades to a WebSocket
+ * piped to that Postgres over TCP (the `Pool` / `Client` path). Both reach loopback addresses only.
+ * Port 0 (the default) picks a free one.
+ */
+export async function startNeonProxy(options: { port?: number; host?: string } = {}): Promise<NeonProxy> {
+  const faults = createFaultState();
+  const stats = createStats();
+  const sql = createSqlEndpoint();
+  const tunnel = createWsTunnel();
+
+  const server = createServer((req, res) => {
+    stats.httpRequests += 1;
+    if (faults.refuse) {
+      req.socket.destroy();
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://proxy.invalid').pathname;
+    if (req.method !== 'POST' || path !== '/sql') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}');
+      return;
+    }
+    void sleep(faults.delayMs).then(() => sql.handle(req, res));
+  });
+
+  server.on('upgrade', (req, socket, head: Buffer) => {
+    stats.wsConnections += 1;
+    if (faults.refuse) {
+      socket.destroy();
+      return;
+    }
+    void sleep(faults.delayMs).then(() => tunnel.handleUpgrade(req, socket, head));
+  });
+
+  const host = options.host ?? '127.0.0.1';
+  await listen(server, options.port ?? 0, host);
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    faults,
+    stats,
+    async close() {
+      tunnel.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await Promise.all([closed, sql.close()]);
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

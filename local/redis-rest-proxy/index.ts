@@ -1,0 +1,78 @@
+// Starts an Upstash-compatible REST proxy in front of a real Redis, so unmodified `@upstash/redis` works locally.
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createTransactionPool } from './connection-pool.ts';
+import { createFaultSwitch, type ProxyFaultSettings } from './faults.ts';
+import { openRedisConnection } from './redis-connection.ts';
+import { createScriptRegistry } from './scripts.ts';
+import { createProxyServer } from './server.ts';
+import { createProxyStats } from './stats.ts';
+
+export type { ProxyFaultSettings } from './faults.ts';
+
+export interface RedisRestProxy {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  token: string;
+  faults: { set(settings: ProxyFaultSettings): void; clear(): void };
+  /** requests = HTTP requests served (one per client round trip); commands = Redis commands inside them. */
+  stats: { requests: number; commands: number; reset(): void };
+  /** Stops listening, closes client sockets and Redis connections. */
+  close(): Promise<void>;
+}
+
+export interface RedisRestProxyOptions {
+  redisUrl: string;
+  /** Bearer token clients must send; a random one when omitted. */
+  token?: string;
+  /** 0 or omitted: a free port. */
+  port?: number;
+  /** Defaults to 127.0.0.1. */
+  host?: string;
+}
+
+export async function startRedisRestProxy(options: RedisRestProxyOptions): Promise<RedisRestProxy> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  if (token === '') throw new Error('the proxy token must not be empty');
+  const host = options.host ?? '127.0.0.1';
+  const shared = await openRedisConnection(options.redisUrl);
+  const pool = createTransactionPool(() => openRedisConnection(options.redisUrl));
+  const stats = createProxyStats();
+  let dropConnections = (): void => {};
+  const faults = createFaultSwitch(() => dropConnections());
+  const proxy = createProxyServer({ token, stats, context: { shared, pool, faults, scripts: createScriptRegistry() } });
+  dropConnections = proxy.dropConnections;
+  const { server } = proxy;
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    shared.disconnect();
+    pool.close();
+    throw error;
+  }
+
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    token,
+    faults: { set: (settings) => faults.set(settings), clear: () => faults.clear() },
+    stats,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      proxy.dropConnections();
+      await closed;
+      pool.close();
+      shared.disconnect();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Opens ioredis connections set up for proxying and sends raw commands whose replies stay Buffers.
+import { Command, Redis } from 'ioredis';
+
+/** The proxy could not reach Redis (as opposed to Redis answering with an error reply). */
+export class RedisUnavailableError extends Error {
+  override readonly name = 'RedisUnavailableError';
+}
+
+export async function openRedisConnection(redisUrl: string): Promise<Redis> {
+  const connection = new Redis(redisUrl, {
+    lazyConnect: true,
+    // Fail fast while Redis is down instead of queueing, so callers see the outage at once.
+    enableOfflineQueue: false,
+    // A reconnect must never run a command a second time behind the client's back.
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (attempt) => Math.min(attempt * 50, 500),
+  });
+  // Failures surface per command; without a listener ioredis prints every reconnect attempt.
+  let lastError: Error | undefined;
+  connection.on('error', (error: Error) => (lastError = error));
+  try {
+    await connection.connect();
+  } catch (error) {
+    connection.disconnect();
+    // connect() itself only says "Connection is closed."; the socket error says why.
+    const reason = (lastError ?? (error as Error)).message;
+    throw new RedisUnavailableError(`could not connect to Redis at ${redactUrl(redisUrl)}: ${reason}`);
+  }
+  return connection;
+}
+
+/** Sends one command; bulk and status replies come back as Buffers so binary values survive. */
+export function sendRaw(connection: Redis, name: string, args: string[]): Promise<unknown> {
+  // Upper case, because ioredis keys its reply transformers by lowercase name (it would turn HGETALL into an object).
+  const command = new Command(name.toUpperCase(), args, { replyEncoding: null });
+  connection.sendCommand(command);
+  return command.promise as Promise<unknown>;
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<invalid url>';
+  }
+}

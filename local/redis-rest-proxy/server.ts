@@ -1,0 +1,125 @@
+// The HTTP side of the proxy: routing, auth, body limits and status codes for `/`, `/pipeline` and `/multi-exec`.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { parseCommand, parseCommandList } from './args.ts';
+import { createBearerCheck, WRONGPASS_ERROR } from './auth.ts';
+import { runPipeline, runTransaction, type ExecutionContext } from './execute.ts';
+import { RedisUnavailableError } from './redis-connection.ts';
+import type { ProxyStats } from './stats.ts';
+
+// Upstash's own request size limit.
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface ProxyServerOptions {
+  token: string;
+  context: ExecutionContext;
+  stats: ProxyStats;
+}
+
+export interface ProxyServer {
+  server: Server;
+  /** Destroys every open client socket (keep-alive ones included). */
+  dropConnections(): void;
+}
+
+type Route = 'single' | 'pipeline' | 'multi-exec';
+
+export function createProxyServer(options: ProxyServerOptions): ProxyServer {
+  const { context, stats } = options;
+  const isAuthorized = createBearerCheck(options.token);
+  const sockets = new Set<Socket>();
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    stats.requests += 1;
+    if (context.faults.delayMs > 0) await sleep(context.faults.delayMs);
+    if (!isAuthorized(request.headers.authorization)) return send(response, 401, { error: WRONGPASS_ERROR });
+    if (request.method !== 'POST') return send(response, 405, { error: 'ERR only POST is supported' });
+    const route = routeOf(request.url ?? '/');
+    if (route === undefined) return send(response, 404, { error: 'ERR unknown endpoint; use POST /, /pipeline or /multi-exec' });
+    const body = await readJson(request);
+    if (!body.ok) return send(response, body.status, { error: body.error });
+    const base64 = String(request.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64';
+
+    if (route === 'single') {
+      const parsed = parseCommand(body.value);
+      if (!parsed.ok) return send(response, 400, { error: parsed.error });
+      stats.commands += 1;
+      const [outcome] = await runPipeline(context, [parsed.value], base64);
+      // A null reply must still carry `result`, or the client throws.
+      return send(response, outcome !== undefined && 'result' in outcome ? 200 : 400, outcome ?? { error: 'ERR no reply' });
+    }
+    const parsed = parseCommandList(body.value);
+    if (!parsed.ok) return send(response, 400, { error: parsed.error });
+    stats.commands += parsed.value.length;
+    if (route === 'pipeline') return send(response, 200, await runPipeline(context, parsed.value, base64));
+    const transaction = await runTransaction(context, parsed.value, base64);
+    return transaction.ok ? send(response, 200, transaction.outcomes) : send(response, 400, { error: transaction.error });
+  }
+
+  const server = createServer((request, response) => {
+    if (context.faults.refuse) {
+      request.socket.destroy();
+      return;
+    }
+    handle(request, response).catch((error: unknown) => {
+      if (error instanceof RedisUnavailableError) return send(response, 503, { error: error.message });
+      console.error('redis-rest-proxy: unexpected error', error);
+      send(response, 500, { error: 'ERR internal proxy error' });
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    if (context.faults.refuse) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  return {
+    server,
+    dropConnections() {
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+function routeOf(url: string): Route | undefined {
+  const path = new URL(url, 'http://proxy').pathname.replace(/\/+$/, '');
+  if (path === '') return 'single';
+  if (path === '/pipeline') return 'pipeline';
+  if (path === '/multi-exec') return 'multi-exec';
+  return undefined;
+}
+
+type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; error: string };
+
+async function readJson(request: IncomingMessage): Promise<BodyResult> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of request) {
+      size += (chunk as Buffer).length;
+      // Keep draining past the limit so the answer reaches the client, but stop holding the bytes.
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
+    }
+  } catch {
+    return { ok: false, status: 400, error: 'ERR the request body was cut off' };
+  }
+  if (size > MAX_BODY_BYTES) return { ok: false, status: 413, error: 'ERR max request size exceeded (10 MB)' };
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
+  } catch {
+    return { ok: false, status: 400, error: 'ERR the request body is not valid JSON' };
+  }
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  if (response.headersSent || response.destroyed) return;
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

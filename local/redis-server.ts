@@ -1,0 +1,77 @@
+// Starts a real redis-server from PATH on a free port, for `npm start` and for tests that stop or break a server.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { freePort } from './free-port.ts';
+
+export interface RedisServerHandle {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface RedisServerOptions {
+  port?: number;
+  /** Data folder; with `persistence` on, AOF and RDB files are written here. */
+  dir?: string;
+  /** AOF + RDB on (the dev stack), off for throwaway test instances. */
+  persistence?: boolean;
+}
+
+export const REDIS_INSTALL_HINT =
+  'redis-server was not found on PATH. Install Redis 6.0 or newer (Debian/Ubuntu: `sudo apt-get install redis-server`, ' +
+  'macOS: `brew install redis`) or set REDIS_URL to a running Redis.';
+
+export function hasRedisServer(): boolean {
+  const probe = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
+  return probe.status === 0;
+}
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServerHandle> {
+  if (!hasRedisServer()) throw new Error(REDIS_INSTALL_HINT);
+  const port = options.port ?? (await freePort());
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--appendonly', 'no'];
+  if (options.dir !== undefined) {
+    mkdirSync(options.dir, { recursive: true });
+    args.push('--dir', options.dir);
+  }
+  if (options.persistence === true) {
+    // Dev Redis keeps AOF and RDB (runtime policy); both live in the git-ignored data folder.
+    args.push('--appendonly', 'yes', '--save', '900 1 300 10 60 10000');
+  }
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await waitForPort(port, child, () => stderr);
+  return { url: `redis://127.0.0.1:${port}`, port, stop: () => stopChild(child) };
+}
+
+async function waitForPort(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited early: ${stderr()}`);
+    if (await canConnect(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server did not listen on ${port} within 10 s`);
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}

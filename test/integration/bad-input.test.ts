@@ -1,0 +1,49 @@
+// Bad input is a 400 VALIDATION_FAILED with the API.md error body — never a 500, never a key touched.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startStack, type TestStack } from '../support/stack.ts';
+
+let stack: TestStack;
+let org: Awaited<ReturnType<TestStack['seedOrganization']>>;
+beforeAll(async () => {
+  stack = await startStack();
+  org = await stack.seedOrganization();
+});
+afterAll(async () => stack?.close());
+
+const valid = { email: 'someone@example.test', roleCode: 'Viewer' };
+
+it.each([
+  ['non-UUID organisation id', 'POST', '/orgs/not-a-uuid/invites', { body: valid }],
+  ['injection attempt in the org id', 'GET', '/orgs/x}:*:{y/invites', {}],
+  ['non-UUID invite id', 'DELETE', '/orgs/{org}/invites/123', {}],
+  ['unknown field', 'POST', '/orgs/{org}/invites', { body: { ...valid, isAdmin: true } }],
+  ['unknown role code', 'POST', '/orgs/{org}/invites', { body: { ...valid, roleCode: 'SuperUser' } }],
+  ['malformed email', 'POST', '/orgs/{org}/invites', { body: { ...valid, email: 'not-an-email' } }],
+  ['missing email', 'POST', '/orgs/{org}/invites', { body: { roleCode: 'Viewer' } }],
+  ['non-UUID location', 'POST', '/orgs/{org}/invites', { body: { ...valid, locationId: 'outlet-1' } }],
+  ['location of no such outlet', 'POST', '/orgs/{org}/invites', { body: { ...valid, locationId: '0192f0c1-0000-7000-8000-000000000000' } }],
+  ['malformed JSON', 'POST', '/orgs/{org}/invites', { rawBody: '{"email": ', headers: { 'content-type': 'application/json' } }],
+  ['JSON that is not an object', 'POST', '/orgs/{org}/invites', { rawBody: '[1,2,3]', headers: { 'content-type': 'application/json' } }],
+  ['oversized body', 'POST', '/orgs/{org}/invites', { rawBody: JSON.stringify({ ...valid, pad: 'x'.repeat(64 * 1024) }), headers: { 'content-type': 'application/json' } }],
+  ['no body at all', 'POST', '/orgs/{org}/invites', {}],
+  ['bad email filter', 'GET', '/orgs/{org}/invites?email=nope', {}],
+  ['unknown query parameter', 'GET', '/orgs/{org}/invites?limit=5', {}],
+  ['accept with unknown fields', 'POST', '/invites/accept', { body: { token: 'x', extra: 1 } }],
+  ['accept with a number token', 'POST', '/invites/accept', { body: { token: 42 } }],
+  ['accept with an oversized token', 'POST', '/invites/accept', { body: { token: 'rsi_' + 'a'.repeat(10_000) } }],
+] as const)('%s → 400 VALIDATION_FAILED', async (_name, method, rawPath, options) => {
+  const before = await stack.redis.dbsize();
+  const path = rawPath.replace('{org}', org.organizationId);
+  const response = await stack.request(method, path, { token: org.adminToken, ...options });
+  expect(response.status).toBe(400);
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  expect(body).toEqual({ error: { code: 'VALIDATION_FAILED', message: expect.any(String) } });
+  expect(body.error.message).not.toMatch(/\n\s+at /); // no stack trace
+  expect(await stack.redis.dbsize()).toBe(before);
+});
+
+it('an unknown route is a 404 in the same error shape', async () => {
+  const response = await stack.request('GET', '/nope');
+  expect(response.status).toBe(404);
+  expect(await response.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+});

@@ -1,0 +1,86 @@
+// Canary: a known invite token appears nowhere but the create response — no Redis key or value, no PostgreSQL row, no log line.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sha256Hex } from '../../lib/crypto/index.ts';
+import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => stack?.close());
+
+/** Every form a secret could leak in: plain, base64, base64url, URL-encoded, and as raw bytes in a hex dump. */
+function leakForms(secret: string): string[] {
+  const bytes = new TextEncoder().encode(secret);
+  const base64 = btoa(String.fromCharCode(...bytes));
+  return [secret, base64, base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), encodeURIComponent(secret), Buffer.from(secret).toString('hex')];
+}
+
+async function everythingStored(s: TestStack): Promise<string> {
+  const parts: string[] = [];
+  for (const key of await s.redis.keys('*')) {
+    parts.push(key);
+    const type = await s.redis.type(key);
+    if (type === 'string') parts.push((await s.redis.get(key)) ?? '');
+    if (type === 'zset') parts.push((await s.redis.zrange(key, 0, -1, 'WITHSCORES')).join(' '));
+  }
+  for (const table of ['organizations', 'locations', 'users', 'role_assignments', 'sessions', 'audit_events']) {
+    const rows = await s.db.query(`SELECT * FROM ${table}`);
+    parts.push(JSON.stringify(rows.rows));
+  }
+  parts.push(...s.logs);
+  return parts.join('\n');
+}
+
+function findLeaks(haystack: string, secret: string): string[] {
+  return leakForms(secret).filter((form) => haystack.includes(form));
+}
+
+it('the scan finds a planted canary in every form (positive control)', async () => {
+  const planted = 'rsi_canary-positive-control-0123456789';
+  await stack.redis.set(`positive-control:${Buffer.from(planted).toString('base64')}`, 'x', 'EX', 60);
+  stack.logs.push(JSON.stringify({ event: 'control', value: encodeURIComponent(planted) }));
+  const leaks = findLeaks(await everythingStored(stack), planted);
+  expect(leaks).toContain(Buffer.from(planted).toString('base64'));
+  expect(leaks).toContain(encodeURIComponent(planted));
+  await stack.redis.del(`positive-control:${Buffer.from(planted).toString('base64')}`);
+  stack.logs.pop();
+});
+
+it('an invite token is seen once, in the create response, and nowhere else through its whole life', async () => {
+  const org = await stack.seedOrganization();
+  const person = newInvitee();
+  const responses: string[] = [];
+  const record = async (response: Response) => {
+    responses.push(await response.clone().text());
+    return response;
+  };
+  const created = await record(
+    await stack.request('POST', `/orgs/${org.organizationId}/invites`, { token: org.adminToken, body: { email: person.email, roleCode: 'Viewer' } }),
+  );
+  const { token } = (await created.json()) as { token: string };
+  const bearer = await stack.token({ userId: person.userId, email: person.email });
+  const stranger = await stack.token({ userId: newInvitee().userId, email: 'stranger@example.test' });
+
+  await record(await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: org.adminToken }));
+  const whileActive = await everythingStored(stack);
+  expect(findLeaks(whileActive, token)).toEqual([]);
+  // The scan reads the invite's value: what is stored there is the token's hash, never the token.
+  expect(whileActive).toContain(await sha256Hex(token));
+  // Failure paths log and answer too: wrong recipient, then Redis failing mid-accept.
+  await record(await stack.request('POST', '/invites/accept', { token: stranger, body: { token } }));
+  stack.redisProxy.faults.set({ failCommands: ['evalsha', 'eval'] });
+  await record(await stack.request('POST', '/invites/accept', { token: bearer, body: { token } }));
+  stack.redisProxy.faults.clear();
+  stack.neonProxy.faults.set({ refuse: true });
+  await record(await stack.request('POST', '/invites/accept', { token: bearer, body: { token } }));
+  stack.neonProxy.faults.clear();
+  await record(await stack.request('POST', '/invites/accept', { token: bearer, body: { token } }));
+  await record(await stack.request('POST', '/invites/accept', { token: bearer, body: { token } }));
+
+  expect(findLeaks(await everythingStored(stack), token)).toEqual([]);
+  expect(findLeaks(responses.slice(1).join('\n'), token)).toEqual([]);
+  expect(findLeaks(responses[0]!, token)).not.toEqual([]);
+  // The accept that finally succeeded is among the scanned responses.
+  expect(responses.at(-2)).toContain(org.organizationId);
+});

@@ -1,0 +1,90 @@
+// The integration harness: a REST proxy and a Neon proxy in this process (so tests can break them), the real app, and inspectors.
+import { inject } from 'vitest';
+import pg from 'pg';
+import { Redis as IORedis } from 'ioredis';
+import { createApp } from '../../functions/app.ts';
+import { loadConfig, type Config } from '../../lib/config/index.ts';
+import { createDeps } from '../../lib/create-deps.ts';
+import type { Deps } from '../../lib/deps.ts';
+import { createJsonLogger } from '../../lib/log/logger.ts';
+import { startRedisRestProxy, type RedisRestProxy } from '../../local/redis-rest-proxy/index.ts';
+import { startNeonProxy, type NeonProxy } from '../../local/neon-proxy/index.ts';
+import { mintToken, type TokenClaims } from './tokens.ts';
+import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET, seedOrganization as seedOrganizationInto } from './fixtures.ts';
+
+export { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET, newInvitee } from './fixtures.ts';
+
+export interface StackOptions {
+  redisUrl?: string;
+  inviteTtlSeconds?: number;
+  /** Put the denylist behind a proxy of its own, so faults on the main store's proxy leave auth working. */
+  separateRevocationProxy?: boolean;
+  env?: Record<string, string>;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export type TestStack = Awaited<ReturnType<typeof startStack>>;
+
+export async function startStack(options: StackOptions = {}) {
+  const redisUrl = options.redisUrl ?? inject('redisUrl');
+  const databaseUrl = inject('databaseUrl');
+  const redisProxy: RedisRestProxy = await startRedisRestProxy({ redisUrl });
+  const revocationProxy = options.separateRevocationProxy === true ? await startRedisRestProxy({ redisUrl }) : undefined;
+  const neonProxy: NeonProxy = await startNeonProxy();
+  const logs: string[] = [];
+  const config: Config = loadConfig({
+    APP_ENV: 'test',
+    UPSTASH_REDIS_REST_URL: redisProxy.url,
+    UPSTASH_REDIS_REST_TOKEN: redisProxy.token,
+    DATABASE_URL: databaseUrl,
+    NEON_LOCAL_PROXY_URL: neonProxy.url,
+    AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    INDEX_HASH_KEY: TEST_INDEX_HASH_KEY,
+    ...(revocationProxy !== undefined
+      ? { REVOCATION_REDIS_REST_URL: revocationProxy.url, REVOCATION_REDIS_REST_TOKEN: revocationProxy.token }
+      : {}),
+    ...(options.inviteTtlSeconds !== undefined ? { INVITE_TTL_SECONDS: String(options.inviteTtlSeconds) } : {}),
+    ...options.env,
+  });
+  const deps: Deps = createDeps(config, { logger: createJsonLogger((line) => logs.push(line)) });
+  const app = createApp(() => deps);
+  // Inspectors talk to the servers directly, to check what the app really left behind.
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+
+  async function request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    return app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
+  }
+
+  const token = (claims: TokenClaims) => mintToken(TEST_JWT_SECRET, claims);
+
+  /** A new organisation with one location and an OrganizationAdmin, written as fixtures straight into PostgreSQL. */
+  async function seedOrganization() {
+    return seedOrganizationInto(db, TEST_JWT_SECRET);
+  }
+
+  async function close(): Promise<void> {
+    await redis.quit().catch(() => undefined);
+    await db.end().catch(() => undefined);
+    await redisProxy.close();
+    await revocationProxy?.close();
+    await neonProxy.close();
+  }
+
+  return { app, config, deps, logs, redisProxy, neonProxy, db, redis, request, token, seedOrganization, close };
+}

@@ -1,0 +1,82 @@
+// Configuration: one schema for the environment; unsafe production settings are refused with the variable named.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../lib/config/index.ts';
+
+const dev = {
+  UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:8079',
+  UPSTASH_REDIS_REST_TOKEN: 'token',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/app',
+  AUTH_JWT_SECRET: 'x'.repeat(32),
+  INDEX_HASH_KEY: 'k'.repeat(32),
+};
+
+const prod = {
+  APP_ENV: 'prod',
+  UPSTASH_REDIS_REST_URL: 'https://main.upstash.example',
+  UPSTASH_REDIS_REST_TOKEN: 'token',
+  REVOCATION_REDIS_REST_URL: 'https://revocation.upstash.example',
+  REVOCATION_REDIS_REST_TOKEN: 'token2',
+  DATABASE_URL: 'postgres://app:pw@ep-x.neon.example/app',
+  AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json',
+  AUTH_ISSUER: 'https://id.example/',
+  AUTH_AUDIENCE: 'runstate',
+  SECRETS_KEYS: `k1:${btoa(String.fromCharCode(...new Uint8Array(32)))}`,
+  INDEX_HASH_KEY: 'k'.repeat(32),
+  WEBHOOK_SECRET: 'whsec_abc',
+};
+
+function problems(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+}
+
+describe('loadConfig', () => {
+  it('applies the API.md defaults in dev and shares the main store for revocation', () => {
+    const config = loadConfig(dev);
+    expect(config).toMatchObject({ appEnv: 'dev', port: 8787, keyPrefix: 'mhpay', inviteTtlSeconds: 10_800 });
+    expect(config.revocationRedis).toEqual(config.redis);
+    expect(config.auth.kind).toBe('hs256');
+  });
+
+  it('accepts a complete production environment', () => {
+    const config = loadConfig(prod);
+    expect(config.auth).toEqual({ kind: 'jwks', jwksUrl: prod.AUTH_JWKS_URL, issuer: prod.AUTH_ISSUER, audience: prod.AUTH_AUDIENCE });
+    expect(config.revocationRedis.url).toBe(prod.REVOCATION_REDIS_REST_URL);
+    expect(config.secretsKeys[0]?.kid).toBe('k1');
+  });
+
+  it.each([
+    ['a localhost Redis', { UPSTASH_REDIS_REST_URL: 'https://localhost:8079' }, 'UPSTASH_REDIS_REST_URL'],
+    ['plain-http Redis', { UPSTASH_REDIS_REST_URL: 'http://main.upstash.example' }, 'UPSTASH_REDIS_REST_URL'],
+    ['no separate revocation store', { REVOCATION_REDIS_REST_URL: undefined, REVOCATION_REDIS_REST_TOKEN: undefined }, 'REVOCATION_REDIS_REST_URL'],
+    ['a localhost revocation store', { REVOCATION_REDIS_REST_URL: 'https://127.0.0.1:9' }, 'REVOCATION_REDIS_REST_URL'],
+    ['an HS256 secret', { AUTH_JWT_SECRET: 'y'.repeat(40) }, 'AUTH_JWT_SECRET'],
+    ['no secrets keys', { SECRETS_KEYS: undefined }, 'SECRETS_KEYS'],
+    ['a localhost database', { DATABASE_URL: 'postgres://u@127.0.0.1/app' }, 'DATABASE_URL'],
+    ['the local Neon proxy', { NEON_LOCAL_PROXY_URL: 'http://127.0.0.1:5999' }, 'NEON_LOCAL_PROXY_URL'],
+    ['a short invite TTL', { INVITE_TTL_SECONDS: '5' }, 'INVITE_TTL_SECONDS'],
+    ['no webhook secret', { WEBHOOK_SECRET: undefined }, 'WEBHOOK_SECRET'],
+  ])('prod refuses %s, naming the variable', (_name, change, variable) => {
+    const found = problems({ ...prod, ...change });
+    expect(found.some((p) => p.startsWith(variable))).toBe(true);
+  });
+
+  it('refuses a missing index hash key, a bad secrets key and an unknown APP_ENV, and never echoes secret values', () => {
+    const secret = 'short-secret-value';
+    const found = problems({ ...dev, INDEX_HASH_KEY: secret, SECRETS_KEYS: 'k1:bm90LTMyLWJ5dGVz', APP_ENV: 'production' });
+    expect(found.join('\n')).toMatch(/INDEX_HASH_KEY/);
+    expect(found.join('\n')).toMatch(/APP_ENV/);
+    expect(found.join('\n')).not.toContain(secret);
+    expect(problems({ ...dev, SECRETS_KEYS: 'k1:bm90LTMyLWJ5dGVz' }).join('\n')).toMatch(/SECRETS_KEYS: .*32 bytes/);
+  });
+
+  it('allows the short invite TTL in test only', () => {
+    expect(loadConfig({ ...dev, APP_ENV: 'test', INVITE_TTL_SECONDS: '2' }).inviteTtlSeconds).toBe(2);
+    expect(problems({ ...dev, INVITE_TTL_SECONDS: '2' }).join()).toMatch(/INVITE_TTL_SECONDS/);
+  });
+});

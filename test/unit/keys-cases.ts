@@ -1,0 +1,154 @@
+// One case per keyspace builder for the key tests: how to call it, and an oracle for what it must return.
+import fc from 'fast-check';
+import { THROTTLE_ACTIONS, type KeyName, type Keyspace } from '../../lib/keys/index.ts';
+import { hex64, hostileString, looksLikeUuid, maybeUuid, validUuid } from './keys-arbitraries.ts';
+
+export interface ExpectedKey {
+  /** Whether the inputs are acceptable, decided without lib/keys. */
+  valid: boolean;
+  scope: { kind: 'platform' } | { kind: 'org' | 'outlet' | 'user'; id: string };
+  domain: string;
+  purpose: string;
+  /** The last segment a valid call must produce. */
+  id: string;
+}
+
+export interface BuilderCase {
+  name: KeyName;
+  /** Only acceptable inputs. */
+  valid: fc.Arbitrary<unknown[]>;
+  /** Acceptable and hostile inputs mixed. */
+  any: fc.Arbitrary<unknown[]>;
+  call(keyspace: Keyspace, args: unknown[]): string;
+  expect(args: unknown[]): ExpectedKey;
+}
+
+const isHex64 = (value: unknown) => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+const str = (value: unknown) => value as string;
+const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : '');
+const maybeHex64 = fc.oneof(hex64, hostileString, hex64.map((h) => h.toUpperCase()), hex64.map((h) => h.slice(1)));
+
+// Builders are called through `any` on purpose: the point is what they do with input the types would refuse.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const loose = (keyspace: Keyspace) => keyspace as any;
+
+function twoIds(name: KeyName, scopeKind: 'org' | 'user', domain: string, purpose: string): BuilderCase {
+  return {
+    name,
+    valid: fc.tuple(validUuid, validUuid),
+    any: fc.tuple(maybeUuid, maybeUuid),
+    call: (keyspace, [a, b]) => loose(keyspace)[name](a, b),
+    expect: ([a, b]) => ({
+      valid: looksLikeUuid(str(a)) && looksLikeUuid(str(b)),
+      scope: { kind: scopeKind, id: lower(a) },
+      domain,
+      purpose,
+      id: lower(b),
+    }),
+  };
+}
+
+const validScope = fc.oneof(
+  fc.constant({ kind: 'platform' as const }),
+  fc.record({ kind: fc.constantFrom('org' as const, 'outlet' as const, 'user' as const), id: validUuid }),
+);
+const anyScope = fc.oneof(
+  validScope,
+  fc.record({ kind: fc.constantFrom('org', 'outlet', 'user'), id: maybeUuid }),
+  fc.record({ kind: hostileString, id: validUuid }),
+  fc.constant(null),
+);
+const isValidScope = (scope: unknown): boolean => {
+  const s = scope as { kind?: unknown; id?: unknown } | null;
+  if (s === null || typeof s !== 'object') return false;
+  if (s.kind === 'platform') return true;
+  return (s.kind === 'org' || s.kind === 'outlet' || s.kind === 'user') && typeof s.id === 'string' && looksLikeUuid(s.id);
+};
+const scopeOf = (scope: unknown): ExpectedKey['scope'] => {
+  const s = scope as { kind: 'platform' } | { kind: 'org' | 'outlet' | 'user'; id: string };
+  return s.kind === 'platform' ? { kind: 'platform' } : { kind: s.kind, id: lower(s.id) };
+};
+
+const windowStart = fc.oneof(fc.integer({ min: 0, max: 9_999_999_999 }), fc.constant(0), fc.constant(9_999_999_999));
+const anyWindowStart = fc.oneof(
+  windowStart,
+  fc.constant(10_000_000_000),
+  fc.integer({ min: -1_000, max: -1 }),
+  fc.double(),
+  fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, '1700000000', 1.5),
+);
+
+export const BUILDER_CASES: BuilderCase[] = [
+  twoIds('inviteObject', 'org', 'invite', 'object'),
+  {
+    name: 'inviteActiveByOrg',
+    valid: fc.tuple(validUuid),
+    any: fc.tuple(maybeUuid),
+    call: (keyspace, [org]) => loose(keyspace).inviteActiveByOrg(org),
+    expect: ([org]) => ({ valid: looksLikeUuid(str(org)), scope: { kind: 'org', id: lower(org) }, domain: 'invite', purpose: 'active-by-org', id: lower(org) }),
+  },
+  {
+    name: 'inviteActiveByEmailHash',
+    valid: fc.tuple(validUuid, hex64),
+    any: fc.tuple(maybeUuid, maybeHex64),
+    call: (keyspace, [org, hash]) => loose(keyspace).inviteActiveByEmailHash(org, hash),
+    expect: ([org, hash]) => ({
+      valid: looksLikeUuid(str(org)) && isHex64(hash),
+      scope: { kind: 'org', id: lower(org) },
+      domain: 'invite',
+      purpose: 'active-by-email-hash',
+      id: str(hash),
+    }),
+  },
+  twoIds('syrveRuntimeToken', 'org', 'syrve', 'runtime-token'),
+  twoIds('syrveRuntimeTokenRefreshLock', 'org', 'syrve', 'runtime-token-refresh-lock'),
+  twoIds('mfaChallenge', 'user', 'mfa', 'challenge'),
+  twoIds('authSessionState', 'user', 'auth', 'session-state'),
+  twoIds('activeContext', 'user', 'context', 'active'),
+  {
+    name: 'throttleCounter',
+    valid: fc.tuple(validScope, fc.constantFrom(...THROTTLE_ACTIONS), hex64, windowStart),
+    any: fc.tuple(anyScope, fc.oneof(fc.constantFrom(...THROTTLE_ACTIONS), hostileString), maybeHex64, anyWindowStart),
+    call: (keyspace, [scope, action, subject, start]) => loose(keyspace).throttleCounter(scope, action, subject, start),
+    expect: ([scope, action, subject, start]) => ({
+      valid:
+        isValidScope(scope) &&
+        (THROTTLE_ACTIONS as readonly unknown[]).includes(action) &&
+        isHex64(subject) &&
+        Number.isSafeInteger(start) &&
+        (start as number) >= 0 &&
+        (start as number) <= 9_999_999_999,
+      scope: isValidScope(scope) ? scopeOf(scope) : { kind: 'platform' },
+      domain: 'throttle',
+      purpose: 'counter',
+      id: `${str(action)}.${str(subject)}.${String(start)}`,
+    }),
+  },
+  {
+    name: 'jobCache',
+    valid: fc.tuple(validScope, validUuid),
+    any: fc.tuple(anyScope, maybeUuid),
+    call: (keyspace, [scope, jobId]) => loose(keyspace).jobCache(scope, jobId),
+    expect: ([scope, jobId]) => ({
+      valid: isValidScope(scope) && looksLikeUuid(str(jobId)),
+      scope: isValidScope(scope) ? scopeOf(scope) : { kind: 'platform' },
+      domain: 'job',
+      purpose: 'cache',
+      id: lower(jobId),
+    }),
+  },
+  {
+    name: 'revokedSession',
+    valid: fc.tuple(validUuid),
+    any: fc.tuple(maybeUuid),
+    call: (keyspace, [sessionId]) => loose(keyspace).revokedSession(sessionId),
+    expect: ([sessionId]) => ({ valid: looksLikeUuid(str(sessionId)), scope: { kind: 'platform' }, domain: 'auth', purpose: 'revoked-session', id: lower(sessionId) }),
+  },
+  {
+    name: 'revokedJti',
+    valid: fc.tuple(hex64),
+    any: fc.tuple(maybeHex64),
+    call: (keyspace, [digest]) => loose(keyspace).revokedJti(digest),
+    expect: ([digest]) => ({ valid: isHex64(digest), scope: { kind: 'platform' }, domain: 'auth', purpose: 'revoked-jti', id: str(digest) }),
+  },
+];
