@@ -1,6 +1,6 @@
 // Invitations end to end over HTTP: TTL, indexes, listing, cancel and accept cleanup, against real Redis and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toUuidN } from '../../lib/keys/index.ts';
+import { auditKey, hashEmail, toUuidN } from '../../lib/keys/index.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -18,18 +18,11 @@ async function createInvite(org: Awaited<ReturnType<TestStack['seedOrganization'
   return (await response.json()) as { invite: Record<string, string>; token: string };
 }
 
-function inviteKeys(organizationId: string, inviteId: string, email: string) {
-  return stack.deps.keys.inviteActiveByEmailHash === undefined
-    ? undefined
-    : {
-        object: stack.deps.keys.inviteObject(organizationId, inviteId),
-        byOrg: stack.deps.keys.inviteActiveByOrg(organizationId),
-        email,
-      };
+function inviteKeys(organizationId: string, inviteId: string) {
+  return { object: stack.deps.keys.inviteObject(organizationId, inviteId), byOrg: stack.deps.keys.inviteActiveByOrg(organizationId) };
 }
 
 async function emailIndexKey(organizationId: string, email: string) {
-  const { hashEmail } = await import('../../lib/keys/index.ts');
   return stack.deps.keys.inviteActiveByEmailHash(organizationId, await hashEmail(stack.config.indexHashKey, email));
 }
 
@@ -45,7 +38,7 @@ describe('create', () => {
       roleCode: 'Accountant',
       createdByUserId: org.adminId,
     });
-    const keys = inviteKeys(org.organizationId, invite.inviteId!, invite.email!)!;
+    const keys = inviteKeys(org.organizationId, invite.inviteId!);
     const pttl = await stack.redis.pttl(keys.object);
     expect(pttl).toBeGreaterThanOrEqual(10_799_000);
     expect(pttl).toBeLessThanOrEqual(10_800_000);
@@ -179,6 +172,36 @@ describe('expiry', () => {
       expect(await short.redis.zcard(short.deps.keys.inviteActiveByOrg(org.organizationId))).toBe(0);
     } finally {
       await short.close();
+    }
+  });
+});
+
+describe('keyspace', () => {
+  it('every key the invite lifecycle leaves is in the registry and has a TTL', async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const kept = await createInvite(org, 'kept@example.test', { locationId: org.locationId });
+    const accepted = await createInvite(org, person.email);
+    const cancelled = await createInvite(org, 'cancelled@example.test');
+    await stack.request('DELETE', `/orgs/${org.organizationId}/invites/${cancelled.invite.inviteId}`, { token: org.adminToken });
+    const bearer = await stack.token({ userId: person.userId, email: person.email });
+    expect((await stack.request('POST', '/invites/accept', { token: bearer, body: { token: accepted.token } })).status).toBe(200);
+    await stack.request('POST', '/auth/logout', { token: bearer });
+
+    const keys = await stack.redis.keys(`${stack.deps.keys.prefix}:${stack.deps.keys.env}:*`);
+    const orgKeys = keys.filter((k) => k.includes(org.organizationId));
+    // The kept invite: its object, the org index and its email index remain; nothing of the other two.
+    expect(orgKeys.sort()).toEqual(
+      [
+        stack.deps.keys.inviteObject(org.organizationId, kept.invite.inviteId!),
+        stack.deps.keys.inviteActiveByOrg(org.organizationId),
+        await emailIndexKey(org.organizationId, 'kept@example.test'),
+      ].sort(),
+    );
+    for (const key of keys) {
+      const audit = auditKey(key, await stack.redis.ttl(key));
+      expect(audit.findings, key).toEqual([]);
+      expect(audit.entry, key).toBeDefined();
     }
   });
 });

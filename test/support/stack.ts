@@ -58,6 +58,8 @@ export async function startStack(options: StackOptions = {}) {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  // Fault tests stop the server under this inspector; its reconnect errors are expected, not news.
+  redis.on('error', () => undefined);
   await redis.connect();
 
   async function request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {

@@ -1,15 +1,12 @@
 // Every Lua script stays under the Redis 6.0 command ceiling and touches Redis only through commands we allow.
 import { describe, expect, it } from 'vitest';
-import * as invites from '../../lib/runtime/invites/index.ts';
-import type { LuaScript } from '../../lib/redis/index.ts';
-
-const scripts: LuaScript[] = [invites.CREATE_INVITE, invites.LIST_INVITES, invites.CANCEL_INVITE, invites.ACCEPT_INVITE, invites.RESTORE_INVITE, invites.REMOVE_INVITE];
+import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
 
 // Commands or options newer than Redis 6.0 (backend-caching seed §4 and DESIGN.md §3).
 const NEWER_THAN_6_0 = ['GETDEL', 'GETEX', 'LMPOP', 'ZMPOP', 'BYSCORE', 'BYLEX', 'ZRANGESTORE', 'COPY', 'EXPIRETIME', 'SINTERCARD'];
 const ALLOWED = new Set(['GET', 'SET', 'DEL', 'EXPIRE', 'TTL', 'ZADD', 'ZREM', 'ZRANGE', 'ZREMRANGEBYSCORE']);
 
-describe.each(scripts.map((s) => [s.name, s] as const))('%s', (_name, script) => {
+describe.each(LUA_SCRIPTS.map((s) => [s.name, s] as const))('%s', (_name, script) => {
   it('uses only allowed commands, none newer than Redis 6.0', () => {
     const calls = [...script.source.matchAll(/redis\.call\('([A-Z]+)'/g)].map((m) => m[1]!);
     expect(calls.length).toBeGreaterThan(0);
