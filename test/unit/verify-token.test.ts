@@ -1,0 +1,79 @@
+// Bearer verification: RS256 against a JWKS (issuer and audience enforced), HS256 only with its secret, no algorithm confusion.
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import { uuidv7 } from 'uuidv7';
+import { createTokenVerifier } from '../../lib/auth/verify-token.ts';
+
+let server: Server;
+let jwksUrl: string;
+let privateKey: CryptoKey;
+let otherKey: CryptoKey;
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('RS256');
+  privateKey = pair.privateKey;
+  otherKey = (await generateKeyPair('RS256')).privateKey;
+  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+  server = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  jwksUrl = `http://127.0.0.1:${address.port}/jwks.json`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const issuer = 'https://id.example/';
+const audience = 'runstate';
+
+function claims(extra: Record<string, unknown> = {}) {
+  return new SignJWT({ sid: uuidv7(), email: 'a@example.test', ...extra })
+    .setSubject(uuidv7())
+    .setJti(uuidv7())
+    .setIssuedAt()
+    .setExpirationTime('5m');
+}
+
+describe('RS256 via JWKS', () => {
+  it('accepts a token signed by the published key with the right issuer and audience', async () => {
+    const verify = createTokenVerifier({ kind: 'jwks', jwksUrl, issuer, audience });
+    const token = await claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).sign(privateKey);
+    const principal = await verify(token);
+    expect(principal?.verifiedEmail).toBe('a@example.test');
+  });
+
+  it.each([
+    ['another key', async () => claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).sign(otherKey)],
+    ['the wrong issuer', async () => claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://evil/').setAudience(audience).sign(privateKey)],
+    ['the wrong audience', async () => claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience('other').sign(privateKey)],
+    ['an HS256 token (algorithm confusion)', async () => claims().setProtectedHeader({ alg: 'HS256' }).setIssuer(issuer).setAudience(audience).sign(new TextEncoder().encode('x'.repeat(32)))],
+    ['a missing sid', async () => new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject(uuidv7()).setJti('j').setIssuedAt().setExpirationTime('5m').setIssuer(issuer).setAudience(audience).sign(privateKey)],
+    ['a non-UUID subject', async () => claims().setSubject('admin').setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).sign(privateKey)],
+  ])('refuses %s', async (_name, make) => {
+    const verify = createTokenVerifier({ kind: 'jwks', jwksUrl, issuer, audience });
+    expect(await verify(await make())).toBeUndefined();
+  });
+});
+
+describe('HS256 (dev/test)', () => {
+  const secret = 's'.repeat(40);
+  it('accepts its own secret and treats email_verified=false as no verified email', async () => {
+    const verify = createTokenVerifier({ kind: 'hs256', secret });
+    const key = new TextEncoder().encode(secret);
+    expect((await verify(await claims().setProtectedHeader({ alg: 'HS256' }).sign(key)))?.verifiedEmail).toBe('a@example.test');
+    const unverified = await verify(await claims({ email_verified: false }).setProtectedHeader({ alg: 'HS256' }).sign(key));
+    expect(unverified).toBeDefined();
+    expect(unverified?.verifiedEmail).toBeUndefined();
+  });
+
+  it('refuses an alg:none token and an expired one', async () => {
+    const verify = createTokenVerifier({ kind: 'hs256', secret });
+    const none = `${btoa(JSON.stringify({ alg: 'none' }))}.${btoa(JSON.stringify({ sub: uuidv7(), sid: uuidv7(), jti: 'j', iat: 1, exp: 9_999_999_999 }))}.`;
+    expect(await verify(none)).toBeUndefined();
+    const expired = await claims().setExpirationTime(Math.floor(Date.now() / 1000) - 60).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+    expect(await verify(expired)).toBeUndefined();
+  });
+});
