@@ -1,0 +1,31 @@
+// Command-line options of `npm run bench`: --calls N, --json, --help.
+export const DEFAULT_CALLS = 2_000;
+export const WARMUP_CALLS = 50;
+
+export interface BenchArgs {
+  calls: number;
+  json: boolean;
+  help: boolean;
+}
+
+export const USAGE = `usage: npm run bench -- [--calls N] [--json]
+  --calls N   timed calls per operation (default ${DEFAULT_CALLS}; ${WARMUP_CALLS} untimed warm-up calls come first)
+  --json      print one JSON object keyed by operation instead of the table
+environment: REDIS_URL (else a redis-server from PATH on a free port),
+             DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is created and dropped)`;
+
+export function parseBenchArgs(argv: string[]): BenchArgs {
+  const args: BenchArgs = { calls: DEFAULT_CALLS, json: false, help: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === '--json') args.json = true;
+    else if (arg === '--help' || arg === '-h') args.help = true;
+    else if (arg === '--calls' || arg.startsWith('--calls=')) {
+      const value = arg === '--calls' ? argv[(i += 1)] : arg.slice('--calls='.length);
+      const calls = Number(value);
+      if (!Number.isInteger(calls) || calls < 1) throw new Error(`--calls needs a positive whole number, got ${value ?? 'nothing'}`);
+      args.calls = calls;
+    } else throw new Error(`unknown option ${arg}\n${USAGE}`);
+  }
+  return args;
+}

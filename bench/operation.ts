@@ -1,0 +1,44 @@
+// What one named operation bench is, and the figures the runner measures for it.
+import type { BenchStack } from './stack.ts';
+
+/** One call of the operation; throws when the answer is not the one a working system gives. */
+export type BenchCall = (index: number) => Promise<void>;
+
+export interface OperationBench {
+  /** The key in the report, e.g. `invites.create`. */
+  name: string;
+  /** One line on what a call does, shown under the table. */
+  describe: string;
+  /**
+   * Everything a call needs, made outside the timed section (fixtures, fresh invites, tokens).
+   * `count` calls will be made, with indices 0..count-1; each index is used once.
+   */
+  prepare(stack: BenchStack, count: number): Promise<BenchCall>;
+}
+
+export interface OperationFigures {
+  /** Main-store Redis round trips per call (HTTP requests at its REST proxy). */
+  redisRoundTrips: number;
+  /** Revocation-store round trips per call (the auth check), counted at its own REST proxy. */
+  revocationRoundTrips: number;
+  /** PostgreSQL round trips per call: HTTP /sql requests + WebSocket connections at the Neon proxy. */
+  pgRoundTrips: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Calls per second of the sequential timed run (one call at a time). */
+  perSecond: number;
+}
+
+export interface OperationResult extends OperationFigures {
+  name: string;
+  calls: number;
+}
+
+/** Checks an HTTP answer and reads its body, as a real client would. */
+export async function expectStatus(operation: string, response: Response, status: number): Promise<void> {
+  const body = await response.text();
+  if (response.status !== status) {
+    // Error bodies of this API carry a code and a message, never a secret.
+    throw new Error(`${operation}: expected HTTP ${status}, got ${response.status}: ${body.slice(0, 300)}`);
+  }
+}

@@ -1,0 +1,6 @@
+// Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs.
+import type { OperationBench } from '../operation.ts';
+import { inviteBenches } from './invites.ts';
+import { redisPing } from './redis-ping.ts';
+
+export const operationBenches: OperationBench[] = [redisPing, ...inviteBenches];

@@ -1,0 +1,49 @@
+// `npm run bench`: round trips and latency of each operation bench against a one-PING baseline, on a self-contained stack.
+import { parseBenchArgs, USAGE, WARMUP_CALLS } from './args.ts';
+import { operationBenches } from './operations/index.ts';
+import type { OperationResult } from './operation.ts';
+import { formatTable, toJson } from './report.ts';
+import { runOperation } from './runner.ts';
+import { startBenchStack } from './stack.ts';
+import { createTeardown } from './teardown.ts';
+
+/** Set on SIGINT/SIGTERM: the calls that fail while the stack is torn down are not worth reporting. */
+let interrupted = false;
+
+async function main(): Promise<void> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  if (args.help) {
+    console.log(USAGE);
+    return;
+  }
+  const teardown = createTeardown();
+  // Ctrl-C or a kill still stops redis-server and drops the scratch database.
+  const stopOnSignal = (signal: NodeJS.Signals, code: number) =>
+    process.once(signal, () => {
+      interrupted = true;
+      console.error(`bench: ${signal}, cleaning up`);
+      void teardown.run().finally(() => process.exit(code));
+    });
+  stopOnSignal('SIGINT', 130);
+  stopOnSignal('SIGTERM', 143);
+
+  try {
+    const stack = await startBenchStack(teardown);
+    const results: OperationResult[] = [];
+    for (const bench of operationBenches) {
+      // Progress goes to stderr, so --json leaves stdout one JSON document.
+      process.stderr.write(`bench: ${bench.name} …\n`);
+      results.push(await runOperation(stack, bench, { calls: args.calls, warmup: WARMUP_CALLS }));
+    }
+    if (args.json) console.log(JSON.stringify(toJson(results), null, 2));
+    else console.log(formatTable(results, { warmup: WARMUP_CALLS, descriptions: new Map(operationBenches.map((b) => [b.name, b.describe])) }));
+  } finally {
+    await teardown.run();
+  }
+}
+
+main().catch((error: unknown) => {
+  if (interrupted) return;
+  console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

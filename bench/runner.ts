@@ -1,0 +1,46 @@
+// Runs one operation bench: warm-up, then N sequential timed calls with the proxies' round-trip counters around them.
+import type { OperationBench, OperationResult } from './operation.ts';
+import type { BenchStack } from './stack.ts';
+
+export interface RunOptions {
+  /** Timed calls. */
+  calls: number;
+  /** Untimed, uncounted calls first: the cold EVALSHA→NOSCRIPT→EVAL, JIT and connection set-up land here. */
+  warmup: number;
+}
+
+export async function runOperation(stack: BenchStack, bench: OperationBench, options: RunOptions): Promise<OperationResult> {
+  const { calls, warmup } = options;
+  const call = await bench.prepare(stack, warmup + calls);
+  for (let i = 0; i < warmup; i += 1) await call(i);
+
+  const timings = new Float64Array(calls);
+  stack.counters.reset();
+  const started = performance.now();
+  for (let i = 0; i < calls; i += 1) {
+    const before = performance.now();
+    await call(warmup + i);
+    timings[i] = performance.now() - before;
+  }
+  const wallMs = performance.now() - started;
+  const trips = stack.counters.read();
+
+  timings.sort();
+  return {
+    name: bench.name,
+    calls,
+    redisRoundTrips: trips.redis / calls,
+    revocationRoundTrips: trips.revocation / calls,
+    pgRoundTrips: trips.pg / calls,
+    p50Ms: percentile(timings, 50),
+    p99Ms: percentile(timings, 99),
+    perSecond: calls / (wallMs / 1000),
+  };
+}
+
+/** Nearest-rank percentile of ascending samples. */
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
+}

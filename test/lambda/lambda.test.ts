@@ -1,0 +1,114 @@
+// The Lambda entry called the way API Gateway v2 (HTTP API, payload 2.0) calls it, configured from process.env.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LambdaContext } from 'hono/aws-lambda';
+import pg from 'pg';
+import { handler } from '../../functions/entries/lambda.ts';
+import { newInvitee, seedOrganization } from '../support/fixtures.ts';
+import { startLocalServices, type LocalServices } from '../support/local-services.ts';
+
+let services: LocalServices;
+let db: pg.Client;
+const savedEnv = new Map<string, string | undefined>();
+
+beforeAll(async () => {
+  services = await startLocalServices();
+  db = new pg.Client({ connectionString: services.databaseUrl });
+  await db.connect();
+  // The entry reads process.env on its first request and keeps that config for the container's life.
+  for (const [name, value] of Object.entries(services.env)) {
+    savedEnv.set(name, process.env[name]);
+    process.env[name] = value;
+  }
+});
+
+afterAll(async () => {
+  for (const [name, value] of savedEnv) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await db?.end().catch(() => undefined);
+  await services?.close();
+});
+
+/** An HTTP API payload 2.0 event as API Gateway sends it for the `$default` route. */
+function httpApiEvent(method: string, rawPath: string, options: { rawQueryString?: string; headers?: Record<string, string>; body?: string } = {}) {
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath,
+    rawQueryString: options.rawQueryString ?? '',
+    headers: {
+      ...options.headers,
+      accept: 'application/json',
+      host: 'abc123.execute-api.eu-central-1.amazonaws.com',
+      'user-agent': 'curl/8.5.0',
+      'x-amzn-trace-id': 'Root=1-67891233-abcdef012345678912345678',
+      'x-forwarded-for': '203.0.113.7',
+      'x-forwarded-port': '443',
+      'x-forwarded-proto': 'https',
+    },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abc123',
+      authentication: null,
+      authorizer: {},
+      domainName: 'abc123.execute-api.eu-central-1.amazonaws.com',
+      domainPrefix: 'abc123',
+      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'curl/8.5.0' },
+      requestId: 'JKJaXmPLvHcESHA=',
+      routeKey: '$default',
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: options.body ?? null,
+    isBase64Encoded: false,
+  };
+}
+
+const context: LambdaContext = {
+  callbackWaitsForEmptyEventLoop: true,
+  functionName: 'runstate-dev-ApiRouteHandler',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:runstate-dev-ApiRouteHandler',
+  memoryLimitInMB: '512',
+  awsRequestId: '6f1c2a4e-3b2d-4c1e-9a8f-0d2b7c9e1f00',
+  logGroupName: '/aws/lambda/runstate-dev-ApiRouteHandler',
+  logStreamName: '2026/12/02/[$LATEST]0123456789abcdef0123456789abcdef',
+  getRemainingTimeInMillis: () => 20_000,
+};
+
+describe('the Lambda handler', () => {
+  it('answers GET /healthz with both stores up', async () => {
+    const result = await handler(httpApiEvent('GET', '/healthz'), context);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers['content-type']).toMatch(/^application\/json/);
+    expect(result.isBase64Encoded).toBe(false);
+    expect(JSON.parse(result.body)).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
+    // The config came from process.env: the health check really reached Redis through the proxy.
+    expect(services.redisProxy.stats.requests).toBeGreaterThan(0);
+  });
+
+  it('answers an unknown route with the JSON 404 body', async () => {
+    const result = await handler(httpApiEvent('GET', '/no-such-route', { rawQueryString: 'x=1' }), context);
+    expect(result.statusCode).toBe(404);
+    expect(JSON.parse(result.body)).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+  });
+
+  it('passes a JSON body and the bearer token through to the app (create an invite)', async () => {
+    const org = await seedOrganization(db);
+    const person = newInvitee();
+    const event = httpApiEvent('POST', `/orgs/${org.organizationId}/invites`, {
+      headers: { authorization: `Bearer ${org.adminToken}`, 'content-type': 'application/json', 'x-correlation-id': 'lambda-test-1' },
+      body: JSON.stringify({ email: person.email, roleCode: 'Viewer' }),
+    });
+    const result = await handler(event, context);
+    expect(result.statusCode).toBe(201);
+    expect(result.headers['x-correlation-id']).toBe('lambda-test-1');
+    const body = JSON.parse(result.body) as { invite: Record<string, string>; token: string };
+    expect(body.invite).toMatchObject({ organizationId: org.organizationId, email: person.email, roleCode: 'Viewer', correlationId: 'lambda-test-1' });
+    const audit = await db.query('SELECT action FROM audit_events WHERE target_id = $1', [body.invite.inviteId]);
+    expect(audit.rows).toEqual([{ action: 'invite.created' }]);
+  });
+});

