@@ -2,7 +2,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
-import { uuidv7 } from 'uuidv7';
 import { createApp } from '../functions/app.ts';
 import { loadConfig } from '../lib/config/index.ts';
 import { createDeps } from '../lib/create-deps.ts';
@@ -11,6 +10,7 @@ import { startRedisRestProxy } from '../local/redis-rest-proxy/index.ts';
 import { startNeonProxy } from '../local/neon-proxy/index.ts';
 import { startRedisServer } from '../local/redis-server.ts';
 import { mintToken, type TokenClaims } from '../test/support/tokens.ts';
+import { seedOrganization as seedOrganizationInto } from '../test/support/fixtures.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL } from './scratch-database.ts';
 import type { Teardown } from './teardown.ts';
 
@@ -105,23 +105,8 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
 
   const token = (claims: TokenClaims) => mintToken(BENCH_JWT_SECRET, claims);
 
-  /** A new organisation with one location and an OrganizationAdmin, plus the admin's bearer token. */
-  async function seedOrganization() {
-    const organizationId = uuidv7();
-    const locationId = uuidv7();
-    const adminId = uuidv7();
-    const adminEmail = `admin-${adminId.slice(-12)}@example.test`;
-    await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'Bench org']);
-    await db.query('INSERT INTO locations (id, organization_id, name) VALUES ($1, $2, $3)', [locationId, organizationId, 'Main']);
-    await db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [adminId, adminEmail]);
-    await db.query(
-      `INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code) VALUES ($1, $2, $3, NULL, 'OrganizationAdmin')`,
-      [uuidv7(), adminId, organizationId],
-    );
-    // A long-lived token: a full run must not outlive it.
-    const adminToken = await token({ userId: adminId, email: adminEmail, expiresInSeconds: 3_600 });
-    return { organizationId, locationId, adminId, adminEmail, adminToken };
-  }
+  /** A new organisation with one location and an OrganizationAdmin; the token outlives a full run. */
+  const seedOrganization = () => seedOrganizationInto(db, BENCH_JWT_SECRET, { name: 'Bench org', tokenTtlSeconds: 3_600 });
 
   return { app, config, deps, db, counters, request, token, seedOrganization };
 }

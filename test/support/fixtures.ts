@@ -19,19 +19,27 @@ export interface SeededOrganization {
 }
 
 /** A new organisation with one location and an OrganizationAdmin, plus a bearer token for that admin. */
-export async function seedOrganization(db: SqlRunner, jwtSecret: string = TEST_JWT_SECRET): Promise<SeededOrganization> {
+export async function seedOrganization(
+  db: SqlRunner,
+  jwtSecret: string = TEST_JWT_SECRET,
+  options: { name?: string; tokenTtlSeconds?: number } = {},
+): Promise<SeededOrganization> {
   const organizationId = uuidv7();
   const locationId = uuidv7();
   const adminId = uuidv7();
   const adminEmail = `admin-${adminId.slice(-12)}@example.test`;
-  await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'Test org']);
+  await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, options.name ?? 'Test org']);
   await db.query('INSERT INTO locations (id, organization_id, name) VALUES ($1, $2, $3)', [locationId, organizationId, 'Main']);
   await db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [adminId, adminEmail]);
   await db.query(
     `INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code) VALUES ($1, $2, $3, NULL, 'OrganizationAdmin')`,
     [uuidv7(), adminId, organizationId],
   );
-  const adminToken = await mintToken(jwtSecret, { userId: adminId, email: adminEmail });
+  const adminToken = await mintToken(jwtSecret, {
+    userId: adminId,
+    email: adminEmail,
+    ...(options.tokenTtlSeconds !== undefined ? { expiresInSeconds: options.tokenTtlSeconds } : {}),
+  });
   return { organizationId, locationId, adminId, adminEmail, adminToken };
 }
 

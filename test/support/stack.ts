@@ -7,10 +7,9 @@ import { loadConfig, type Config } from '../../lib/config/index.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import type { Deps } from '../../lib/deps.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
-import { startRedisRestProxy, type RedisRestProxy } from '../../local/redis-rest-proxy/index.ts';
-import { startNeonProxy, type NeonProxy } from '../../local/neon-proxy/index.ts';
+import { startLocalServices } from './local-services.ts';
 import { mintToken, type TokenClaims } from './tokens.ts';
-import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET, seedOrganization as seedOrganizationInto } from './fixtures.ts';
+import { TEST_JWT_SECRET, seedOrganization as seedOrganizationInto } from './fixtures.ts';
 
 export { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET, newInvitee } from './fixtures.ts';
 
@@ -33,22 +32,11 @@ export type TestStack = Awaited<ReturnType<typeof startStack>>;
 
 export async function startStack(options: StackOptions = {}) {
   const redisUrl = options.redisUrl ?? inject('redisUrl');
-  const databaseUrl = inject('databaseUrl');
-  const redisProxy: RedisRestProxy = await startRedisRestProxy({ redisUrl });
-  const revocationProxy = options.separateRevocationProxy === true ? await startRedisRestProxy({ redisUrl }) : undefined;
-  const neonProxy: NeonProxy = await startNeonProxy();
+  const services = await startLocalServices({ redisUrl, ...(options.separateRevocationProxy === true ? { separateRevocationProxy: true } : {}) });
+  const { redisProxy, neonProxy, databaseUrl } = services;
   const logs: string[] = [];
   const config: Config = loadConfig({
-    APP_ENV: 'test',
-    UPSTASH_REDIS_REST_URL: redisProxy.url,
-    UPSTASH_REDIS_REST_TOKEN: redisProxy.token,
-    DATABASE_URL: databaseUrl,
-    NEON_LOCAL_PROXY_URL: neonProxy.url,
-    AUTH_JWT_SECRET: TEST_JWT_SECRET,
-    INDEX_HASH_KEY: TEST_INDEX_HASH_KEY,
-    ...(revocationProxy !== undefined
-      ? { REVOCATION_REDIS_REST_URL: revocationProxy.url, REVOCATION_REDIS_REST_TOKEN: revocationProxy.token }
-      : {}),
+    ...services.env,
     ...(options.inviteTtlSeconds !== undefined ? { INVITE_TTL_SECONDS: String(options.inviteTtlSeconds) } : {}),
     ...options.env,
   });
@@ -83,9 +71,7 @@ export async function startStack(options: StackOptions = {}) {
   async function close(): Promise<void> {
     await redis.quit().catch(() => undefined);
     await db.end().catch(() => undefined);
-    await redisProxy.close();
-    await revocationProxy?.close();
-    await neonProxy.close();
+    await services.close();
   }
 
   return { app, config, deps, logs, redisProxy, neonProxy, db, redis, request, token, seedOrganization, close };
