@@ -63,6 +63,10 @@ invitesFunction.openapi(acceptInviteRoute, async (c) => {
     verifiedEmail: principal.verifiedEmail,
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw outcome.reason === 'wrong-recipient' ? forbidden('this invitation is addressed to another email') : inviteInvalid();
+  if (!outcome.ok) {
+    if (outcome.reason === 'wrong-recipient') throw forbidden('this invitation is addressed to another email');
+    if (outcome.reason === 'email-belongs-to-another-user') throw forbidden('this email belongs to another account');
+    throw inviteInvalid();
+  }
   return c.json({ organizationId: outcome.organizationId, locationId: outcome.locationId, roleCode: outcome.roleCode }, 200);
 });

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, errorBody, storeUnavailable } from './app-error.ts';
 import { RedisUnavailableError } from '../redis/index.ts';
-import { DatabaseUnavailableError } from '../pg/unavailable.ts';
+import { DatabaseUnavailableError, sqlState } from '../pg/unavailable.ts';
 import { errorKind } from '../log/logger.ts';
 import type { HonoEnv } from './hono-env.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
@@ -16,7 +16,8 @@ export function handleError(error: Error, c: Context<HonoEnv>): Response {
     c.get('deps')?.logger.error('request_failed', {
       code: known.code,
       errorKind: errorKind(error),
-      cause: error instanceof RedisUnavailableError ? error.operation : undefined,
+      cause: error instanceof RedisUnavailableError || error instanceof DatabaseUnavailableError ? error.operation : undefined,
+      sqlState: sqlState(error),
       method: c.req.method,
       route: c.req.routePath,
       correlationId,

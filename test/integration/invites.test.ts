@@ -153,6 +153,25 @@ describe('accept', () => {
   });
 });
 
+describe('accept by an account whose email another user already holds', () => {
+  it('answers 403, grants nothing, and keeps the invite for the right account', async () => {
+    const org = await stack.seedOrganization();
+    const holder = newInvitee();
+    await stack.db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [holder.userId, holder.email]);
+    const { token } = await createInvite(org, holder.email);
+    const impostor = await stack.token({ userId: newInvitee().userId, email: holder.email });
+    const response = await stack.request('POST', '/invites/accept', { token: impostor, body: { token } });
+    expect(response.status).toBe(403);
+    const roles = await stack.db.query('SELECT count(*)::int AS n FROM role_assignments WHERE organization_id = $1 AND user_id <> $2', [
+      org.organizationId,
+      org.adminId,
+    ]);
+    expect(roles.rows[0].n).toBe(0);
+    const rightful = await stack.token({ userId: holder.userId, email: holder.email });
+    expect((await stack.request('POST', '/invites/accept', { token: rightful, body: { token } })).status).toBe(200);
+  });
+});
+
 describe('expiry', () => {
   it('drops an expired invite from the list and fails its accept closed', async () => {
     const short = await startStack({ inviteTtlSeconds: 1 });

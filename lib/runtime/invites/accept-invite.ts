@@ -4,7 +4,7 @@ import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
 import { auditStatement } from '../../pg/audit.ts';
-import { dbCall } from '../../pg/unavailable.ts';
+import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../auth/org-access.ts';
 import { LUA_EMAIL_INDEX_KEY } from './lua.ts';
@@ -43,7 +43,7 @@ return {1, value}
 
 export type AcceptOutcome =
   | { ok: true; organizationId: string; locationId: string | null; roleCode: RoleCode }
-  | { ok: false; reason: 'invalid' | 'wrong-recipient' };
+  | { ok: false; reason: 'invalid' | 'wrong-recipient' | 'email-belongs-to-another-user' };
 
 export async function acceptInvite(
   deps: Deps,
@@ -83,7 +83,8 @@ export async function acceptInvite(
     // Built before the call: an invalid audit event is a bug, not an unavailable database.
     const statements = [
       {
-        text: 'INSERT INTO users (id, email) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+        // A known id is a no-op; the same email under another id is an identity conflict and fails (23505).
+        text: 'INSERT INTO users (id, email) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
         params: [input.userId, email],
       },
       {
@@ -106,8 +107,9 @@ export async function acceptInvite(
     ];
     await dbCall('invites.accept.grant', () => deps.db.transaction(statements));
   } catch (error) {
-    // The role was not granted: give the invite back so the user can try again.
+    // The role was not granted: give the invite back so the user (or the right account) can try again.
     await restoreInvite(deps, raw, record, input.correlationId);
+    if (sqlState(error) === '23505') return { ok: false, reason: 'email-belongs-to-another-user' };
     throw error;
   }
   return { ok: true, organizationId: record.organizationId, locationId: record.locationId, roleCode: record.roleCode };

@@ -1,0 +1,94 @@
+// Dev secrets for the local stack: taken from the environment when set, else generated once per data folder and kept 0600.
+import { randomBytes } from 'node:crypto';
+import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as z from 'zod';
+
+export const DEV_SECRET_NAMES = ['AUTH_JWT_SECRET', 'INDEX_HASH_KEY', 'SECRETS_KEYS', 'WEBHOOK_SECRET'] as const;
+export type DevSecretName = (typeof DEV_SECRET_NAMES)[number];
+
+export interface DevSecrets {
+  values: Record<DevSecretName, string>;
+  /** The file holding the generated ones. */
+  file: string;
+  /** Which values came from the environment (they are never written to the file). */
+  fromEnv: DevSecretName[];
+}
+
+const GENERATORS: Record<DevSecretName, () => string> = {
+  AUTH_JWT_SECRET: () => randomBytes(32).toString('base64url'),
+  INDEX_HASH_KEY: () => randomBytes(32).toString('base64url'),
+  SECRETS_KEYS: () => `dev:${randomBytes(32).toString('base64')}`,
+  WEBHOOK_SECRET: () => `whsec_${randomBytes(24).toString('base64')}`,
+};
+
+const fileSchema = z.object(
+  Object.fromEntries(DEV_SECRET_NAMES.map((name) => [name, z.string().min(1).optional()])) as Record<
+    DevSecretName,
+    z.ZodOptional<z.ZodString>
+  >,
+);
+
+export function devSecretsFile(dataDir: string): string {
+  return join(dataDir, 'dev-secrets.json');
+}
+
+export async function loadDevSecrets(dataDir: string, env: Record<string, string | undefined>): Promise<DevSecrets> {
+  const file = devSecretsFile(dataDir);
+  const existing = await readSecretsFile(file);
+  const stored = { ...existing };
+  const values = {} as Record<DevSecretName, string>;
+  const fromEnv: DevSecretName[] = [];
+  let changed = false;
+  for (const name of DEV_SECRET_NAMES) {
+    const given = env[name];
+    if (given !== undefined && given !== '') {
+      values[name] = given;
+      fromEnv.push(name);
+      continue;
+    }
+    let value = stored[name];
+    if (value === undefined) {
+      value = GENERATORS[name]();
+      stored[name] = value;
+      changed = true;
+    }
+    values[name] = value;
+  }
+  if (changed) await writeSecretsFile(file, stored);
+  else if (existing !== undefined) await keepPrivate(file);
+  return { values, file, fromEnv };
+}
+
+async function readSecretsFile(file: string): Promise<Partial<Record<DevSecretName, string>> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Never regenerate over it silently: SECRETS_KEYS encrypts stored credentials, a new key orphans them.
+    throw new Error(`${file} is not valid JSON; repair it, or delete it to generate new dev secrets`);
+  }
+  const result = fileSchema.safeParse(parsed);
+  if (!result.success) throw new Error(`${file} does not hold the expected dev secrets; repair it, or delete it to generate new ones`);
+  return { ...result.data };
+}
+
+async function writeSecretsFile(file: string, secrets: Partial<Record<DevSecretName, string>>): Promise<void> {
+  // Write then rename, so a crash never leaves half a file; the mode is set at creation, before any secret is written.
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  await chmod(temporary, 0o600);
+  await rename(temporary, file);
+}
+
+async function keepPrivate(file: string): Promise<void> {
+  const { mode } = await stat(file);
+  if ((mode & 0o077) !== 0) await chmod(file, 0o600);
+}

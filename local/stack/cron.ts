@@ -1,0 +1,16 @@
+// Placeholder hook for the cleanup cron under `npm start`: the cron function lands in a later issue and schedules itself here.
+import type { Config } from '../../lib/config/index.ts';
+
+export interface CronHandle {
+  /** One line for the ready banner. */
+  description: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Returns undefined until the cleanup function exists. When it does, this starts its timer
+ * (API.md "Cron": each run bounded, one structured log line) and returns the handle the launcher stops.
+ */
+export function startCleanupCron(_config: Config): CronHandle | undefined {
+  return undefined;
+}

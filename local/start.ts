@@ -1,0 +1,137 @@
+// `npm start`: brings up what is missing (Redis, PostgreSQL, proxies), migrates, seeds the demo tenant, serves every function.
+import type { Server } from 'node:http';
+import { serveNode } from '../functions/entries/node.ts';
+import { loadConfig } from '../lib/config/index.ts';
+import { envSchema } from '../lib/config/schema.ts';
+import { loadDevSecrets } from './dev-secrets.ts';
+import { applyMigrationsFromDisk } from './migrations-from-disk.ts';
+import { DEMO, demoInvitee, seedDemo, type DemoTokenOptions } from './seed.ts';
+import { readyBanner } from './stack/banner.ts';
+import { startCleanupCron } from './stack/cron.ts';
+import { displayPath, ensureDataDir, resolveDataDir } from './stack/data-dir.ts';
+import { neonProxyFor, openDatabase } from './stack/database.ts';
+import { withPgClient } from './stack/pg-session.ts';
+import { isPortFree } from './stack/port.ts';
+import { provideRedis } from './stack/redis.ts';
+import { createStopStack } from './stack/stop-stack.ts';
+
+class Interrupted extends Error {}
+
+const say = (line: string): void => console.log(line);
+const stack = createStopStack();
+let phase: 'starting' | 'ready' | 'stopping' = 'starting';
+let interrupted = false;
+let firstSignalAt = 0;
+
+async function shutdown(code: number): Promise<never> {
+  phase = 'stopping';
+  const clean = await stack.stopAll(say);
+  process.exit(clean ? code : 1);
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  // One Ctrl-C can arrive twice (from the terminal to the whole group, and relayed by npm/tsx): only a later one forces.
+  if (firstSignalAt !== 0 && Date.now() - firstSignalAt < 1_000) return;
+  firstSignalAt ||= Date.now();
+  if (phase === 'stopping' || interrupted) {
+    say(`${signal} again: exiting without waiting`);
+    process.exit(1);
+  }
+  say(`${signal}: stopping`);
+  if (phase === 'ready') void shutdown(0);
+  // While starting, the current step finishes first, so nothing it starts is left behind.
+  else interrupted = true;
+}
+
+/** Called after every step that may have started something. */
+function checkpoint(): void {
+  if (interrupted) throw new Interrupted();
+}
+
+async function start(env: Record<string, string | undefined>): Promise<void> {
+  const port = envSchema.shape.PORT.safeParse(env.PORT === '' ? undefined : env.PORT);
+  if (port.success && !(await isPortFree(port.data))) throw new Error(`port ${port.data} is in use; stop what holds it or set PORT`);
+
+  const dataDir = ensureDataDir(resolveDataDir(env));
+  const secrets = await loadDevSecrets(dataDir, env);
+  const redis = await provideRedis(env, dataDir, stack, say);
+  checkpoint();
+  const database = await openDatabase(env, dataDir, stack, say);
+  checkpoint();
+  const neonLocalProxyUrl = await neonProxyFor(env, database.url, stack);
+  checkpoint();
+
+  const tokenOptions: DemoTokenOptions = {
+    ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
+    ...(env.AUTH_AUDIENCE ? { audience: env.AUTH_AUDIENCE } : {}),
+  };
+  const jwtSecret = secrets.values.AUTH_JWT_SECRET;
+  const { applied, seed, invitee } = await withPgClient(database.url, async (client) => ({
+    applied: (await applyMigrationsFromDisk(client)).applied,
+    seed: await seedDemo(client, jwtSecret, tokenOptions),
+    invitee: await demoInvitee(client, jwtSecret, tokenOptions),
+  }));
+  if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
+
+  const config = loadConfig({
+    ...env,
+    ...secrets.values,
+    UPSTASH_REDIS_REST_URL: redis.url,
+    UPSTASH_REDIS_REST_TOKEN: redis.token,
+    DATABASE_URL: database.url,
+    NEON_LOCAL_PROXY_URL: neonLocalProxyUrl,
+  });
+  const server = (await serveNode(config)) as Server;
+  stack.push('HTTP server', () => closeServer(server));
+  checkpoint();
+  const cron = startCleanupCron(config);
+  if (cron !== undefined) stack.push('cleanup cron', cron.stop);
+
+  const baseUrl = `http://127.0.0.1:${config.port}`;
+  const secretsFile = displayPath(secrets.file);
+  phase = 'ready';
+  say(
+    readyBanner({
+      baseUrl,
+      seed,
+      invitee,
+      organizationName: DEMO.organizationName,
+      locationName: DEMO.locationName,
+      secretsFile,
+      dataDir: displayPath(dataDir),
+      services: [
+        ['HTTP', `${baseUrl} (APP_ENV=${config.appEnv}; OpenAPI at ${baseUrl}/openapi.json, health at ${baseUrl}/healthz)`],
+        ['Redis', redis.description],
+        ['PostgreSQL', `${database.description}${neonLocalProxyUrl !== undefined ? `, through the Neon proxy ${neonLocalProxyUrl}` : ''}`],
+        ['Secrets', `${secretsFile} (mode 0600)${secrets.fromEnv.length > 0 ? `; from the environment: ${secrets.fromEnv.join(', ')}` : ''}`],
+        ['Cron', cron?.description ?? 'not scheduled yet: the cleanup function arrives in a later issue (hook: local/stack/cron.ts)'],
+      ],
+      stoppers: stack.names(),
+      notes:
+        config.auth.kind === 'jwks'
+          ? ['AUTH_JWKS_URL is set, so these HS256 tokens will be refused: use tokens from your identity provider.']
+          : [],
+    }),
+  );
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error !== undefined ? reject(error) : resolve()));
+    // Idle keep-alive sockets (curl, browsers) would otherwise hold close() open.
+    server.closeAllConnections();
+  });
+}
+
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+// A crash still stops redis-server and PostgreSQL, so no orphan keeps the data folder busy for the next start.
+process.on('uncaughtException', (error) => {
+  console.error(`npm start: unexpected error: ${error.message}`);
+  if (phase === 'stopping') process.exit(1);
+  void shutdown(1);
+});
+start(process.env).catch(async (error: unknown) => {
+  if (!(error instanceof Interrupted)) console.error(`npm start: ${(error as Error).message}`);
+  await shutdown(error instanceof Interrupted ? 0 : 1);
+});

@@ -1,0 +1,31 @@
+// Mints HS256 bearer tokens the way a dev/test identity provider would, for the demo seed, tests and benchmarks.
+import { SignJWT } from 'jose';
+import { uuidv7 } from 'uuidv7';
+
+export interface TokenClaims {
+  userId: string;
+  sessionId?: string;
+  jti?: string;
+  email?: string;
+  emailVerified?: boolean;
+  expiresInSeconds?: number;
+  /** Set only when the deployment checks AUTH_ISSUER / AUTH_AUDIENCE on HS256 tokens too. */
+  issuer?: string;
+  audience?: string;
+}
+
+export async function mintToken(secret: string, claims: TokenClaims): Promise<string> {
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const payload: Record<string, unknown> = { sid: claims.sessionId ?? uuidv7() };
+  if (claims.email !== undefined) payload.email = claims.email;
+  if (claims.emailVerified !== undefined) payload.email_verified = claims.emailVerified;
+  const jwt = new SignJWT(payload)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(claims.userId)
+    .setJti(claims.jti ?? uuidv7())
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(nowSeconds + (claims.expiresInSeconds ?? 900));
+  if (claims.issuer !== undefined) jwt.setIssuer(claims.issuer);
+  if (claims.audience !== undefined) jwt.setAudience(claims.audience);
+  return jwt.sign(new TextEncoder().encode(secret));
+}

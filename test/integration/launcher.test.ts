@@ -1,0 +1,211 @@
+// `npm start` end to end: spawn the launcher, follow the lines it prints, seed twice, stop it and see everything go.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../local/free-port.ts';
+import { READY_PREFIX, STOP_PREFIX } from '../../local/stack/banner.ts';
+import { REPO_ROOT } from '../../local/stack/data-dir.ts';
+
+const run = promisify(execFile);
+// tsx itself, not `npx tsx`: npm exec does not pass SIGTERM on, and the test needs the launcher's own exit code.
+const TSX = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+
+interface Launched {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+const running: Launched[] = [];
+const dataDirs: string[] = [];
+
+afterEach(async () => {
+  for (const launched of running.splice(0)) {
+    if (launched.child.exitCode === null) launched.child.kill('SIGTERM');
+    await launched.exit;
+  }
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function newDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'runstate-launcher-'));
+  // As root the embedded PostgreSQL runs as `postgres`, which must pass through (not list) this folder.
+  chmodSync(dir, 0o711);
+  dataDirs.push(dir);
+  return dir;
+}
+
+/** Only what the launcher needs: nothing of this test process's configuration leaks in. */
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
+}
+
+function launch(env: NodeJS.ProcessEnv): Launched {
+  const child = spawn(TSX, ['local/start.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const launched = { child, output: () => output, exit };
+  running.push(launched);
+  return launched;
+}
+
+/** Resolves with the whole banner once its last line is out; fails with the output if the launcher dies first. */
+async function whenReady(launched: Launched, timeoutMs = 45_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const text = launched.output();
+    if (text.includes(READY_PREFIX) && text.includes(`\n${STOP_PREFIX}`)) return text;
+    if (launched.child.exitCode !== null) throw new Error(`launcher exited ${launched.child.exitCode}:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`launcher not ready within ${timeoutMs} ms:\n${launched.output()}`);
+}
+
+/** The value of a printed `NAME=value` shell line. */
+function printed(banner: string, name: string): string {
+  const match = new RegExp(`^${name}=(\\S+)$`, 'm').exec(banner);
+  if (match === null) throw new Error(`the banner has no ${name}= line:\n${banner}`);
+  return match[1] as string;
+}
+
+async function stop(launched: Launched): Promise<number | null> {
+  launched.child.kill('SIGTERM');
+  return launched.exit;
+}
+
+async function call(method: string, url: string, token: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, json: await response.json() };
+}
+
+async function portIsClosed(port: number): Promise<boolean> {
+  return fetch(`http://127.0.0.1:${port}/healthz`).then(
+    () => false,
+    () => true,
+  );
+}
+
+describe('npm start with REDIS_URL and DATABASE_URL', () => {
+  it('prints a flow that works: create, list, accept, and 410 on the second accept; seeding repeats; SIGTERM stops it', async () => {
+    const dataDir = newDataDir();
+    const port = await freePort();
+    const databaseUrl = inject('databaseUrl');
+    const env = baseEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: databaseUrl, PORT: String(port), RUNSTATE_DATA_DIR: dataDir });
+    const launcher = launch(env);
+    const banner = await whenReady(launcher);
+
+    const base = printed(banner, 'BASE');
+    const org = printed(banner, 'ORG');
+    const location = printed(banner, 'LOCATION');
+    const adminToken = printed(banner, 'ADMIN_TOKEN');
+    const newcomerToken = printed(banner, 'NEWCOMER_TOKEN');
+    expect(base).toBe(`http://127.0.0.1:${port}`);
+
+    const created = await call('POST', `${base}/orgs/${org}/invites`, adminToken, {
+      email: 'newcomer@demo.runstate.test',
+      roleCode: 'Accountant',
+      locationId: location,
+    });
+    expect(created.status).toBe(201);
+    const { invite, token: inviteToken } = created.json as { invite: { inviteId: string }; token: string };
+
+    const listed = await call('GET', `${base}/orgs/${org}/invites`, adminToken);
+    expect(listed.status).toBe(200);
+    expect((listed.json as { invites: Array<{ inviteId: string }> }).invites.map((i) => i.inviteId)).toContain(invite.inviteId);
+
+    const accepted = await call('POST', `${base}/invites/accept`, newcomerToken, { token: inviteToken });
+    expect(accepted).toEqual({ status: 200, json: { organizationId: org, locationId: location, roleCode: 'Accountant' } });
+    const again = await call('POST', `${base}/invites/accept`, newcomerToken, { token: inviteToken });
+    expect(again.status).toBe(410);
+    expect(again.json).toMatchObject({ error: { code: 'INVITE_INVALID' } });
+
+    // The newcomer really holds the role now, in the database the launcher was given.
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    const roles = await db.query(
+      `SELECT r.role_code, r.location_id FROM role_assignments r JOIN users u ON u.id = r.user_id WHERE u.email = $1 AND r.organization_id = $2`,
+      ['newcomer@demo.runstate.test', org],
+    );
+    await db.end();
+    expect(roles.rows).toEqual([{ role_code: 'Accountant', location_id: location }]);
+
+    // The curl lines, pasted into bash as printed, give the same story.
+    const script = /^BASE=[\s\S]*?\n\n/m.exec(banner)?.[0];
+    expect(script).toBeDefined();
+    const { stdout: curlOut } = await run('bash', ['-c', script as string], { timeout: 20_000 });
+    expect([...curlOut.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual(['201', '200', '200', '410']);
+    expect(curlOut).toMatch(/^INVITE_TOKEN=rsi_\S+$/m);
+
+    // Secrets: kept 0600 in the data folder, and none of them is ever printed.
+    const secretsFile = join(dataDir, 'dev-secrets.json');
+    expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
+    const secrets = JSON.parse(readFileSync(secretsFile, 'utf8')) as Record<string, string>;
+    expect(Object.keys(secrets).sort()).toEqual(['AUTH_JWT_SECRET', 'INDEX_HASH_KEY', 'SECRETS_KEYS', 'WEBHOOK_SECRET']);
+    for (const value of Object.values(secrets)) expect(launcher.output()).not.toContain(value);
+    expect(launcher.output()).not.toContain(secrets.SECRETS_KEYS!.slice('dev:'.length));
+
+    // Seeding alone: idempotent, one JSON object on stdout, and its token is signed with the same dev secret.
+    const seedEnv = { ...env, PORT: '' };
+    const seeds = [];
+    for (let i = 0; i < 2; i += 1) {
+      const { stdout } = await run('npx', ['tsx', 'local/seed-cli.ts', '--json'], { cwd: REPO_ROOT, env: seedEnv, timeout: 30_000 });
+      expect(stdout.trim().split('\n')).toHaveLength(1);
+      seeds.push(JSON.parse(stdout) as { organizationId: string; locationId: string; admin: { userId: string; email: string; token: string } });
+    }
+    expect(seeds[0]).toMatchObject({ organizationId: org, locationId: location, admin: { email: 'admin@demo.runstate.test' } });
+    expect({ ...seeds[1], admin: { ...seeds[1]!.admin, token: '' } }).toEqual({ ...seeds[0], admin: { ...seeds[0]!.admin, token: '' } });
+    expect((await call('GET', `${base}/orgs/${org}/invites`, seeds[1]!.admin.token)).status).toBe(200);
+
+    expect(await stop(launcher)).toBe(0);
+    expect(await portIsClosed(port)).toBe(true);
+    expect(launcher.output()).toMatch(/stopped HTTP server[\s\S]*stopped Neon proxy[\s\S]*stopped Redis REST proxy/);
+  }, 120_000);
+});
+
+describe('npm start with nothing configured', () => {
+  it('starts redis-server and an embedded PostgreSQL in the data folder, keeps state across restarts, and stops both', async () => {
+    const dataDir = newDataDir();
+    const port = await freePort();
+    const env = baseEnv({ PORT: String(port), RUNSTATE_DATA_DIR: dataDir });
+
+    const first = launch(env);
+    const banner = await whenReady(first, 60_000);
+    expect(banner).toContain('initialising an embedded PostgreSQL');
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
+    const org = printed(banner, 'ORG');
+    const adminToken = printed(banner, 'ADMIN_TOKEN');
+    const created = await call('POST', `http://127.0.0.1:${port}/orgs/${org}/invites`, adminToken, {
+      email: 'kept@demo.runstate.test',
+      roleCode: 'Viewer',
+    });
+    expect(created.status).toBe(201);
+    expect(await stop(first)).toBe(0);
+    expect(await portIsClosed(port)).toBe(true);
+    // A clean PostgreSQL shutdown removes its pid file; Redis kept its append-only file.
+    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+    expect(existsSync(join(dataDir, 'redis', 'appendonlydir'))).toBe(true);
+
+    // Second start on the same folder: no new cluster, same secrets (the old token still works), the invite survived in Redis.
+    const second = launch(env);
+    const secondBanner = await whenReady(second, 60_000);
+    expect(secondBanner).not.toContain('initialising');
+    const listed = await call('GET', `http://127.0.0.1:${port}/orgs/${org}/invites`, adminToken);
+    expect(listed.status).toBe(200);
+    const { invite } = created.json as { invite: { inviteId: string } };
+    expect((listed.json as { invites: Array<{ inviteId: string }> }).invites.map((i) => i.inviteId)).toEqual([invite.inviteId]);
+    expect(await stop(second)).toBe(0);
+    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+  }, 120_000);
+});
