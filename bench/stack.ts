@@ -11,7 +11,7 @@ import { startNeonProxy } from '../local/neon-proxy/index.ts';
 import { startRedisServer } from '../local/redis-server.ts';
 import { mintToken, type TokenClaims } from '../test/support/tokens.ts';
 import { seedOrganization as seedOrganizationInto } from '../test/support/fixtures.ts';
-import { createScratchDatabase, DEFAULT_DATABASE_URL } from './scratch-database.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL } from '../local/scratch-database.ts';
 import type { Teardown } from './teardown.ts';
 
 const BENCH_JWT_SECRET = 'bench-only-hs256-secret-0123456789abcdef';
@@ -48,7 +48,7 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     teardown.add(() => deleteKeysWithPrefix(sharedRedis, keyPrefix));
   }
 
-  const database = await createScratchDatabase(env.DATABASE_URL || DEFAULT_DATABASE_URL);
+  const database = await createScratchDatabase(env.DATABASE_URL || DEFAULT_DATABASE_URL, 'bench');
   teardown.add(() => database.drop());
 
   const redisProxy = await startRedisRestProxy({ redisUrl });

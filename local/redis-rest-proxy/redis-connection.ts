@@ -1,5 +1,6 @@
 // Opens ioredis connections set up for proxying and sends raw commands whose replies stay Buffers.
 import { Command, Redis } from 'ioredis';
+import { redactUrl } from '../redact-url.ts';
 
 /** The proxy could not reach Redis (as opposed to Redis answering with an error reply). */
 export class RedisUnavailableError extends Error {
@@ -35,14 +36,4 @@ export function sendRaw(connection: Redis, name: string, args: string[]): Promis
   const command = new Command(name.toUpperCase(), args, { replyEncoding: null });
   connection.sendCommand(command);
   return command.promise as Promise<unknown>;
-}
-
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<invalid url>';
-  }
 }

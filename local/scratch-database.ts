@@ -1,6 +1,7 @@
-// Creates a fresh, migrated PostgreSQL database for one bench run and drops it afterwards.
+// Creates a fresh, migrated PostgreSQL database for one test or bench run, and drops it afterwards.
 import pg from 'pg';
-import { applyMigrationsFromDisk } from '../local/migrations-from-disk.ts';
+import { applyMigrationsFromDisk } from './migrations-from-disk.ts';
+import { redactUrl } from './redact-url.ts';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -10,13 +11,14 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-export async function createScratchDatabase(adminUrl: string): Promise<ScratchDatabase> {
-  const name = `runstate_bench_${process.pid}_${Date.now().toString(36)}`;
+/** `purpose` names the database (`runstate_<purpose>_<pid>_<time>`), so a leftover says who made it. */
+export async function createScratchDatabase(adminUrl: string, purpose: 'test' | 'bench', hint = 'set DATABASE_URL'): Promise<ScratchDatabase> {
+  const name = `runstate_${purpose}_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   try {
     await admin.connect();
   } catch (error) {
-    throw new Error(`PostgreSQL was not reachable at ${redactUrl(adminUrl)} (set DATABASE_URL): ${(error as Error).message}`);
+    throw new Error(`PostgreSQL was not reachable at ${redactUrl(adminUrl)} (${hint}): ${(error as Error).message}`);
   }
   try {
     await admin.query(`CREATE DATABASE ${name}`);
@@ -53,14 +55,4 @@ function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();
-}
-
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
 }
