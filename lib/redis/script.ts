@@ -20,7 +20,22 @@ export function scriptSha(script: LuaScript): Promise<string> {
   return sha;
 }
 
-export async function runScript(client: Redis, script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+export interface RunScriptOptions {
+  /**
+   * Send the body with EVAL at once. For rare compensation paths that run while Redis is struggling: a cold
+   * EVALSHA there costs a second round trip (NOSCRIPT, then EVAL) that may not fit in the deadline.
+   */
+  sendBody?: boolean;
+}
+
+export async function runScript(
+  client: Redis,
+  script: LuaScript,
+  keys: string[],
+  args: string[],
+  options: RunScriptOptions = {},
+): Promise<unknown> {
+  if (options.sendBody === true) return redisCall(script.name, () => client.eval(script.source, keys, args));
   const sha = await scriptSha(script);
   return redisCall(script.name, async () => {
     try {

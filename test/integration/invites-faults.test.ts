@@ -59,6 +59,12 @@ describe('Redis refused or slower than its deadline', () => {
       const roles = await stack.db.query('SELECT count(*)::int AS n FROM role_assignments WHERE user_id = $1', [person.userId]);
       expect(roles.rows[0].n).toBe(0);
       expect(await auditCount(stack, org.organizationId)).toBe(before);
+      // The refused create left no invite behind, even where its late script landed after the 503.
+      const { hashEmail } = await import('../../lib/keys/index.ts');
+      const otherIndex = stack.deps.keys.inviteActiveByEmailHash(org.organizationId, await hashEmail(stack.config.indexHashKey, 'other@example.test'));
+      expect(await stack.redis.exists(otherIndex)).toBe(0);
+      const members = await stack.redis.zrange(stack.deps.keys.inviteActiveByOrg(org.organizationId), 0, -1);
+      expect(members.length).toBeLessThanOrEqual(1);
     });
   }
 });

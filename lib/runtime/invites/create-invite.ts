@@ -82,17 +82,25 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
       new Date(createdAtMs),
     ),
   ];
-  await runScript(
-    deps.redis.write,
-    CREATE_INVITE,
-    [objectKey, orgIndexKey, emailIndexKey],
-    [encodeJson(inviteRecordSchema, record), String(config.inviteTtlSeconds), member, String(record.expiresAtUnixSeconds)],
-  );
+  const target = { objectKey, orgIndexKey, emailIndexKey, member, correlationId: input.correlationId };
+  try {
+    await runScript(
+      deps.redis.write,
+      CREATE_INVITE,
+      [objectKey, orgIndexKey, emailIndexKey],
+      [encodeJson(inviteRecordSchema, record), String(config.inviteTtlSeconds), member, String(record.expiresAtUnixSeconds)],
+    );
+  } catch (error) {
+    // A missed deadline leaves the outcome unknown: the script may still land. The id is fresh, so taking it
+    // back cannot touch anything else, and it usually runs after the late create on the same connection path.
+    await removeInvite(deps, target);
+    throw error;
+  }
   try {
     await dbCall('audit.invite.created', () => deps.db.transaction(statements));
   } catch (error) {
     // No runtime object without its audit event: take the invite back before failing.
-    await removeInvite(deps, { objectKey, orgIndexKey, emailIndexKey, member, correlationId: input.correlationId });
+    await removeInvite(deps, target);
     throw error;
   }
   return { invite: toInvite(record), token };

@@ -23,7 +23,9 @@ export async function removeInvite(
 ): Promise<void> {
   try {
     // The read client retries, which is safe here because the script is idempotent.
-    await runScript(deps.redis.read, REMOVE_INVITE, [target.objectKey, target.orgIndexKey, target.emailIndexKey], [target.member]);
+    await runScript(deps.redis.read, REMOVE_INVITE, [target.objectKey, target.orgIndexKey, target.emailIndexKey], [target.member], {
+      sendBody: true,
+    });
   } catch (error) {
     // The token was never handed out, so the orphan cannot be accepted; it expires with its TTL.
     deps.logger.error('invite_rollback_failed', { errorKind: errorKind(error), correlationId: target.correlationId });

@@ -39,6 +39,7 @@ export async function restoreInvite(deps: Deps, raw: string, record: InviteRecor
         keys.inviteActiveByEmailHash(record.organizationId, parseHashedSegment(record.emailHash)),
       ],
       [raw, String(remainingMs), toUuidN(record.inviteId), String(record.expiresAtUnixSeconds)],
+      { sendBody: true },
     );
   } catch (error) {
     deps.logger.error('invite_restore_failed', { inviteId: record.inviteId, errorKind: errorKind(error), correlationId });
