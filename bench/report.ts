@@ -33,7 +33,8 @@ export function formatTable(results: OperationResult[], notes: { warmup: number;
     baseline === undefined ? '-' : `${(r.p50Ms / baseline.p50Ms).toFixed(1)}×`,
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => (row[c] as string).length)));
-  const line = (cells: string[]) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join('  ');
   const calls = [...new Set(results.map((r) => r.calls))].join('/');
   return [
     `runstate bench: ${calls} sequential timed calls per operation, after ${notes.warmup} untimed warm-up calls`,

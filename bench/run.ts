@@ -36,7 +36,8 @@ async function main(): Promise<void> {
       results.push(await runOperation(stack, bench, { calls: args.calls, warmup: WARMUP_CALLS }));
     }
     if (args.json) console.log(JSON.stringify(toJson(results), null, 2));
-    else console.log(formatTable(results, { warmup: WARMUP_CALLS, descriptions: new Map(operationBenches.map((b) => [b.name, b.describe])) }));
+    else
+      console.log(formatTable(results, { warmup: WARMUP_CALLS, descriptions: new Map(operationBenches.map((b) => [b.name, b.describe])) }));
   } finally {
     await teardown.run();
   }

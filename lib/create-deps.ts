@@ -14,7 +14,10 @@ export function createDeps(config: Config, overrides: { logger?: Logger; clock?:
     keys: createKeyspace({ prefix: config.keyPrefix, env: config.appEnv }),
     redis,
     revocation: sameStore ? redis : createRedisStore(config.revocationRedis),
-    db: createDb({ databaseUrl: config.databaseUrl, ...(config.neonLocalProxyUrl !== undefined ? { neonLocalProxyUrl: config.neonLocalProxyUrl } : {}) }),
+    db: createDb({
+      databaseUrl: config.databaseUrl,
+      ...(config.neonLocalProxyUrl !== undefined ? { neonLocalProxyUrl: config.neonLocalProxyUrl } : {}),
+    }),
     clock: overrides.clock ?? systemClock,
     logger: overrides.logger ?? createJsonLogger(),
   };

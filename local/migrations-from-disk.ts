@@ -33,9 +33,6 @@ export async function loadMigrationsFromDisk(dir: string = DEFAULT_DIR): Promise
 }
 
 /** Applies the migrations found in `dir` (default: the repository's migrations/) through `client`. */
-export async function applyMigrationsFromDisk(
-  client: MigrationClient,
-  dir?: string,
-): Promise<{ applied: string[] }> {
+export async function applyMigrationsFromDisk(client: MigrationClient, dir?: string): Promise<{ applied: string[] }> {
   return applyMigrations(client, await loadMigrationsFromDisk(dir));
 }

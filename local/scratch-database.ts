@@ -12,7 +12,11 @@ export interface ScratchDatabase {
 }
 
 /** `purpose` names the database (`runstate_<purpose>_<pid>_<time>`), so a leftover says who made it. */
-export async function createScratchDatabase(adminUrl: string, purpose: 'test' | 'bench', hint = 'set DATABASE_URL'): Promise<ScratchDatabase> {
+export async function createScratchDatabase(
+  adminUrl: string,
+  purpose: 'test' | 'bench',
+  hint = 'set DATABASE_URL',
+): Promise<ScratchDatabase> {
   const name = `runstate_${purpose}_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   try {

@@ -58,7 +58,11 @@ export async function seedDemo(client: SeedClient, jwtSecret: string, options: D
     );
     await client.query('COMMIT');
     const token = await demoToken(jwtSecret, adminUserId, DEMO.adminEmail, options);
-    return { organizationId: DEMO.organizationId, locationId: DEMO.locationId, admin: { userId: adminUserId, email: DEMO.adminEmail, token } };
+    return {
+      organizationId: DEMO.organizationId,
+      locationId: DEMO.locationId,
+      admin: { userId: adminUserId, email: DEMO.adminEmail, token },
+    };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

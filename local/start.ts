@@ -103,7 +103,10 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
         ['HTTP', `${baseUrl} (APP_ENV=${config.appEnv}; OpenAPI at ${baseUrl}/openapi.json, health at ${baseUrl}/healthz)`],
         ['Redis', redis.description],
         ['PostgreSQL', `${database.description}${neonLocalProxyUrl !== undefined ? `, through the Neon proxy ${neonLocalProxyUrl}` : ''}`],
-        ['Secrets', `${secretsFile} (mode 0600)${secrets.fromEnv.length > 0 ? `; from the environment: ${secrets.fromEnv.join(', ')}` : ''}`],
+        [
+          'Secrets',
+          `${secretsFile} (mode 0600)${secrets.fromEnv.length > 0 ? `; from the environment: ${secrets.fromEnv.join(', ')}` : ''}`,
+        ],
         ['Cron', cron?.description ?? 'not scheduled yet: the cleanup function arrives in a later issue (hook: local/stack/cron.ts)'],
       ],
       stoppers: stack.names(),

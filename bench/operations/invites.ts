@@ -45,7 +45,11 @@ export const listInvitesBench: OperationBench = {
   describe: `GET /orgs/{orgId}/invites with ${LIST_SIZE} live invites in the organisation`,
   async prepare(stack) {
     const org = await stack.seedOrganization();
-    await createInvites(stack, org, Array.from({ length: LIST_SIZE }, (_, i) => `listed-${i}@example.test`));
+    await createInvites(
+      stack,
+      org,
+      Array.from({ length: LIST_SIZE }, (_, i) => `listed-${i}@example.test`),
+    );
     const path = `/orgs/${org.organizationId}/invites`;
     return async (i) => {
       const response = await stack.request('GET', path, { token: org.adminToken });
@@ -62,7 +66,11 @@ export const cancelInviteBench: OperationBench = {
   describe: 'DELETE /orgs/{orgId}/invites/{inviteId} of a fresh invite (auth, RBAC, one script, audit row)',
   async prepare(stack, count) {
     const org = await stack.seedOrganization();
-    const created = await createInvites(stack, org, Array.from({ length: count }, (_, i) => `cancelled-${i}@example.test`));
+    const created = await createInvites(
+      stack,
+      org,
+      Array.from({ length: count }, (_, i) => `cancelled-${i}@example.test`),
+    );
     const paths = created.map(({ invite }) => `/orgs/${org.organizationId}/invites/${invite.inviteId}`);
     return async (i) => {
       await expectStatus('invites.cancel', await stack.request('DELETE', paths[i] as string, { token: org.adminToken }), 204);
@@ -72,7 +80,7 @@ export const cancelInviteBench: OperationBench = {
 
 export const acceptInviteBench: OperationBench = {
   name: 'invites.accept',
-  describe: "POST /invites/accept of a fresh invite by its invitee (auth, one script, role grant + audit in one transaction)",
+  describe: 'POST /invites/accept of a fresh invite by its invitee (auth, one script, role grant + audit in one transaction)',
   async prepare(stack, count) {
     const org = await stack.seedOrganization();
     const userIds = Array.from({ length: count }, () => uuidv7());

@@ -59,7 +59,9 @@ export function groupByCause(failures: Array<{ id: string; reason: string }>): A
     group.count += 1;
     groups.set(cause, group);
   }
-  return [...groups.entries()].map(([cause, group]) => ({ cause, ...group })).sort((a, b) => b.count - a.count || a.cause.localeCompare(b.cause));
+  return [...groups.entries()]
+    .map(([cause, group]) => ({ cause, ...group }))
+    .sort((a, b) => b.count - a.count || a.cause.localeCompare(b.cause));
 }
 
 export function formatComparison(comparison: Comparison): string {
@@ -70,7 +72,8 @@ export function formatComparison(comparison: Comparison): string {
   out.push(`Passed on the reference but not through our proxy: ${comparison.missedByOurs.length}`);
   for (const miss of comparison.missedByOurs) out.push(`  ✗ ${miss.id}\n      ${miss.reason}`);
   out.push('', `Failing on both (informational): ${comparison.failingOnBoth.length}`);
-  for (const group of groupByCause(comparison.failingOnBoth)) out.push(`  ${String(group.count).padStart(4)}  ${group.cause}  — e.g. ${group.example}`);
+  for (const group of groupByCause(comparison.failingOnBoth))
+    out.push(`  ${String(group.count).padStart(4)}  ${group.cause}  — e.g. ${group.example}`);
   out.push('', `Passing only through our proxy (informational): ${comparison.passingOnlyOnOurs.length}`);
   for (const id of comparison.passingOnlyOnOurs) out.push(`  ✓ ${id}`);
   return out.join('\n');

@@ -21,7 +21,10 @@ export function readJunit(xml: string): TestOutcome[] {
     const body = match[3] ?? '';
     const file = attributes.get('file') ?? '';
     // Bun writes the describe path innermost first ("inner > outer"); outermost first reads naturally.
-    const describePath = (attributes.get('classname') ?? '').split(' > ').filter((part) => part !== '').reverse();
+    const describePath = (attributes.get('classname') ?? '')
+      .split(' > ')
+      .filter((part) => part !== '')
+      .reverse();
     const id = [`${file}:${attributes.get('line') ?? '?'}`, ...describePath, attributes.get('name') ?? ''].join(' › ');
     const failure = /<(failure|error)\b[^>]*?message="([^"]*)"/.exec(body);
     if (failure !== null || /<(failure|error)\b/.test(body)) {

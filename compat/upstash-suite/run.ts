@@ -125,7 +125,9 @@ function findPackageDir(suite: string): string {
 }
 
 function findBun(given: string | undefined): string {
-  const candidates = [given, process.env.BUN, 'bun'].filter((candidate): candidate is string => candidate !== undefined && candidate !== '');
+  const candidates = [given, process.env.BUN, 'bun'].filter(
+    (candidate): candidate is string => candidate !== undefined && candidate !== '',
+  );
   for (const candidate of candidates) {
     if (spawnSync(candidate, ['--version'], { stdio: 'ignore' }).status === 0) return candidate;
   }

@@ -16,7 +16,14 @@ export async function logout(deps: Deps, principal: Principal, correlationId: st
     },
     // The audit row names the user, never the session id.
     auditStatement(
-      { action: 'session.revoked', actorUserId: principal.userId, organizationId: null, locationId: null, targetId: principal.userId, correlationId },
+      {
+        action: 'session.revoked',
+        actorUserId: principal.userId,
+        organizationId: null,
+        locationId: null,
+        targetId: principal.userId,
+        correlationId,
+      },
       now,
     ),
   ];

@@ -67,16 +67,19 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (e.REVOCATION_REDIS_REST_URL === undefined) {
       problems.push('REVOCATION_REDIS_REST_URL: a separate revocation store is required in staging/prod');
     } else {
-      if (isLoopback(e.REVOCATION_REDIS_REST_URL)) problems.push('REVOCATION_REDIS_REST_URL: a localhost revocation store is not allowed in staging/prod');
+      if (isLoopback(e.REVOCATION_REDIS_REST_URL))
+        problems.push('REVOCATION_REDIS_REST_URL: a localhost revocation store is not allowed in staging/prod');
       if (!e.REVOCATION_REDIS_REST_URL.startsWith('https:')) problems.push('REVOCATION_REDIS_REST_URL: must be https in staging/prod');
     }
     if (isLoopback(e.DATABASE_URL)) problems.push('DATABASE_URL: a localhost database is not allowed in staging/prod');
     if (e.NEON_LOCAL_PROXY_URL !== undefined) problems.push('NEON_LOCAL_PROXY_URL: the local Neon proxy is for dev and test only');
-    if (e.AUTH_JWT_SECRET !== undefined) problems.push('AUTH_JWT_SECRET: HS256 secrets are accepted in dev and test only; use AUTH_JWKS_URL');
+    if (e.AUTH_JWT_SECRET !== undefined)
+      problems.push('AUTH_JWT_SECRET: HS256 secrets are accepted in dev and test only; use AUTH_JWKS_URL');
     for (const name of ['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE', 'SECRETS_KEYS'] as const) {
       if (e[name] === undefined) problems.push(`${name}: required in staging/prod`);
     }
-    if (e.AUTH_JWKS_URL !== undefined && !e.AUTH_JWKS_URL.startsWith('https:')) problems.push('AUTH_JWKS_URL: must be https in staging/prod');
+    if (e.AUTH_JWKS_URL !== undefined && !e.AUTH_JWKS_URL.startsWith('https:'))
+      problems.push('AUTH_JWKS_URL: must be https in staging/prod');
     if (e.WEBHOOK_SECRET === undefined) problems.push('WEBHOOK_SECRET: required in staging/prod');
   }
 

@@ -29,8 +29,7 @@ export const unauthenticated = (message = 'a valid bearer token is required') =>
 export const tokenRevoked = () => new AppError(401, 'TOKEN_REVOKED', 'this token or its session has been revoked');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
-export const inviteInvalid = () =>
-  new AppError(410, 'INVITE_INVALID', 'this invitation is unknown, expired, cancelled or already used');
+export const inviteInvalid = () => new AppError(410, 'INVITE_INVALID', 'this invitation is unknown, expired, cancelled or already used');
 export const revocationUnavailable = () =>
   new AppError(503, 'REVOCATION_UNAVAILABLE', 'the revocation store is unreachable; try again shortly');
 export const storeUnavailable = (message = 'a store this operation needs is unreachable; try again shortly') =>

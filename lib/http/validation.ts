@@ -9,7 +9,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     .slice(0, 5)
     .map((issue) => {
       const path = issue.path.length > 0 ? issue.path.join('.') : 'request';
-      if (issue.code === 'unrecognized_keys') return `${path}: unknown field(s) ${issue.keys.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`;
+      if (issue.code === 'unrecognized_keys')
+        return `${path}: unknown field(s) ${issue.keys.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}`;
       return `${path}: ${issue.message}`;
     })
     .join('; ');

@@ -12,14 +12,7 @@ export {
   UUID_N_PATTERN,
   HEX64_PATTERN,
 } from './segments.ts';
-export {
-  hashSegment,
-  hashEmail,
-  normalizeEmail,
-  parseHashedSegment,
-  MIN_HASH_KEY_LENGTH,
-  type HashedSegment,
-} from './hash-segment.ts';
+export { hashSegment, hashEmail, normalizeEmail, parseHashedSegment, MIN_HASH_KEY_LENGTH, type HashedSegment } from './hash-segment.ts';
 export {
   KEY_ENVS,
   KEY_PREFIX_PATTERN,

@@ -69,8 +69,7 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     inviteActiveByOrg: (orgId) => finish(`${org(orgId)}:invite:active-by-org:${normalizeUuid(orgId, 'orgId')}`),
     inviteActiveByEmailHash: (orgId, emailHash) =>
       finish(`${org(orgId)}:invite:active-by-email-hash:${requireHex64(emailHash, 'emailHash')}`),
-    syrveRuntimeToken: (orgId, connectionId) =>
-      finish(`${org(orgId)}:syrve:runtime-token:${normalizeUuid(connectionId, 'connectionId')}`),
+    syrveRuntimeToken: (orgId, connectionId) => finish(`${org(orgId)}:syrve:runtime-token:${normalizeUuid(connectionId, 'connectionId')}`),
     syrveRuntimeTokenRefreshLock: (orgId, connectionId) =>
       finish(`${org(orgId)}:syrve:runtime-token-refresh-lock:${normalizeUuid(connectionId, 'connectionId')}`),
     mfaChallenge: (userId, challengeId) => finish(`${user(userId)}:mfa:challenge:${normalizeUuid(challengeId, 'challengeId')}`),

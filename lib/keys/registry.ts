@@ -70,9 +70,7 @@ function matcher(kinds: readonly ScopeKind[], domain: string, purpose: string, i
 const ANY_SCOPE = ['platform', 'org', 'outlet', 'user'] as const satisfies readonly ScopeKind[];
 const INVITE_TTL_RULE = `Max 3 hours per member/object (${INVITE_TTL_SECONDS} s): the index TTL is at least its longest member's and at most 3 hours, refreshed on add; expired members are pruned on list and by the cleanup cron`;
 
-function entry(
-  fields: Omit<RegistryEntry, 'matcher' | 'pattern'> & { idPattern: string; idLabel: string },
-): RegistryEntry {
+function entry(fields: Omit<RegistryEntry, 'matcher' | 'pattern'> & { idPattern: string; idLabel: string }): RegistryEntry {
   const { idPattern, idLabel, ...rest } = fields;
   const only = rest.scopeKinds.length === 1 ? rest.scopeKinds[0] : undefined;
   const scope = only === undefined ? '<scope>' : only === 'platform' ? 'platform' : `${only}:{<${only}Id>}`;
@@ -94,9 +92,18 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     valueType: 'json',
     ttl: { rule: 'Exactly 3 hours from creation (INVITE_TTL_SECONDS; only APP_ENV=test may shorten it)', seconds: INVITE_TTL_SECONDS },
     allowedPayload: [
-      'invite id', 'storage organization id', 'organization id', 'optional location (Outlet) id', 'email hash',
-      'normalized email (runtime accept flow)', 'role code', 'created-by user id', 'timestamps', 'isActive',
-      'correlation id', 'token hash',
+      'invite id',
+      'storage organization id',
+      'organization id',
+      'optional location (Outlet) id',
+      'email hash',
+      'normalized email (runtime accept flow)',
+      'role code',
+      'created-by user id',
+      'timestamps',
+      'isActive',
+      'correlation id',
+      'token hash',
     ],
     forbiddenPayload: ['plaintext invitation token', 'secrets', 'raw bank data'],
     auditCounterpart: 'invite.created, invite.cancelled, invite.accepted',
@@ -147,8 +154,17 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: UUID_PATTERN,
     idLabel: '<connectionId>',
     valueType: 'json',
-    ttl: { rule: 'At most the upstream token/session expiry; when unknown, bounded by the session cache setting (non-positive: not stored)' },
-    allowedPayload: ['runtime access token/session state', 'upstream expiry', 'connection id', 'organization id', 'session transport', 'correlation id'],
+    ttl: {
+      rule: 'At most the upstream token/session expiry; when unknown, bounded by the session cache setting (non-positive: not stored)',
+    },
+    allowedPayload: [
+      'runtime access token/session state',
+      'upstream expiry',
+      'connection id',
+      'organization id',
+      'session transport',
+      'correlation id',
+    ],
     forbiddenPayload: ['permanent credentials', 'API keys', 'passwords', 'refresh secrets', 'connection secrets'],
     auditCounterpart: 'Optional token lifecycle metadata audit, never the token value',
     cleanup: 'Delete on logout, connection disable, token invalidation (upstream 403) and credential rotation; expire by TTL',
@@ -176,7 +192,14 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idLabel: '<challengeId>',
     valueType: 'json',
     ttl: { rule: '5 minutes (seed target 5-15 minutes)', seconds: 300 },
-    allowedPayload: ['challenge id', 'user id', 'hashed challenge secret or verifier', 'created/expiry timestamps', 'attempt counter', 'correlation id'],
+    allowedPayload: [
+      'challenge id',
+      'user id',
+      'hashed challenge secret or verifier',
+      'created/expiry timestamps',
+      'attempt counter',
+      'correlation id',
+    ],
     forbiddenPayload: ['plain challenge secret', 'passwords', 'recovery codes'],
     auditCounterpart: 'MFA security audit when policy requires',
     cleanup: 'Consumed by an atomic GET+DEL script on verification; delete on cancellation; expire by TTL',
@@ -262,7 +285,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: HEX64_PATTERN,
     idLabel: '<sha256Hex(jti)>',
     valueType: 'marker',
-    ttl: { rule: "The remaining life of the revoked token (its exp minus now)" },
+    ttl: { rule: 'The remaining life of the revoked token (its exp minus now)' },
     allowedPayload: ["'1' (presence marker; the read path only checks existence)"],
     forbiddenPayload: ['the token', 'the raw jti', 'token claims', 'user data'],
     auditCounterpart: 'The revocation audit event in PostgreSQL',

@@ -30,8 +30,7 @@ export interface Db {
  */
 export function createDb(config: PgConnectionConfig): Db {
   assertDatabaseUrl(config.databaseUrl);
-  const fetchOptions =
-    config.neonLocalProxyUrl === undefined ? undefined : localProxyFetchOptions(config.neonLocalProxyUrl);
+  const fetchOptions = config.neonLocalProxyUrl === undefined ? undefined : localProxyFetchOptions(config.neonLocalProxyUrl);
   const sql = neon(config.databaseUrl, fetchOptions === undefined ? {} : { fetchOptions });
   return {
     async query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {

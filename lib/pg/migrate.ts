@@ -29,10 +29,7 @@ export function migrationFileName(migration: Pick<Migration, 'version' | 'name'>
  * applied stops the run before anything new is applied ("never edited once landed").
  * The SQL must be valid inside a transaction (so no CREATE INDEX CONCURRENTLY).
  */
-export async function applyMigrations(
-  client: MigrationClient,
-  migrations: Migration[],
-): Promise<{ applied: string[] }> {
+export async function applyMigrations(client: MigrationClient, migrations: Migration[]): Promise<{ applied: string[] }> {
   const ordered = checkedInOrder(migrations);
   const checksums = await Promise.all(ordered.map((migration) => migrationChecksum(migration.sql)));
   await client.query(`SELECT pg_advisory_lock(${ADVISORY_LOCK_KEY})`);
@@ -97,9 +94,7 @@ function checkedInOrder(migrations: Migration[]): Migration[] {
     }
     const previous = ordered[index - 1];
     if (previous !== undefined && previous.version === migration.version) {
-      throw new Error(
-        `migrations ${migrationFileName(previous)} and ${migrationFileName(migration)} share version ${migration.version}`,
-      );
+      throw new Error(`migrations ${migrationFileName(previous)} and ${migrationFileName(migration)} share version ${migration.version}`);
     }
   });
   return ordered;

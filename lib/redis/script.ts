@@ -12,9 +12,9 @@ const shaCache = new Map<string, Promise<string>>();
 export function scriptSha(script: LuaScript): Promise<string> {
   let sha = shaCache.get(script.source);
   if (sha === undefined) {
-    sha = crypto.subtle.digest('SHA-1', new TextEncoder().encode(script.source)).then((digest) =>
-      Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''),
-    );
+    sha = crypto.subtle
+      .digest('SHA-1', new TextEncoder().encode(script.source))
+      .then((digest) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''));
     shaCache.set(script.source, sha);
   }
   return sha;

@@ -29,8 +29,22 @@ const ISOLATION_LEVELS: Record<string, string> = {
 };
 
 const ERROR_FIELDS = [
-  'severity', 'code', 'detail', 'hint', 'position', 'internalPosition', 'internalQuery', 'where',
-  'schema', 'table', 'column', 'dataType', 'constraint', 'file', 'line', 'routine',
+  'severity',
+  'code',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'internalQuery',
+  'where',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'file',
+  'line',
+  'routine',
 ] as const;
 
 /** A 4xx/5xx answer the handler sends as-is. */
@@ -176,12 +190,7 @@ async function runQuery(runner: pg.Pool | pg.PoolClient, query: HttpQuery, array
   };
 }
 
-async function runBatch(
-  pool: pg.Pool,
-  queries: HttpQuery[],
-  begin: string,
-  arrayMode: boolean,
-): Promise<NeonResult[]> {
+async function runBatch(pool: pg.Pool, queries: HttpQuery[], begin: string, arrayMode: boolean): Promise<NeonResult[]> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {

@@ -5,8 +5,22 @@ const BLOCKING = new Set(['blpop', 'brpop', 'brpoplpush', 'blmove', 'blmpop', 'b
 const BLOCKING_WITH_OPTION = new Set(['xread', 'xreadgroup']);
 const TRANSACTION = new Set(['multi', 'exec', 'discard', 'watch', 'unwatch']);
 const CONNECTION_STATE = new Set([
-  'select', 'auth', 'hello', 'quit', 'reset', 'readonly', 'readwrite', 'monitor', 'sync', 'psync',
-  'subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe',
+  'select',
+  'auth',
+  'hello',
+  'quit',
+  'reset',
+  'readonly',
+  'readwrite',
+  'monitor',
+  'sync',
+  'psync',
+  'subscribe',
+  'psubscribe',
+  'ssubscribe',
+  'unsubscribe',
+  'punsubscribe',
+  'sunsubscribe',
 ]);
 const CLIENT_STATE = new Set(['reply', 'setname', 'setinfo', 'tracking', 'caching', 'no-evict', 'no-touch']);
 

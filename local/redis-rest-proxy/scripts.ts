@@ -65,10 +65,17 @@ export function stripUnsupportedFlags(script: string): string {
   if (!script.startsWith('#!lua')) return script;
   const lineEnd = script.indexOf('\n');
   const firstLine = lineEnd === -1 ? script : script.slice(0, lineEnd);
-  const tokens = firstLine.slice('#!lua'.length).trim().split(/\s+/).filter((token) => token !== '');
+  const tokens = firstLine
+    .slice('#!lua'.length)
+    .trim()
+    .split(/\s+/)
+    .filter((token) => token !== '');
   const flagsToken = tokens.find((token) => token.startsWith('flags='));
   if (flagsToken === undefined) return script;
-  const flags = flagsToken.slice('flags='.length).split(',').filter((flag) => flag !== '');
+  const flags = flagsToken
+    .slice('flags='.length)
+    .split(',')
+    .filter((flag) => flag !== '');
   if (!flags.includes(UNSUPPORTED_FLAG)) return script;
   const keptFlags = flags.filter((flag) => flag !== UNSUPPORTED_FLAG);
   const otherTokens = tokens.filter((token) => token !== flagsToken);

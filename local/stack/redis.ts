@@ -22,7 +22,11 @@ export async function provideRedis(
   const restUrl = env.UPSTASH_REDIS_REST_URL;
   if (restUrl !== undefined && restUrl !== '') {
     // Used as given; loadConfig reports a missing token.
-    return { url: restUrl, token: env.UPSTASH_REDIS_REST_TOKEN ?? '', description: `${originOf(restUrl)} (UPSTASH_REDIS_REST_URL, used directly)` };
+    return {
+      url: restUrl,
+      token: env.UPSTASH_REDIS_REST_TOKEN ?? '',
+      description: `${originOf(restUrl)} (UPSTASH_REDIS_REST_URL, used directly)`,
+    };
   }
   let redisUrl = env.REDIS_URL;
   let behind: string;

@@ -28,14 +28,26 @@ describe('refusals', () => {
     const memberToken = await stack.token({ userId: member.userId, email: member.email });
     const body = { email: 'x@example.test', roleCode: 'Viewer' };
     const path = `/orgs/${org.organizationId}/invites`;
-    const auditBefore = await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [org.organizationId]);
+    const auditBefore = await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [
+      org.organizationId,
+    ]);
 
     const cases: Array<[string | undefined, number, string]> = [
       [other.adminToken, 403, 'FORBIDDEN'],
       [memberToken, 403, 'FORBIDDEN'],
       [undefined, 401, 'UNAUTHENTICATED'],
       ['not.a.jwt', 401, 'UNAUTHENTICATED'],
-      [await new SignJWT({ sid: uuidv7() }).setProtectedHeader({ alg: 'HS256' }).setSubject(org.adminId).setJti(uuidv7()).setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode('a-different-secret-of-at-least-32-chars')), 401, 'UNAUTHENTICATED'],
+      [
+        await new SignJWT({ sid: uuidv7() })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(org.adminId)
+          .setJti(uuidv7())
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .sign(new TextEncoder().encode('a-different-secret-of-at-least-32-chars')),
+        401,
+        'UNAUTHENTICATED',
+      ],
       [await stack.token({ userId: org.adminId, expiresInSeconds: -10 }), 401, 'UNAUTHENTICATED'],
     ];
     for (const [token, status, code] of cases) {
@@ -44,7 +56,10 @@ describe('refusals', () => {
         ['GET', path],
         ['DELETE', `${path}/${uuidv7()}`],
       ] as const) {
-        const response = await stack.request(method, target, { ...(token !== undefined ? { token } : {}), ...(method === 'POST' ? { body } : {}) });
+        const response = await stack.request(method, target, {
+          ...(token !== undefined ? { token } : {}),
+          ...(method === 'POST' ? { body } : {}),
+        });
         expect(response.status, `${method} ${code}`).toBe(status);
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
       }
@@ -104,7 +119,9 @@ describe('refusals', () => {
     } finally {
       stack.redisProxy.faults.clear();
     }
-    const line = stack.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'revocation_write_failed' && l.userId === org.adminId);
+    const line = stack.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.event === 'revocation_write_failed' && l.userId === org.adminId);
     expect(line).toBeDefined();
     expect(JSON.stringify(line)).not.toContain(sessionId);
     const session = await stack.db.query('SELECT revoked_at FROM sessions WHERE id = $1', [sessionId]);

@@ -75,9 +75,7 @@ describe('auditStatement in a batch', () => {
       auditStatement(audited, new Date()),
     ]);
     expect(await rowsFor(audited.correlationId)).toHaveLength(1);
-    expect(await db.query('SELECT name FROM organizations WHERE id = $1', [audited.organizationId])).toEqual([
-      { name: 'Audited Org' },
-    ]);
+    expect(await db.query('SELECT name FROM organizations WHERE id = $1', [audited.organizationId])).toEqual([{ name: 'Audited Org' }]);
   });
 
   it('leaves no audit row when the change fails', async () => {
@@ -96,9 +94,10 @@ describe('append-only', () => {
   it('refuses UPDATE and DELETE of audit rows', async () => {
     const audited = event();
     const { id } = await writeAudit(db, audited, new Date());
-    await expect(
-      db.query("UPDATE audit_events SET action = 'session.revoked' WHERE id = $1", [id]),
-    ).rejects.toMatchObject({ code: '42501', message: expect.stringMatching(/append-only/) });
+    await expect(db.query("UPDATE audit_events SET action = 'session.revoked' WHERE id = $1", [id])).rejects.toMatchObject({
+      code: '42501',
+      message: expect.stringMatching(/append-only/),
+    });
     await expect(db.query('DELETE FROM audit_events WHERE id = $1', [id])).rejects.toMatchObject({ code: '42501' });
     expect(await rowsFor(audited.correlationId)).toMatchObject([{ id, action: 'invite.created' }]);
   });

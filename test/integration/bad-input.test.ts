@@ -24,7 +24,12 @@ it.each([
   ['location of no such outlet', 'POST', '/orgs/{org}/invites', { body: { ...valid, locationId: '0192f0c1-0000-7000-8000-000000000000' } }],
   ['malformed JSON', 'POST', '/orgs/{org}/invites', { rawBody: '{"email": ', headers: { 'content-type': 'application/json' } }],
   ['JSON that is not an object', 'POST', '/orgs/{org}/invites', { rawBody: '[1,2,3]', headers: { 'content-type': 'application/json' } }],
-  ['oversized body', 'POST', '/orgs/{org}/invites', { rawBody: JSON.stringify({ ...valid, pad: 'x'.repeat(64 * 1024) }), headers: { 'content-type': 'application/json' } }],
+  [
+    'oversized body',
+    'POST',
+    '/orgs/{org}/invites',
+    { rawBody: JSON.stringify({ ...valid, pad: 'x'.repeat(64 * 1024) }), headers: { 'content-type': 'application/json' } },
+  ],
   ['no body at all', 'POST', '/orgs/{org}/invites', {}],
   ['bad email filter', 'GET', '/orgs/{org}/invites?email=nope', {}],
   ['unknown query parameter', 'GET', '/orgs/{org}/invites?limit=5', {}],

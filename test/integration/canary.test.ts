@@ -13,7 +13,13 @@ afterAll(async () => stack?.close());
 function leakForms(secret: string): string[] {
   const bytes = new TextEncoder().encode(secret);
   const base64 = btoa(String.fromCharCode(...bytes));
-  return [secret, base64, base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), encodeURIComponent(secret), Buffer.from(secret).toString('hex')];
+  return [
+    secret,
+    base64,
+    base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+    encodeURIComponent(secret),
+    Buffer.from(secret).toString('hex'),
+  ];
 }
 
 async function everythingStored(s: TestStack): Promise<string> {
@@ -56,7 +62,10 @@ it('an invite token is seen once, in the create response, and nowhere else throu
     return response;
   };
   const created = await record(
-    await stack.request('POST', `/orgs/${org.organizationId}/invites`, { token: org.adminToken, body: { email: person.email, roleCode: 'Viewer' } }),
+    await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+      token: org.adminToken,
+      body: { email: person.email, roleCode: 'Viewer' },
+    }),
   );
   const { token } = (await created.json()) as { token: string };
   const bearer = await stack.token({ userId: person.userId, email: person.email });

@@ -27,10 +27,9 @@ it('20 parallel accepts of one invite: one 200, nineteen 410, one role row, one 
 
   const roles = await stack.db.query('SELECT count(*)::int AS n FROM role_assignments WHERE user_id = $1', [person.userId]);
   expect(roles.rows[0].n).toBe(1);
-  const audit = await stack.db.query(
-    "SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = 'invite.accepted'",
-    [invite.inviteId],
-  );
+  const audit = await stack.db.query("SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = 'invite.accepted'", [
+    invite.inviteId,
+  ]);
   expect(audit.rows[0].n).toBe(1);
 });
 
@@ -48,9 +47,8 @@ it('parallel cancels of one invite: one 204, the rest 404, one invite.cancelled 
   );
   expect(responses.map((r) => r.status).filter((s) => s === 204)).toHaveLength(1);
   expect(responses.map((r) => r.status).filter((s) => s === 404)).toHaveLength(9);
-  const audit = await stack.db.query(
-    "SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = 'invite.cancelled'",
-    [invite.inviteId],
-  );
+  const audit = await stack.db.query("SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = 'invite.cancelled'", [
+    invite.inviteId,
+  ]);
   expect(audit.rows[0].n).toBe(1);
 });

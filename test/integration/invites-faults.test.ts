@@ -61,7 +61,10 @@ describe('Redis refused or slower than its deadline', () => {
       expect(await auditCount(stack, org.organizationId)).toBe(before);
       // The refused create left no invite behind, even where its late script landed after the 503.
       const { hashEmail } = await import('../../lib/keys/index.ts');
-      const otherIndex = stack.deps.keys.inviteActiveByEmailHash(org.organizationId, await hashEmail(stack.config.indexHashKey, 'other@example.test'));
+      const otherIndex = stack.deps.keys.inviteActiveByEmailHash(
+        org.organizationId,
+        await hashEmail(stack.config.indexHashKey, 'other@example.test'),
+      );
       expect(await stack.redis.exists(otherIndex)).toBe(0);
       const members = await stack.redis.zrange(stack.deps.keys.inviteActiveByOrg(org.organizationId), 0, -1);
       expect(members.length).toBeLessThanOrEqual(1);
@@ -91,7 +94,9 @@ describe('PostgreSQL down', () => {
     // Refuse the audit INSERT alone: the RBAC query before it still succeeds.
     await stack.db.query(`CREATE OR REPLACE FUNCTION test_refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.organization_id = '${org.organizationId}' THEN RAISE EXCEPTION 'audit refused by test'; END IF; RETURN NEW; END $$`);
-    await stack.db.query('CREATE TRIGGER test_refuse_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION test_refuse_audit()');
+    await stack.db.query(
+      'CREATE TRIGGER test_refuse_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION test_refuse_audit()',
+    );
     try {
       const response = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
         token: org.adminToken,
@@ -145,7 +150,10 @@ describe('a Redis server that dies', () => {
       ['DELETE', `/orgs/${org.organizationId}/invites/${invite.inviteId}`, undefined],
       ['POST', '/invites/accept', { token }],
     ] as const) {
-      const response = await dying.request(method, path, { token: path === '/invites/accept' ? bearer : org.adminToken, ...(body ? { body } : {}) });
+      const response = await dying.request(method, path, {
+        token: path === '/invites/accept' ? bearer : org.adminToken,
+        ...(body ? { body } : {}),
+      });
       expect(response.status, `${method} ${path}`).toBe(503);
     }
     const health = await dying.request('GET', '/healthz');

@@ -53,9 +53,10 @@ describe('create', () => {
     expect(new Date(invite.expiresAtUtc!).getTime() - new Date(invite.createdAtUtc!).getTime()).toBe(10_800_000);
     // Only the token's hash is stored, never the token.
     expect(JSON.stringify(stored)).not.toContain(token);
-    const audit = await stack.db.query('SELECT action, actor_user_id, organization_id, location_id FROM audit_events WHERE target_id = $1', [
-      invite.inviteId,
-    ]);
+    const audit = await stack.db.query(
+      'SELECT action, actor_user_id, organization_id, location_id FROM audit_events WHERE target_id = $1',
+      [invite.inviteId],
+    );
     expect(audit.rows).toEqual([
       { action: 'invite.created', actor_user_id: org.adminId, organization_id: org.organizationId, location_id: org.locationId },
     ]);

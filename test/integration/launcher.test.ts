@@ -160,7 +160,9 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     for (let i = 0; i < 2; i += 1) {
       const { stdout } = await run('npx', ['tsx', 'local/seed-cli.ts', '--json'], { cwd: REPO_ROOT, env: seedEnv, timeout: 30_000 });
       expect(stdout.trim().split('\n')).toHaveLength(1);
-      seeds.push(JSON.parse(stdout) as { organizationId: string; locationId: string; admin: { userId: string; email: string; token: string } });
+      seeds.push(
+        JSON.parse(stdout) as { organizationId: string; locationId: string; admin: { userId: string; email: string; token: string } },
+      );
     }
     expect(seeds[0]).toMatchObject({ organizationId: org, locationId: location, admin: { email: 'admin@demo.runstate.test' } });
     expect({ ...seeds[1], admin: { ...seeds[1]!.admin, token: '' } }).toEqual({ ...seeds[0], admin: { ...seeds[0]!.admin, token: '' } });

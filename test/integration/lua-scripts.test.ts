@@ -13,7 +13,6 @@ afterAll(async () => {
   await redis.quit();
 });
 
-
 it.each(LUA_SCRIPTS.map((s) => [s.name, s] as const))('%s: SCRIPT LOAD returns our SHA', async (_name, script) => {
   const loaded = (await redis.call('SCRIPT', 'LOAD', script.source)) as string;
   expect(loaded).toBe(await scriptSha(script));

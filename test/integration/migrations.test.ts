@@ -70,9 +70,12 @@ describe('applyMigrations', () => {
   it('works through the Neon driver Client over the WebSocket tunnel too', async () => {
     const { schema } = await scratchClient();
     let proxy: NeonProxy | undefined;
-    const pool = createPool({ databaseUrl, neonLocalProxyUrl: (proxy = await startNeonProxy()).url }, {
-      webSocketConstructor: WebSocket,
-    });
+    const pool = createPool(
+      { databaseUrl, neonLocalProxyUrl: (proxy = await startNeonProxy()).url },
+      {
+        webSocketConstructor: WebSocket,
+      },
+    );
     try {
       const neonClient = await pool.connect();
       try {
@@ -118,9 +121,7 @@ describe('applyMigrations', () => {
     ];
     await expect(applyMigrations(c, failing)).rejects.toThrow(/0002_broken\.sql failed: division by zero/);
     expect((await c.query('SELECT version FROM schema_migrations')).rows).toEqual([{ version: 1 }]);
-    expect((await c.query("SELECT to_regclass('half') AS a, to_regclass('after_broken') AS b")).rows).toEqual([
-      { a: null, b: null },
-    ]);
+    expect((await c.query("SELECT to_regclass('half') AS a, to_regclass('after_broken') AS b")).rows).toEqual([{ a: null, b: null }]);
   });
 
   it('applies each migration once when two runners start together', async () => {
@@ -138,9 +139,9 @@ describe('applyMigrations', () => {
 
   it('refuses two migrations with one version', async () => {
     const { client: c } = await scratchClient();
-    await expect(
-      applyMigrations(c, [widgets[0] as Migration, { version: 1, name: 'again', sql: 'SELECT 1' }]),
-    ).rejects.toThrow(/share version 1/);
+    await expect(applyMigrations(c, [widgets[0] as Migration, { version: 1, name: 'again', sql: 'SELECT 1' }])).rejects.toThrow(
+      /share version 1/,
+    );
   });
 });
 
@@ -184,13 +185,9 @@ describe('migrations on disk', () => {
   });
 
   it('refuses gaps, duplicate numbers and misnamed files', async () => {
-    await expect(loadMigrationsFromDisk(await folder({ '0001_a.sql': '', '0003_c.sql': '' }))).rejects.toThrow(
-      /0003_c\.sql leaves a gap/,
-    );
+    await expect(loadMigrationsFromDisk(await folder({ '0001_a.sql': '', '0003_c.sql': '' }))).rejects.toThrow(/0003_c\.sql leaves a gap/);
     await expect(loadMigrationsFromDisk(await folder({ '0002_b.sql': '' }))).rejects.toThrow(/gap/);
-    await expect(loadMigrationsFromDisk(await folder({ '0001_a.sql': '', '0001_b.sql': '' }))).rejects.toThrow(
-      /share version 1/,
-    );
+    await expect(loadMigrationsFromDisk(await folder({ '0001_a.sql': '', '0001_b.sql': '' }))).rejects.toThrow(/share version 1/);
     await expect(loadMigrationsFromDisk(await folder({ '1_a.sql': '' }))).rejects.toThrow(/1_a\.sql is not named/);
   });
 });

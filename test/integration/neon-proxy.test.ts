@@ -19,9 +19,7 @@ beforeAll(async () => {
   proxy = await startNeonProxy();
   db = createDb({ databaseUrl, neonLocalProxyUrl: proxy.url });
   await db.query(`CREATE SCHEMA ${schema}`);
-  await db.query(
-    `CREATE TABLE ${schema}.items (id uuid PRIMARY KEY, n bigint, tags text[], data jsonb, at timestamptz, flag bool)`,
-  );
+  await db.query(`CREATE TABLE ${schema}.items (id uuid PRIMARY KEY, n bigint, tags text[], data jsonb, at timestamptz, flag bool)`);
   await db.query(`CREATE TABLE ${schema}.accounts (id int PRIMARY KEY, balance int NOT NULL)`);
 });
 
@@ -154,9 +152,9 @@ describe('WebSocket Pool through the tunnel', () => {
         const locked = await holder.query(`SELECT balance FROM ${schema}.accounts WHERE id = 1 FOR UPDATE`);
         expect(locked.rows).toEqual([{ balance: 100 }]);
         // The lock is really held by the open transaction on the other side of the tunnel.
-        await expect(
-          other.query(`SELECT balance FROM ${schema}.accounts WHERE id = 1 FOR UPDATE NOWAIT`),
-        ).rejects.toMatchObject({ code: '55P03' });
+        await expect(other.query(`SELECT balance FROM ${schema}.accounts WHERE id = 1 FOR UPDATE NOWAIT`)).rejects.toMatchObject({
+          code: '55P03',
+        });
         await holder.query(`UPDATE ${schema}.accounts SET balance = $1 WHERE id = 1`, [locked.rows[0].balance - 30]);
         await holder.query('COMMIT');
         const after = await other.query(`SELECT balance FROM ${schema}.accounts WHERE id = 1 FOR UPDATE NOWAIT`);
@@ -174,9 +172,7 @@ describe('WebSocket Pool through the tunnel', () => {
 describe('loopback only', () => {
   it('classifies addresses without DNS', () => {
     expect(['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', '::ffff:127.0.0.1'].every(isLoopbackHost)).toBe(true);
-    expect(['10.0.0.1', '192.0.2.1', 'db.example.com', '::ffff:10.0.0.1', '127.0.0.1.nip.io'].some(isLoopbackHost)).toBe(
-      false,
-    );
+    expect(['10.0.0.1', '192.0.2.1', 'db.example.com', '::ffff:10.0.0.1', '127.0.0.1.nip.io'].some(isLoopbackHost)).toBe(false);
   });
 
   it('refuses a WebSocket tunnel to a non-loopback address', async () => {

@@ -93,7 +93,8 @@ describe('single commands', () => {
 
   it('keeps binary values byte-exact (0x00-0xff written by Lua, read back raw)', async () => {
     const k = key('binary');
-    const script = "local t = {} for i = 0, 255 do t[#t + 1] = string.char(i) end redis.call('SET', KEYS[1], table.concat(t)) return redis.call('GET', KEYS[1])";
+    const script =
+      "local t = {} for i = 0, 255 do t[#t + 1] = string.char(i) end redis.call('SET', KEYS[1], table.concat(t)) return redis.call('GET', KEYS[1])";
     const expected = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     const written = await post(proxy, '', ['eval', script, 1, k], { base64: true });
     expect(Buffer.from((written.json as { result: string }).result, 'base64').equals(expected)).toBe(true);
@@ -128,7 +129,12 @@ describe('single commands', () => {
 describe('pipelines and transactions', () => {
   it('returns one entry per pipelined command, with a failing command inline', async () => {
     const k = key('pipe');
-    const answer = await post(proxy, '/pipeline', [['set', k, 'text'], ['incr', k], ['get', k], ['get', key('none')]]);
+    const answer = await post(proxy, '/pipeline', [
+      ['set', k, 'text'],
+      ['incr', k],
+      ['get', k],
+      ['get', key('none')],
+    ]);
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual([
       { result: 'OK' },
@@ -162,7 +168,16 @@ describe('pipelines and transactions', () => {
     expect(answer.status).toBe(400);
     expect(answer.json).toEqual({ error: expect.stringContaining('EXECABORT') });
     expect(await raw.get(k)).toBeNull();
-    const runtime = await post(proxy, '/multi-exec', [['set', k, 'v'], ['incr', k], ['get', k]], { base64: true });
+    const runtime = await post(
+      proxy,
+      '/multi-exec',
+      [
+        ['set', k, 'v'],
+        ['incr', k],
+        ['get', k],
+      ],
+      { base64: true },
+    );
     expect(runtime.status).toBe(200);
     expect(runtime.json).toEqual([{ result: b64('OK') }, { error: expect.stringContaining('not an integer') }, { result: b64('v') }]);
   });
@@ -325,7 +340,10 @@ describe('faults', () => {
       const results = await client.pipeline().get(k).exists(k).strlen(k).exec({ keepErrors: true });
       expect(results.map((entry) => entry.error ?? entry.result)).toEqual(['v', 'ERR injected fault', 1]);
       await expect(client.createScript(`return '${randomUUID()}'`).exec([], [])).rejects.toThrow(/ERR injected fault/);
-      const transaction = await post(faulty, '/multi-exec', [['set', k, 'changed'], ['exists', k]]);
+      const transaction = await post(faulty, '/multi-exec', [
+        ['set', k, 'changed'],
+        ['exists', k],
+      ]);
       expect(transaction).toMatchObject({ status: 400, json: { error: 'ERR injected fault' } });
       expect(await client.get(k)).toBe('v');
     } finally {

@@ -31,7 +31,11 @@ afterAll(async () => {
 });
 
 /** An HTTP API payload 2.0 event as API Gateway sends it for the `$default` route. */
-function httpApiEvent(method: string, rawPath: string, options: { rawQueryString?: string; headers?: Record<string, string>; body?: string } = {}) {
+function httpApiEvent(
+  method: string,
+  rawPath: string,
+  options: { rawQueryString?: string; headers?: Record<string, string>; body?: string } = {},
+) {
   const now = new Date();
   return {
     version: '2.0',
@@ -107,7 +111,12 @@ describe('the Lambda handler', () => {
     expect(result.statusCode).toBe(201);
     expect(result.headers['x-correlation-id']).toBe('lambda-test-1');
     const body = JSON.parse(result.body) as { invite: Record<string, string>; token: string };
-    expect(body.invite).toMatchObject({ organizationId: org.organizationId, email: person.email, roleCode: 'Viewer', correlationId: 'lambda-test-1' });
+    expect(body.invite).toMatchObject({
+      organizationId: org.organizationId,
+      email: person.email,
+      roleCode: 'Viewer',
+      correlationId: 'lambda-test-1',
+    });
     const audit = await db.query('SELECT action FROM audit_events WHERE target_id = $1', [body.invite.inviteId]);
     expect(audit.rows).toEqual([{ action: 'invite.created' }]);
   });

@@ -15,9 +15,7 @@ export interface LocalServices {
   close(): Promise<void>;
 }
 
-export async function startLocalServices(
-  options: { redisUrl?: string; separateRevocationProxy?: boolean } = {},
-): Promise<LocalServices> {
+export async function startLocalServices(options: { redisUrl?: string; separateRevocationProxy?: boolean } = {}): Promise<LocalServices> {
   const databaseUrl = inject('databaseUrl');
   const redisUrl = options.redisUrl ?? inject('redisUrl');
   const redisProxy = await startRedisRestProxy({ redisUrl });

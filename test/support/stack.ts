@@ -32,7 +32,10 @@ export type TestStack = Awaited<ReturnType<typeof startStack>>;
 
 export async function startStack(options: StackOptions = {}) {
   const redisUrl = options.redisUrl ?? inject('redisUrl');
-  const services = await startLocalServices({ redisUrl, ...(options.separateRevocationProxy === true ? { separateRevocationProxy: true } : {}) });
+  const services = await startLocalServices({
+    redisUrl,
+    ...(options.separateRevocationProxy === true ? { separateRevocationProxy: true } : {}),
+  });
   const { redisProxy, neonProxy, databaseUrl } = services;
   const logs: string[] = [];
   const config: Config = loadConfig({

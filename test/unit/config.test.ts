@@ -53,7 +53,11 @@ describe('loadConfig', () => {
   it.each([
     ['a localhost Redis', { UPSTASH_REDIS_REST_URL: 'https://localhost:8079' }, 'UPSTASH_REDIS_REST_URL'],
     ['plain-http Redis', { UPSTASH_REDIS_REST_URL: 'http://main.upstash.example' }, 'UPSTASH_REDIS_REST_URL'],
-    ['no separate revocation store', { REVOCATION_REDIS_REST_URL: undefined, REVOCATION_REDIS_REST_TOKEN: undefined }, 'REVOCATION_REDIS_REST_URL'],
+    [
+      'no separate revocation store',
+      { REVOCATION_REDIS_REST_URL: undefined, REVOCATION_REDIS_REST_TOKEN: undefined },
+      'REVOCATION_REDIS_REST_URL',
+    ],
     ['a localhost revocation store', { REVOCATION_REDIS_REST_URL: 'https://127.0.0.1:9' }, 'REVOCATION_REDIS_REST_URL'],
     ['an HS256 secret', { AUTH_JWT_SECRET: 'y'.repeat(40) }, 'AUTH_JWT_SECRET'],
     ['no secrets keys', { SECRETS_KEYS: undefined }, 'SECRETS_KEYS'],

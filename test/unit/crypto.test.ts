@@ -179,7 +179,13 @@ describe('uuid bytes and hex', () => {
   });
 
   it('refuses anything but a canonical UUID, and byte arrays that are not 16 long', () => {
-    for (const bad of ['', '{0192f0c1-0000-7000-8000-000000000001}', '0192f0c100007000800000000000000 1', '0192f0c1-0000-7000-8000-00000000000g', ' 0192f0c1-0000-7000-8000-000000000001']) {
+    for (const bad of [
+      '',
+      '{0192f0c1-0000-7000-8000-000000000001}',
+      '0192f0c100007000800000000000000 1',
+      '0192f0c1-0000-7000-8000-00000000000g',
+      ' 0192f0c1-0000-7000-8000-000000000001',
+    ]) {
       expect(() => uuidToBytes(bad)).toThrow(TypeError);
     }
     expect(() => bytesToUuid(new Uint8Array(15))).toThrow(RangeError);

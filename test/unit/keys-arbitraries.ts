@@ -5,7 +5,30 @@ import { hashSegment, type HashedSegment } from '../../lib/keys/index.ts';
 /** An oracle independent of lib/keys: the canonical UUID shape in either case. */
 export const looksLikeUuid = (value: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
-const hostileUnit = fc.constantFrom(':', '{', '}', '*', '?', '[', ']', ' ', '\t', '\n', '\u0000', '@', '.', '-', 'a', 'F', '0', '9', 'é', 'ß', '😀', '\u202e');
+const hostileUnit = fc.constantFrom(
+  ':',
+  '{',
+  '}',
+  '*',
+  '?',
+  '[',
+  ']',
+  ' ',
+  '\t',
+  '\n',
+  '\u0000',
+  '@',
+  '.',
+  '-',
+  'a',
+  'F',
+  '0',
+  '9',
+  'é',
+  'ß',
+  '😀',
+  '\u202e',
+);
 
 /** Strings a caller might pass by mistake or an attacker on purpose, plus almost-UUIDs and real ones. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -41,4 +64,6 @@ export const HASH_KEY = 'test-index-hash-key-0123456789abcdef';
 export const hashed: fc.Arbitrary<Promise<HashedSegment>> = fc.string({ unit: 'binary' }).map((value) => hashSegment(HASH_KEY, value));
 
 /** 64 lowercase hex, the shape of a digest, built without lib/keys. */
-export const hex64 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(''));
+export const hex64 = fc
+  .uint8Array({ minLength: 32, maxLength: 32 })
+  .map((bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(''));

@@ -113,7 +113,12 @@ describe('createKeyspace', () => {
 
   it('keeps the longest possible key under 200 characters', () => {
     const keyspace = createKeyspace({ prefix: 'a'.repeat(16), env: 'staging' });
-    const key = keyspace.throttleCounter({ kind: 'outlet', id: '0192f0c1-0000-7000-8000-000000000001' }, 'password-reset', 'f'.repeat(64) as HashedSegment, 9_999_999_999);
+    const key = keyspace.throttleCounter(
+      { kind: 'outlet', id: '0192f0c1-0000-7000-8000-000000000001' },
+      'password-reset',
+      'f'.repeat(64) as HashedSegment,
+      9_999_999_999,
+    );
     expect(key.length).toBeLessThan(200);
   });
 });
@@ -175,7 +180,9 @@ describe('emails never reach a key', () => {
 
 describe('KeyError from a builder', () => {
   it('never echoes the value it refused', () => {
-    const secretLike = fc.tuple(fc.constantFrom('sk_live_', 'whsec_', 'pa55word:', 'eyJhbGciOi'), fc.string({ unit: 'binary', minLength: 6 })).map(([a, b]) => a + b);
+    const secretLike = fc
+      .tuple(fc.constantFrom('sk_live_', 'whsec_', 'pa55word:', 'eyJhbGciOi'), fc.string({ unit: 'binary', minLength: 6 }))
+      .map(([a, b]) => a + b);
     const org = '0192f0c1-0000-7000-8000-000000000001';
     const keyspace = createKeyspace({ prefix: 'mhpay', env: 'test' });
     fc.assert(
@@ -203,7 +210,8 @@ describe('KeyError from a builder', () => {
           }
           expect(caught).toBeInstanceOf(KeyError);
           const error = caught as KeyError;
-          for (const text of [error.message, String(error), error.stack ?? '', JSON.stringify({ ...error })]) expect(text).not.toContain(secret);
+          for (const text of [error.message, String(error), error.stack ?? '', JSON.stringify({ ...error })])
+            expect(text).not.toContain(secret);
         }
       }),
     );

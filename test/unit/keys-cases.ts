@@ -26,7 +26,12 @@ export interface BuilderCase {
 const isHex64 = (value: unknown) => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
 const str = (value: unknown) => value as string;
 const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : '');
-const maybeHex64 = fc.oneof(hex64, hostileString, hex64.map((h) => h.toUpperCase()), hex64.map((h) => h.slice(1)));
+const maybeHex64 = fc.oneof(
+  hex64,
+  hostileString,
+  hex64.map((h) => h.toUpperCase()),
+  hex64.map((h) => h.slice(1)),
+);
 
 // Builders are called through `any` on purpose: the point is what they do with input the types would refuse.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -85,7 +90,13 @@ export const BUILDER_CASES: BuilderCase[] = [
     valid: fc.tuple(validUuid),
     any: fc.tuple(maybeUuid),
     call: (keyspace, [org]) => loose(keyspace).inviteActiveByOrg(org),
-    expect: ([org]) => ({ valid: looksLikeUuid(str(org)), scope: { kind: 'org', id: lower(org) }, domain: 'invite', purpose: 'active-by-org', id: lower(org) }),
+    expect: ([org]) => ({
+      valid: looksLikeUuid(str(org)),
+      scope: { kind: 'org', id: lower(org) },
+      domain: 'invite',
+      purpose: 'active-by-org',
+      id: lower(org),
+    }),
   },
   {
     name: 'inviteActiveByEmailHash',
@@ -142,13 +153,25 @@ export const BUILDER_CASES: BuilderCase[] = [
     valid: fc.tuple(validUuid),
     any: fc.tuple(maybeUuid),
     call: (keyspace, [sessionId]) => loose(keyspace).revokedSession(sessionId),
-    expect: ([sessionId]) => ({ valid: looksLikeUuid(str(sessionId)), scope: { kind: 'platform' }, domain: 'auth', purpose: 'revoked-session', id: lower(sessionId) }),
+    expect: ([sessionId]) => ({
+      valid: looksLikeUuid(str(sessionId)),
+      scope: { kind: 'platform' },
+      domain: 'auth',
+      purpose: 'revoked-session',
+      id: lower(sessionId),
+    }),
   },
   {
     name: 'revokedJti',
     valid: fc.tuple(hex64),
     any: fc.tuple(maybeHex64),
     call: (keyspace, [digest]) => loose(keyspace).revokedJti(digest),
-    expect: ([digest]) => ({ valid: isHex64(digest), scope: { kind: 'platform' }, domain: 'auth', purpose: 'revoked-jti', id: str(digest) }),
+    expect: ([digest]) => ({
+      valid: isHex64(digest),
+      scope: { kind: 'platform' },
+      domain: 'auth',
+      purpose: 'revoked-jti',
+      id: str(digest),
+    }),
   },
 ];

@@ -17,7 +17,9 @@ describe('toUuidN / fromUuidN', () => {
   });
 
   it('round-trip from the N side too', () => {
-    const nForm = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(''));
+    const nForm = fc
+      .uint8Array({ minLength: 16, maxLength: 16 })
+      .map((b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(''));
     fc.assert(fc.property(nForm, (n) => toUuidN(fromUuidN(n)) === n));
   });
 
@@ -61,16 +63,24 @@ describe('requireEnum', () => {
   it('passes allow-listed values and refuses the rest', () => {
     const allowed = ['login', 'mfa-verify'] as const;
     expect(requireEnum('login', allowed, 'action')).toBe('login');
-    for (const bad of ['LOGIN', 'login ', '', 'toString', 'constructor']) expect(() => requireEnum(bad, allowed, 'action')).toThrow(KeyError);
+    for (const bad of ['LOGIN', 'login ', '', 'toString', 'constructor'])
+      expect(() => requireEnum(bad, allowed, 'action')).toThrow(KeyError);
   });
 });
 
 describe('KeyError', () => {
   it('names the field but never repeats the refused value', () => {
-    const secretLike = fc.tuple(fc.constantFrom('sk_live_', 'whsec_', 'pa55:', 'Bearer '), fc.string({ unit: 'binary', minLength: 6 })).map(([a, b]) => a + b);
+    const secretLike = fc
+      .tuple(fc.constantFrom('sk_live_', 'whsec_', 'pa55:', 'Bearer '), fc.string({ unit: 'binary', minLength: 6 }))
+      .map(([a, b]) => a + b);
     fc.assert(
       fc.property(secretLike, (secret) => {
-        for (const attempt of [() => normalizeUuid(secret, 'orgId'), () => toUuidN(secret), () => fromUuidN(secret), () => requireEnum(secret, ['login'], 'action')]) {
+        for (const attempt of [
+          () => normalizeUuid(secret, 'orgId'),
+          () => toUuidN(secret),
+          () => fromUuidN(secret),
+          () => requireEnum(secret, ['login'], 'action'),
+        ]) {
           let caught: unknown;
           try {
             attempt();

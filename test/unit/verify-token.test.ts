@@ -46,12 +46,51 @@ describe('RS256 via JWKS', () => {
   });
 
   it.each([
-    ['another key', async () => claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).sign(otherKey)],
-    ['the wrong issuer', async () => claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://evil/').setAudience(audience).sign(privateKey)],
-    ['the wrong audience', async () => claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience('other').sign(privateKey)],
-    ['an HS256 token (algorithm confusion)', async () => claims().setProtectedHeader({ alg: 'HS256' }).setIssuer(issuer).setAudience(audience).sign(new TextEncoder().encode('x'.repeat(32)))],
-    ['a missing sid', async () => new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject(uuidv7()).setJti('j').setIssuedAt().setExpirationTime('5m').setIssuer(issuer).setAudience(audience).sign(privateKey)],
-    ['a non-UUID subject', async () => claims().setSubject('admin').setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).sign(privateKey)],
+    [
+      'another key',
+      async () => claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).sign(otherKey),
+    ],
+    [
+      'the wrong issuer',
+      async () =>
+        claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://evil/').setAudience(audience).sign(privateKey),
+    ],
+    [
+      'the wrong audience',
+      async () => claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience('other').sign(privateKey),
+    ],
+    [
+      'an HS256 token (algorithm confusion)',
+      async () =>
+        claims()
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuer(issuer)
+          .setAudience(audience)
+          .sign(new TextEncoder().encode('x'.repeat(32))),
+    ],
+    [
+      'a missing sid',
+      async () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+          .setSubject(uuidv7())
+          .setJti('j')
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .setIssuer(issuer)
+          .setAudience(audience)
+          .sign(privateKey),
+    ],
+    [
+      'a non-UUID subject',
+      async () =>
+        claims()
+          .setSubject('admin')
+          .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+          .setIssuer(issuer)
+          .setAudience(audience)
+          .sign(privateKey),
+    ],
   ])('refuses %s', async (_name, make) => {
     const verify = createTokenVerifier({ kind: 'jwks', jwksUrl, issuer, audience });
     expect(await verify(await make())).toBeUndefined();
@@ -73,7 +112,10 @@ describe('HS256 (dev/test)', () => {
     const verify = createTokenVerifier({ kind: 'hs256', secret });
     const none = `${btoa(JSON.stringify({ alg: 'none' }))}.${btoa(JSON.stringify({ sub: uuidv7(), sid: uuidv7(), jti: 'j', iat: 1, exp: 9_999_999_999 }))}.`;
     expect(await verify(none)).toBeUndefined();
-    const expired = await claims().setExpirationTime(Math.floor(Date.now() / 1000) - 60).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+    const expired = await claims()
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode(secret));
     expect(await verify(expired)).toBeUndefined();
   });
 });

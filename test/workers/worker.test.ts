@@ -137,7 +137,10 @@ describe('the worker in workerd', () => {
   });
 
   it('answers unknown routes with the JSON 404 body', async () => {
-    expect(await call('GET', '/no-such-route')).toEqual({ status: 404, body: { error: { code: 'NOT_FOUND', message: expect.any(String) } } });
+    expect(await call('GET', '/no-such-route')).toEqual({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND', message: expect.any(String) } },
+    });
   });
 });
 

@@ -34,7 +34,12 @@ export async function listInvites(deps: Deps, query: { organizationId: string; e
       : keys.inviteActiveByEmailHash(query.organizationId, await hashEmail(deps.config.indexHashKey, query.email));
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
   // Pruning is idempotent, so the retrying read client is safe for this script.
-  const reply = await runScript(deps.redis.read, LIST_INVITES, [indexKey], [String(nowSeconds), keys.inviteObjectPrefix(query.organizationId)]);
+  const reply = await runScript(
+    deps.redis.read,
+    LIST_INVITES,
+    [indexKey],
+    [String(nowSeconds), keys.inviteObjectPrefix(query.organizationId)],
+  );
   const invites: Invite[] = [];
   for (const raw of Array.isArray(reply) ? reply : []) {
     const record = decodeJson(inviteRecordSchema, raw);
