@@ -6,12 +6,12 @@ import { createApp } from '../functions/app.ts';
 import { loadConfig } from '../lib/config/index.ts';
 import { createDeps } from '../lib/create-deps.ts';
 import { createJsonLogger } from '../lib/log/logger.ts';
-import { startRedisRestProxy } from '../local/redis-rest-proxy/index.ts';
-import { startNeonProxy } from '../local/neon-proxy/index.ts';
-import { startRedisServer } from '../local/redis-server.ts';
+import { startRedisRestProxy } from '../local/emulators/upstash/index.ts';
+import { startNeonProxy } from '../local/emulators/neon/index.ts';
+import { startRedisServer } from '../local/processes/redis-server.ts';
 import { mintToken, type TokenClaims } from '../test/support/tokens.ts';
 import { seedOrganization as seedOrganizationInto } from '../test/support/fixtures.ts';
-import { createScratchDatabase, DEFAULT_DATABASE_URL } from '../local/scratch-database.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL } from '../local/processes/scratch-database.ts';
 import type { Teardown } from './teardown.ts';
 
 const BENCH_JWT_SECRET = 'bench-only-hs256-secret-0123456789abcdef';

@@ -6,8 +6,8 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync } f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startRedisRestProxy } from '../../local/redis-rest-proxy/index.ts';
-import { startRedisServer } from '../../local/redis-server.ts';
+import { startRedisRestProxy } from '../../local/emulators/upstash/index.ts';
+import { startRedisServer } from '../../local/processes/redis-server.ts';
 import { compareRuns, formatComparison } from './compare.ts';
 import { readJunit, type TestOutcome } from './junit.ts';
 import { startReferenceFront } from './reference-front.ts';

@@ -5,7 +5,7 @@ import { localProxyFetchOptions } from './local-proxy.ts';
 /** Where the database is: a postgres:// URL, and optionally the local Neon proxy in front of a plain Postgres. */
 export interface PgConnectionConfig {
   databaseUrl: string;
-  /** e.g. http://127.0.0.1:5999 — set only for local dev and tests (local/neon-proxy). */
+  /** e.g. http://127.0.0.1:5999 — set only for local dev and tests (local/emulators/neon). */
   neonLocalProxyUrl?: string;
 }
 

@@ -1,4 +1,4 @@
-// Points one Neon driver instance at the local Neon proxy (local/neon-proxy) so dev and tests reach a plain Postgres.
+// Points one Neon driver instance at the local Neon proxy (local/emulators/neon) so dev and tests reach a plain Postgres.
 import { neonConfig } from '@neondatabase/serverless';
 import type { NeonConfigGlobalAndClient } from '@neondatabase/serverless';
 

@@ -4,8 +4,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AUDIT_ACTIONS, auditStatement, createDb, InvalidAuditEventError, writeAudit } from '../../lib/pg/index.ts';
 import type { AuditEvent, Db } from '../../lib/pg/index.ts';
-import { startNeonProxy } from '../../local/neon-proxy/index.ts';
-import type { NeonProxy } from '../../local/neon-proxy/index.ts';
+import { startNeonProxy } from '../../local/emulators/neon/index.ts';
+import type { NeonProxy } from '../../local/emulators/neon/index.ts';
 
 const databaseUrl = inject('databaseUrl');
 let proxy: NeonProxy;

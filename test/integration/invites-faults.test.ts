@@ -1,6 +1,6 @@
 // Failure semantics: with Redis refused, slow or dead, or PostgreSQL down, invite operations fail with 503 and leave nothing half-written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServerHandle } from '../../local/redis-server.ts';
+import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;

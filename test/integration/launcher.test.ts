@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../local/free-port.ts';
-import { READY_PREFIX, STOP_PREFIX } from '../../local/stack/banner.ts';
-import { REPO_ROOT } from '../../local/stack/data-dir.ts';
+import { freePort } from '../../local/processes/free-port.ts';
+import { READY_PREFIX, STOP_PREFIX } from '../../local/launcher/banner.ts';
+import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 
 const run = promisify(execFile);
 // tsx itself, not `npx tsx`: npm exec does not pass SIGTERM on, and the test needs the launcher's own exit code.
@@ -45,7 +45,7 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function launch(env: NodeJS.ProcessEnv): Launched {
-  const child = spawn(TSX, ['local/start.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(TSX, ['local/launcher/start.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -158,7 +158,11 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     const seedEnv = { ...env, PORT: '' };
     const seeds = [];
     for (let i = 0; i < 2; i += 1) {
-      const { stdout } = await run('npx', ['tsx', 'local/seed-cli.ts', '--json'], { cwd: REPO_ROOT, env: seedEnv, timeout: 30_000 });
+      const { stdout } = await run('npx', ['tsx', 'local/launcher/seed-cli.ts', '--json'], {
+        cwd: REPO_ROOT,
+        env: seedEnv,
+        timeout: 30_000,
+      });
       expect(stdout.trim().split('\n')).toHaveLength(1);
       seeds.push(
         JSON.parse(stdout) as { organizationId: string; locationId: string; admin: { userId: string; email: string; token: string } },

@@ -8,9 +8,9 @@ import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyMigrations, createPool } from '../../lib/pg/index.ts';
 import type { Migration } from '../../lib/pg/index.ts';
-import { applyMigrationsFromDisk, loadMigrationsFromDisk } from '../../local/migrations-from-disk.ts';
-import { startNeonProxy } from '../../local/neon-proxy/index.ts';
-import type { NeonProxy } from '../../local/neon-proxy/index.ts';
+import { applyMigrationsFromDisk, loadMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
+import { startNeonProxy } from '../../local/emulators/neon/index.ts';
+import type { NeonProxy } from '../../local/emulators/neon/index.ts';
 
 const databaseUrl = inject('databaseUrl');
 const schemas: string[] = [];

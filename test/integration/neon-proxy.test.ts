@@ -6,8 +6,8 @@ import WebSocket from 'ws';
 import { createDb, createPool } from '../../lib/pg/index.ts';
 import type { Db } from '../../lib/pg/index.ts';
 import { localProxyFetchOptions } from '../../lib/pg/local-proxy.ts';
-import { isLoopbackHost, startNeonProxy } from '../../local/neon-proxy/index.ts';
-import type { NeonProxy } from '../../local/neon-proxy/index.ts';
+import { isLoopbackHost, startNeonProxy } from '../../local/emulators/neon/index.ts';
+import type { NeonProxy } from '../../local/emulators/neon/index.ts';
 
 const databaseUrl = inject('databaseUrl');
 const schema = `neon_proxy_${randomUUID().replace(/-/g, '').slice(0, 12)}`;

@@ -2,8 +2,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startRedisRestProxy, type RedisRestProxy } from '../../local/redis-rest-proxy/index.ts';
-import { startRedisServer } from '../../local/redis-server.ts';
+import { startRedisRestProxy, type RedisRestProxy } from '../../local/emulators/upstash/index.ts';
+import { startRedisServer } from '../../local/processes/redis-server.ts';
 
 let proxy: RedisRestProxy;
 let raw: Redis;

@@ -1,8 +1,8 @@
 // Starts the real services every integration test needs, or fails the run naming what is missing (never skips).
 import 'vitest';
 import type { TestProject } from 'vitest/node';
-import { startRedisServer, type RedisServerHandle } from '../../local/redis-server.ts';
-import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/scratch-database.ts';
+import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

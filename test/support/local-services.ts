@@ -1,7 +1,7 @@
 // Starts the Upstash REST proxy and the Neon proxy in this process and names them in a dev/test environment for any runtime.
 import { inject } from 'vitest';
-import { startRedisRestProxy, type RedisRestProxy } from '../../local/redis-rest-proxy/index.ts';
-import { startNeonProxy, type NeonProxy } from '../../local/neon-proxy/index.ts';
+import { startRedisRestProxy, type RedisRestProxy } from '../../local/emulators/upstash/index.ts';
+import { startNeonProxy, type NeonProxy } from '../../local/emulators/neon/index.ts';
 import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET } from './fixtures.ts';
 
 export interface LocalServices {

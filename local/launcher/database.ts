@@ -1,7 +1,7 @@
 // Gives the launcher and the seed a PostgreSQL: DATABASE_URL when set, else the embedded one in <data>/pg.
 import { join } from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../embedded-postgres.ts';
-import { isLoopbackHost, startNeonProxy } from '../neon-proxy/index.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../processes/embedded-postgres.ts';
+import { isLoopbackHost, startNeonProxy } from '../emulators/neon/index.ts';
 import { displayPath } from './data-dir.ts';
 import { originOf } from './redis.ts';
 import type { StopStack } from './stop-stack.ts';

@@ -1,5 +1,5 @@
 // The text `npm start` prints when ready: where things are, the demo tenant, tokens, and curl lines to paste.
-import type { SeedResult } from '../seed.ts';
+import type { SeedResult } from './seed.ts';
 
 export const READY_PREFIX = 'runstate is ready on ';
 export const STOP_PREFIX = 'Ctrl-C';

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './free-port.ts';
-import { isPortFree } from './stack/port.ts';
-import { assertReachable, postgresRunAs, type RunAs } from './stack/postgres-os-user.ts';
-import { runningServer, runProgram, serverEnv, stopServer, waitUntilReady } from './stack/postgres-process.ts';
+import { isPortFree } from './port.ts';
+import { assertReachable, postgresRunAs, type RunAs } from './postgres-os-user.ts';
+import { runningServer, runProgram, serverEnv, stopServer, waitUntilReady } from './postgres-process.ts';
 
 export interface EmbeddedPostgres {
   /** postgres://postgres:<password>@127.0.0.1:<port>/<database>; it carries the dev password, so never print it. */

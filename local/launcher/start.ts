@@ -1,19 +1,19 @@
 // `npm start`: brings up what is missing (Redis, PostgreSQL, proxies), migrates, seeds the demo tenant, serves every function.
 import type { Server } from 'node:http';
-import { serveNode } from '../functions/entries/node.ts';
-import { loadConfig } from '../lib/config/index.ts';
-import { envSchema } from '../lib/config/schema.ts';
+import { serveNode } from '../../functions/entries/node.ts';
+import { loadConfig } from '../../lib/config/index.ts';
+import { envSchema } from '../../lib/config/schema.ts';
 import { loadDevSecrets } from './dev-secrets.ts';
-import { applyMigrationsFromDisk } from './migrations-from-disk.ts';
+import { applyMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
 import { DEMO, demoInvitee, seedDemo, type DemoTokenOptions } from './seed.ts';
-import { readyBanner } from './stack/banner.ts';
-import { startCleanupCron } from './stack/cron.ts';
-import { displayPath, ensureDataDir, resolveDataDir } from './stack/data-dir.ts';
-import { neonProxyFor, openDatabase } from './stack/database.ts';
-import { withPgClient } from './stack/pg-session.ts';
-import { isPortFree } from './stack/port.ts';
-import { provideRedis } from './stack/redis.ts';
-import { createStopStack } from './stack/stop-stack.ts';
+import { readyBanner } from './banner.ts';
+import { startCleanupCron } from './cron.ts';
+import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
+import { neonProxyFor, openDatabase } from './database.ts';
+import { withPgClient } from './pg-session.ts';
+import { isPortFree } from '../processes/port.ts';
+import { provideRedis } from './redis.ts';
+import { createStopStack } from './stop-stack.ts';
 
 class Interrupted extends Error {}
 
@@ -107,7 +107,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
           'Secrets',
           `${secretsFile} (mode 0600)${secrets.fromEnv.length > 0 ? `; from the environment: ${secrets.fromEnv.join(', ')}` : ''}`,
         ],
-        ['Cron', cron?.description ?? 'not scheduled yet: the cleanup function arrives in a later issue (hook: local/stack/cron.ts)'],
+        ['Cron', cron?.description ?? 'not scheduled yet: the cleanup function arrives in a later issue (hook: local/launcher/cron.ts)'],
       ],
       stoppers: stack.names(),
       notes:

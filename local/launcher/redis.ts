@@ -1,8 +1,8 @@
 // Gives the functions an Upstash REST endpoint: the one configured, else our proxy in front of REDIS_URL or a dev redis-server.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { hasRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../redis-server.ts';
-import { startRedisRestProxy } from '../redis-rest-proxy/index.ts';
+import { hasRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../processes/redis-server.ts';
+import { startRedisRestProxy } from '../emulators/upstash/index.ts';
 import { displayPath } from './data-dir.ts';
 import type { StopStack } from './stop-stack.ts';
 

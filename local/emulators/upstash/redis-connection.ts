@@ -1,6 +1,6 @@
 // Opens ioredis connections set up for proxying and sends raw commands whose replies stay Buffers.
 import { Command, Redis } from 'ioredis';
-import { redactUrl } from '../redact-url.ts';
+import { redactUrl } from '../../processes/redact-url.ts';
 
 /** The proxy could not reach Redis (as opposed to Redis answering with an error reply). */
 export class RedisUnavailableError extends Error {

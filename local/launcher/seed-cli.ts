@@ -1,12 +1,12 @@
 // `npm run seed [-- --json]`: migrates and seeds the demo tenant alone (idempotent); with --json, stdout is one JSON object.
 import { parseArgs } from 'node:util';
 import { loadDevSecrets } from './dev-secrets.ts';
-import { applyMigrationsFromDisk } from './migrations-from-disk.ts';
+import { applyMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
 import { DEMO, seedDemo } from './seed.ts';
-import { displayPath, ensureDataDir, resolveDataDir } from './stack/data-dir.ts';
-import { openDatabase } from './stack/database.ts';
-import { withPgClient } from './stack/pg-session.ts';
-import { createStopStack } from './stack/stop-stack.ts';
+import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
+import { openDatabase } from './database.ts';
+import { withPgClient } from './pg-session.ts';
+import { createStopStack } from './stop-stack.ts';
 
 const USAGE = `Usage: npm run seed [-- --json]
 

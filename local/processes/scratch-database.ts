@@ -1,6 +1,6 @@
 // Creates a fresh, migrated PostgreSQL database for one test or bench run, and drops it afterwards.
 import pg from 'pg';
-import { applyMigrationsFromDisk } from './migrations-from-disk.ts';
+import { applyMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
 import { redactUrl } from './redact-url.ts';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
