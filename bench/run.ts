@@ -5,10 +5,15 @@ import type { OperationResult } from './operation.ts';
 import { formatTable, toJson } from './report.ts';
 import { runOperation } from './runner.ts';
 import { startBenchStack } from './stack.ts';
-import { createTeardown } from './teardown.ts';
+import { createTeardown } from '../local/stack/teardown.ts';
 
 /** Set on SIGINT/SIGTERM: the calls that fail while the stack is torn down are not worth reporting. */
 let interrupted = false;
+
+/** Only failed clean-up steps are worth a line; the report stays the figures. */
+const report = (line: string, stopped: boolean): void => {
+  if (!stopped) console.error(`bench: ${line}`);
+};
 
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
@@ -22,7 +27,7 @@ async function main(): Promise<void> {
     process.once(signal, () => {
       interrupted = true;
       console.error(`bench: ${signal}, cleaning up`);
-      void teardown.run().finally(() => process.exit(code));
+      void teardown.run(report).finally(() => process.exit(code));
     });
   stopOnSignal('SIGINT', 130);
   stopOnSignal('SIGTERM', 143);
@@ -39,7 +44,7 @@ async function main(): Promise<void> {
     else
       console.log(formatTable(results, { warmup: WARMUP_CALLS, descriptions: new Map(operationBenches.map((b) => [b.name, b.describe])) }));
   } finally {
-    await teardown.run();
+    await teardown.run(report);
   }
 }
 

@@ -1,18 +1,15 @@
-// The bench stack: Redis, a scratch PostgreSQL database, two REST proxies and the Neon proxy in-process, and the real app.
+// The bench stack: Redis, a scratch PostgreSQL database, the local stack with a second proxy for the denylist, and the real app.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
-import { createApp } from '../functions/app.ts';
-import { loadConfig } from '../lib/config/index.ts';
-import { createDeps } from '../lib/create-deps.ts';
 import { createJsonLogger } from '../lib/log/logger.ts';
-import { startRedisRestProxy } from '../local/emulators/upstash/index.ts';
-import { startNeonProxy } from '../local/emulators/neon/index.ts';
 import { startRedisServer } from '../local/processes/redis-server.ts';
-import { mintToken, type TokenClaims } from '../test/support/tokens.ts';
-import { seedOrganization as seedOrganizationInto } from '../test/support/fixtures.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL } from '../local/processes/scratch-database.ts';
-import type { Teardown } from './teardown.ts';
+import { composeApp } from '../local/stack/app.ts';
+import { seedOrganization as seedOrganizationInto } from '../local/stack/fixtures.ts';
+import { startServices } from '../local/stack/services.ts';
+import type { Teardown } from '../local/stack/teardown.ts';
+import { mintToken, type TokenClaims } from '../local/stack/tokens.ts';
 
 const BENCH_JWT_SECRET = 'bench-only-hs256-secret-0123456789abcdef';
 const BENCH_INDEX_HASH_KEY = 'bench-only-index-hash-key-0123456789abcdef';
@@ -22,11 +19,6 @@ export interface RoundTrips {
   redis: number;
   revocation: number;
   pg: number;
-}
-
-export interface RequestOptions {
-  token?: string;
-  body?: unknown;
 }
 
 export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;
@@ -41,44 +33,31 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
   let redisUrl = env.REDIS_URL;
   if (redisUrl === undefined || redisUrl === '') {
     const server = await startRedisServer();
-    teardown.add(() => server.stop());
+    teardown.add('redis-server', server.stop);
     redisUrl = server.url;
   } else {
     const sharedRedis = redisUrl;
-    teardown.add(() => deleteKeysWithPrefix(sharedRedis, keyPrefix));
+    teardown.add('bench keys', () => deleteKeysWithPrefix(sharedRedis, keyPrefix));
   }
 
   const database = await createScratchDatabase(env.DATABASE_URL || DEFAULT_DATABASE_URL, 'bench');
-  teardown.add(() => database.drop());
+  teardown.add('scratch database', database.drop);
 
-  const redisProxy = await startRedisRestProxy({ redisUrl });
-  teardown.add(() => redisProxy.close());
   // The denylist gets its own proxy in front of the same Redis, so the main count is the operation alone.
-  const revocationProxy = await startRedisRestProxy({ redisUrl });
-  teardown.add(() => revocationProxy.close());
-  const neonProxy = await startNeonProxy();
-  teardown.add(() => neonProxy.close());
+  const services = await startServices({ redisUrl, databaseUrl: database.url, separateRevocationProxy: true }, teardown);
+  const { redisProxy, neonProxy } = services;
+  const revocationProxy = services.revocationProxy ?? redisProxy;
 
-  const config = loadConfig({
-    APP_ENV: 'test',
-    KEY_PREFIX: keyPrefix,
-    UPSTASH_REDIS_REST_URL: redisProxy.url,
-    UPSTASH_REDIS_REST_TOKEN: redisProxy.token,
-    REVOCATION_REDIS_REST_URL: revocationProxy.url,
-    REVOCATION_REDIS_REST_TOKEN: revocationProxy.token,
-    DATABASE_URL: database.url,
-    NEON_LOCAL_PROXY_URL: neonProxy.url,
-    AUTH_JWT_SECRET: BENCH_JWT_SECRET,
-    INDEX_HASH_KEY: BENCH_INDEX_HASH_KEY,
-  });
   // The app's logs would interleave with the report; the bench checks every response status instead.
-  const deps = createDeps(config, { logger: createJsonLogger(() => undefined) });
-  const app = createApp(() => deps);
+  const { app, config, deps, request } = composeApp(
+    { APP_ENV: 'test', KEY_PREFIX: keyPrefix, AUTH_JWT_SECRET: BENCH_JWT_SECRET, INDEX_HASH_KEY: BENCH_INDEX_HASH_KEY, ...services.env },
+    { logger: createJsonLogger(() => undefined) },
+  );
 
   // Fixtures go straight into PostgreSQL, outside the proxies, so they never show up in a count.
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
-  teardown.add(() => db.end());
+  teardown.add('fixture client', () => db.end());
 
   const counters = {
     reset(): void {
@@ -94,14 +73,6 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
       };
     },
   };
-
-  function request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-    if (options.body === undefined) return Promise.resolve(app.request(path, { method, headers }));
-    headers['content-type'] = 'application/json';
-    return Promise.resolve(app.request(path, { method, headers, body: JSON.stringify(options.body) }));
-  }
 
   const token = (claims: TokenClaims) => mintToken(BENCH_JWT_SECRET, claims);
 

@@ -1,10 +1,10 @@
 // Gives the launcher and the seed a PostgreSQL: DATABASE_URL when set, else the embedded one in <data>/pg.
 import { join } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../processes/embedded-postgres.ts';
-import { isLoopbackHost, startNeonProxy } from '../emulators/neon/index.ts';
 import { displayPath } from './data-dir.ts';
 import { originOf } from './redis.ts';
-import type { StopStack } from './stop-stack.ts';
+import { frontPostgres } from '../stack/services.ts';
+import type { Teardown } from '../stack/teardown.ts';
 
 export interface OpenedDatabase {
   /** postgres://…; may hold a password, never print it. */
@@ -16,7 +16,7 @@ export interface OpenedDatabase {
 export async function openDatabase(
   env: Record<string, string | undefined>,
   dataDir: string,
-  stack: StopStack,
+  stack: Teardown,
   log: (line: string) => void,
 ): Promise<OpenedDatabase> {
   const given = env.DATABASE_URL;
@@ -24,7 +24,7 @@ export async function openDatabase(
     return { url: given, description: `PostgreSQL at ${originOf(given)}${databaseName(given)} (DATABASE_URL)` };
   }
   const embedded = await startEmbeddedPostgres({ dataDir: join(dataDir, 'pg'), log });
-  if (embedded.startedHere) stack.push('embedded PostgreSQL', embedded.stop);
+  if (embedded.startedHere) stack.add('embedded PostgreSQL', embedded.stop);
   const reused = embedded.startedHere ? '' : ', already running before this start (reused, left running)';
   return {
     url: embedded.url,
@@ -35,21 +35,15 @@ export async function openDatabase(
   };
 }
 
-/**
- * The functions reach PostgreSQL only through the Neon driver: a plain Postgres on this machine needs the
- * local Neon proxy in front; a remote URL is taken to be a real Neon endpoint, reached directly.
- */
+/** NEON_LOCAL_PROXY_URL when set; else the stack's rule (a PostgreSQL on this machine gets the Neon proxy in front). */
 export async function neonProxyFor(
   env: Record<string, string | undefined>,
   databaseUrl: string,
-  stack: StopStack,
+  stack: Teardown,
 ): Promise<string | undefined> {
   const configured = env.NEON_LOCAL_PROXY_URL;
   if (configured !== undefined && configured !== '') return configured;
-  if (!isLoopbackHost(new URL(databaseUrl).hostname)) return undefined;
-  const proxy = await startNeonProxy();
-  stack.push('Neon proxy', proxy.close);
-  return proxy.url;
+  return (await frontPostgres(databaseUrl, stack))?.url;
 }
 
 function databaseName(url: string): string {

@@ -2,9 +2,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../processes/redis-server.ts';
-import { startRedisRestProxy } from '../emulators/upstash/index.ts';
+import { frontRedis } from '../stack/services.ts';
+import type { Teardown } from '../stack/teardown.ts';
 import { displayPath } from './data-dir.ts';
-import type { StopStack } from './stop-stack.ts';
 
 export interface ProvidedRedis {
   /** For UPSTASH_REDIS_REST_URL / UPSTASH_REDIS_REST_TOKEN. */
@@ -16,7 +16,7 @@ export interface ProvidedRedis {
 export async function provideRedis(
   env: Record<string, string | undefined>,
   dataDir: string,
-  stack: StopStack,
+  stack: Teardown,
   log: (line: string) => void,
 ): Promise<ProvidedRedis> {
   const restUrl = env.UPSTASH_REDIS_REST_URL;
@@ -39,12 +39,11 @@ export async function provideRedis(
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     log('starting redis-server (AOF and RDB on)');
     const server = await startRedisServer({ dir, persistence: true });
-    stack.push('redis-server', server.stop);
+    stack.add('redis-server', server.stop);
     redisUrl = server.url;
     behind = `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}`;
   }
-  const proxy = await startRedisRestProxy({ redisUrl });
-  stack.push('Redis REST proxy', proxy.close);
+  const proxy = await frontRedis(redisUrl, stack);
   return { url: proxy.url, token: proxy.token, description: `${behind}, behind the REST proxy ${proxy.url}` };
 }
 

@@ -6,7 +6,7 @@ import { DEMO, seedDemo } from './seed.ts';
 import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
 import { openDatabase } from './database.ts';
 import { withPgClient } from './pg-session.ts';
-import { createStopStack } from './stop-stack.ts';
+import { createTeardown } from '../stack/teardown.ts';
 
 const USAGE = `Usage: npm run seed [-- --json]
 
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const log = (line: string): void => console.error(line);
   const dataDir = ensureDataDir(resolveDataDir(env));
   const secrets = await loadDevSecrets(dataDir, env);
-  const stack = createStopStack();
+  const stack = createTeardown();
   try {
     const database = await openDatabase(env, dataDir, stack, log);
     const tokenOptions = {
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
-    await stack.stopAll(() => undefined);
+    await stack.run();
   }
 }
 

@@ -1,5 +1,5 @@
 // Seeds the demo tenant (idempotent, fixed ids) and mints the bearer tokens `npm start` prints for trying the API.
-import { mintToken } from './tokens.ts';
+import { mintToken } from '../stack/tokens.ts';
 
 /** Anything with pg's `query` shape: pg.Client, or a Neon Client. */
 export interface SeedClient {

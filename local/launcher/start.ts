@@ -13,19 +13,19 @@ import { neonProxyFor, openDatabase } from './database.ts';
 import { withPgClient } from './pg-session.ts';
 import { isPortFree } from '../processes/port.ts';
 import { provideRedis } from './redis.ts';
-import { createStopStack } from './stop-stack.ts';
+import { createTeardown } from '../stack/teardown.ts';
 
 class Interrupted extends Error {}
 
 const say = (line: string): void => console.log(line);
-const stack = createStopStack();
+const stack = createTeardown();
 let phase: 'starting' | 'ready' | 'stopping' = 'starting';
 let interrupted = false;
 let firstSignalAt = 0;
 
 async function shutdown(code: number): Promise<never> {
   phase = 'stopping';
-  const clean = await stack.stopAll(say);
+  const clean = await stack.run(say);
   process.exit(clean ? code : 1);
 }
 
@@ -82,10 +82,10 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     NEON_LOCAL_PROXY_URL: neonLocalProxyUrl,
   });
   const server = (await serveNode(config)) as Server;
-  stack.push('HTTP server', () => closeServer(server));
+  stack.add('HTTP server', () => closeServer(server));
   checkpoint();
   const cron = startCleanupCron(config);
-  if (cron !== undefined) stack.push('cleanup cron', cron.stop);
+  if (cron !== undefined) stack.add('cleanup cron', cron.stop);
 
   const baseUrl = `http://127.0.0.1:${config.port}`;
   const secretsFile = displayPath(secrets.file);

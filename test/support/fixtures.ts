@@ -1,50 +1,12 @@
-// Test fixtures written straight into PostgreSQL, and the dev/test secrets every harness configures the app with.
-import { uuidv7 } from 'uuidv7';
-import { mintToken } from './tokens.ts';
+// The dev/test secrets every test harness configures the app with, and the fixtures it writes into PostgreSQL.
+import { seedOrganization as seedOrganizationWith, type SeededOrganization, type SqlRunner } from '../../local/stack/fixtures.ts';
+
+export { newInvitee } from '../../local/stack/fixtures.ts';
 
 export const TEST_JWT_SECRET = 'test-only-hs256-secret-0123456789abcdef';
 export const TEST_INDEX_HASH_KEY = 'test-only-index-hash-key-0123456789abcdef';
 
-/** Anything with node-postgres' `query(text, params)`: a pg.Client or pg.Pool. */
-export interface SqlRunner {
-  query(text: string, params?: unknown[]): Promise<unknown>;
-}
-
-export interface SeededOrganization {
-  organizationId: string;
-  locationId: string;
-  adminId: string;
-  adminEmail: string;
-  adminToken: string;
-}
-
-/** A new organisation with one location and an OrganizationAdmin, plus a bearer token for that admin. */
-export async function seedOrganization(
-  db: SqlRunner,
-  jwtSecret: string = TEST_JWT_SECRET,
-  options: { name?: string; tokenTtlSeconds?: number } = {},
-): Promise<SeededOrganization> {
-  const organizationId = uuidv7();
-  const locationId = uuidv7();
-  const adminId = uuidv7();
-  const adminEmail = `admin-${adminId.slice(-12)}@example.test`;
-  await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, options.name ?? 'Test org']);
-  await db.query('INSERT INTO locations (id, organization_id, name) VALUES ($1, $2, $3)', [locationId, organizationId, 'Main']);
-  await db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [adminId, adminEmail]);
-  await db.query(
-    `INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code) VALUES ($1, $2, $3, NULL, 'OrganizationAdmin')`,
-    [uuidv7(), adminId, organizationId],
-  );
-  const adminToken = await mintToken(jwtSecret, {
-    userId: adminId,
-    email: adminEmail,
-    ...(options.tokenTtlSeconds !== undefined ? { expiresInSeconds: options.tokenTtlSeconds } : {}),
-  });
-  return { organizationId, locationId, adminId, adminEmail, adminToken };
-}
-
-/** A user unknown to PostgreSQL, as an invite recipient would be. */
-export function newInvitee(): { userId: string; email: string } {
-  const userId = uuidv7();
-  return { userId, email: `invitee-${userId.slice(-12)}@example.test` };
+/** A new organisation with one location and an OrganizationAdmin whose token is signed with the test secret. */
+export function seedOrganization(db: SqlRunner): Promise<SeededOrganization> {
+  return seedOrganizationWith(db, TEST_JWT_SECRET);
 }

@@ -1,11 +1,8 @@
-// The integration harness: a REST proxy and a Neon proxy in this process (so tests can break them), the real app, and inspectors.
+// The integration harness: the local stack in this process (so tests can break its proxies), the real app, and inspectors.
 import { inject } from 'vitest';
 import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
-import { createApp } from '../../functions/app.ts';
-import { loadConfig, type Config } from '../../lib/config/index.ts';
-import { createDeps } from '../../lib/create-deps.ts';
-import type { Deps } from '../../lib/deps.ts';
+import { composeApp } from '../../local/stack/app.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
 import { startLocalServices } from './local-services.ts';
 import { mintToken, type TokenClaims } from './tokens.ts';
@@ -21,13 +18,6 @@ export interface StackOptions {
   env?: Record<string, string>;
 }
 
-export interface RequestOptions {
-  token?: string;
-  body?: unknown;
-  rawBody?: string;
-  headers?: Record<string, string>;
-}
-
 export type TestStack = Awaited<ReturnType<typeof startStack>>;
 
 export async function startStack(options: StackOptions = {}) {
@@ -36,40 +26,27 @@ export async function startStack(options: StackOptions = {}) {
     redisUrl,
     ...(options.separateRevocationProxy === true ? { separateRevocationProxy: true } : {}),
   });
-  const { redisProxy, neonProxy, databaseUrl } = services;
   const logs: string[] = [];
-  const config: Config = loadConfig({
-    ...services.env,
-    ...(options.inviteTtlSeconds !== undefined ? { INVITE_TTL_SECONDS: String(options.inviteTtlSeconds) } : {}),
-    ...options.env,
-  });
-  const deps: Deps = createDeps(config, { logger: createJsonLogger((line) => logs.push(line)) });
-  const app = createApp(() => deps);
+  const { app, config, deps, request } = composeApp(
+    {
+      ...services.env,
+      ...(options.inviteTtlSeconds !== undefined ? { INVITE_TTL_SECONDS: String(options.inviteTtlSeconds) } : {}),
+      ...options.env,
+    },
+    { logger: createJsonLogger((line) => logs.push(line)) },
+  );
   // Inspectors talk to the servers directly, to check what the app really left behind.
-  const db = new pg.Client({ connectionString: databaseUrl });
+  const db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();
   const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   // Fault tests stop the server under this inspector; its reconnect errors are expected, not news.
   redis.on('error', () => undefined);
   await redis.connect();
 
-  async function request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-    let body: string | undefined = opts.rawBody;
-    if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    return app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
-  }
-
   const token = (claims: TokenClaims) => mintToken(TEST_JWT_SECRET, claims);
 
   /** A new organisation with one location and an OrganizationAdmin, written as fixtures straight into PostgreSQL. */
-  async function seedOrganization() {
-    return seedOrganizationInto(db, TEST_JWT_SECRET);
-  }
+  const seedOrganization = () => seedOrganizationInto(db);
 
   async function close(): Promise<void> {
     await redis.quit().catch(() => undefined);
@@ -77,5 +54,6 @@ export async function startStack(options: StackOptions = {}) {
     await services.close();
   }
 
+  const { redisProxy, neonProxy } = services;
   return { app, config, deps, logs, redisProxy, neonProxy, db, redis, request, token, seedOrganization, close };
 }

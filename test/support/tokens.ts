@@ -1,2 +1,2 @@
-// Mints HS256 bearer tokens for tests and benchmarks; the minter lives in local/ so the demo seed uses the same one.
-export { mintToken, type TokenClaims } from '../../local/launcher/tokens.ts';
+// Mints HS256 bearer tokens for tests; the minter lives in local/stack so the demo seed and the bench use the same one.
+export { mintToken, type TokenClaims } from '../../local/stack/tokens.ts';
