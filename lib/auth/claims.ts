@@ -1,4 +1,4 @@
-// The bearer-token claims runstate relies on (API.md), checked by zod after the signature is verified.
+// The bearer-token claims runstate relies on (docs/api.md#authentication), checked by zod after the signature is verified.
 import * as z from 'zod';
 
 export const claimsSchema = z.object({

@@ -1,4 +1,4 @@
-// The whole environment of API.md as one zod schema; `loadConfig` also refuses unsafe production settings.
+// The whole environment (docs/api.md#environment) as one zod schema; `loadConfig` also refuses unsafe production settings.
 import * as z from 'zod';
 
 export const APP_ENVS = ['dev', 'test', 'staging', 'prod'] as const;

@@ -1,4 +1,4 @@
-// The one error type of the HTTP surface: a status and an API.md error code, turned into `{ error: { code, message } }`.
+// The one error type of the HTTP surface: a status and an error code (docs/api.md#errors), as `{ error: { code, message } }`.
 export type ErrorCode =
   | 'VALIDATION_FAILED'
   | 'UNAUTHENTICATED'

@@ -1,4 +1,4 @@
-// Turns every thrown error into the API.md error body; unexpected ones are logged by kind and answered without detail.
+// Turns every thrown error into the error body of docs/api.md; unexpected ones are logged by kind and answered without detail.
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, errorBody, storeUnavailable } from './app-error.ts';

@@ -5,7 +5,7 @@ import { parseNamespace, SCOPE_KINDS, THROTTLE_ACTIONS, type KeyEnv, type Thrott
 import type { KeyName } from './registry.ts';
 import { normalizeUuid, requireEnum, requireHex64 } from './segments.ts';
 
-/** Keys stay under this many characters (seed key-conventions). */
+/** Keys stay under this many characters (docs/design.md#keys). */
 export const MAX_KEY_LENGTH = 200;
 
 /** Largest window start accepted (unix seconds, 10 digits): keeps the throttle key length bounded. */

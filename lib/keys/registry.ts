@@ -6,7 +6,7 @@ import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 export type KeyValueType = 'json' | 'sorted-set' | 'string' | 'counter' | 'marker';
 
 export interface KeyTtlRule {
-  /** The rule in words, as the seed states it. */
+  /** The rule in words, for people reading the registry or a keyspace audit (docs/design.md#keys). */
   rule: string;
   /** The exact TTL when it is fixed. */
   seconds?: number;
@@ -191,7 +191,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: UUID_PATTERN,
     idLabel: '<challengeId>',
     valueType: 'json',
-    ttl: { rule: '5 minutes (seed target 5-15 minutes)', seconds: 300 },
+    ttl: { rule: '5 minutes (the policy allows 5-15 minutes)', seconds: 300 },
     allowedPayload: [
       'challenge id',
       'user id',

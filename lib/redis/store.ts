@@ -6,7 +6,7 @@ import type { RestEndpoint } from '../config/index.ts';
  * check: fail-closed reads on every request (revocation) — short deadline, one quick retry.
  * read:  idempotent reads and idempotent scripts — retries are harmless.
  * write: scripts with effects — no retry, because a retried request may run a second time
- *        after the first already landed (UPSTASH-REST.md: a dropped keep-alive re-sends).
+ *        after the first already landed (a dropped keep-alive re-sends; docs/design.md#the-upstash-client-as-our-code-relies-on-it).
  * A deadline covers all attempts of one call (the client takes the signal once per request).
  */
 export const CALL_POLICY = {

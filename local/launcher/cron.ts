@@ -9,7 +9,7 @@ export interface CronHandle {
 
 /**
  * Returns undefined until the cleanup function exists. When it does, this starts its timer
- * (API.md "Cron": each run bounded, one structured log line) and returns the handle the launcher stops.
+ * (each run bounded in commands and time, one structured log line of what it removed) and returns the handle the launcher stops.
  */
 export function startCleanupCron(_config: Config): CronHandle | undefined {
   return undefined;

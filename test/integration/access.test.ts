@@ -1,4 +1,4 @@
-// Tenant, role and token checks: each refusal has the API.md status and touches no key.
+// Tenant, role and token checks: each refusal has the status docs/api.md gives it and touches no key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { SignJWT } from 'jose';

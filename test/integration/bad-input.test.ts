@@ -1,4 +1,4 @@
-// Bad input is a 400 VALIDATION_FAILED with the API.md error body — never a 500, never a key touched.
+// Bad input is a 400 VALIDATION_FAILED with the error body of docs/api.md — never a 500, never a key touched.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../support/stack.ts';
 

@@ -36,7 +36,7 @@ function problems(env: Record<string, string | undefined>): string[] {
 }
 
 describe('loadConfig', () => {
-  it('applies the API.md defaults in dev and shares the main store for revocation', () => {
+  it('applies the defaults of docs/api.md in dev and shares the main store for revocation', () => {
     const config = loadConfig(dev);
     expect(config).toMatchObject({ appEnv: 'dev', port: 8787, keyPrefix: 'mhpay', inviteTtlSeconds: 10_800 });
     expect(config.revocationRedis).toEqual(config.redis);

@@ -23,7 +23,7 @@ describe('KEY_REGISTRY', () => {
     }
   });
 
-  it('records the fixed TTLs of the seeds', () => {
+  it('records the fixed TTLs of the runtime policy', () => {
     expect(registryEntry('inviteObject').ttl.seconds).toBe(10_800);
     expect(registryEntry('inviteActiveByOrg').ttl.maxSeconds).toBe(10_800);
     expect(registryEntry('inviteActiveByEmailHash').ttl.maxSeconds).toBe(10_800);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
 
-// Commands or options newer than Redis 6.0 (backend-caching seed §4 and DESIGN.md §3).
+// Commands or options newer than Redis 6.0, which managed Redis 6.0 services refuse (docs/design.md#redis-rules).
 const NEWER_THAN_6_0 = ['GETDEL', 'GETEX', 'LMPOP', 'ZMPOP', 'BYSCORE', 'BYLEX', 'ZRANGESTORE', 'COPY', 'EXPIRETIME', 'SINTERCARD'];
 const ALLOWED = new Set(['GET', 'SET', 'DEL', 'EXPIRE', 'TTL', 'ZADD', 'ZREM', 'ZRANGE', 'ZREMRANGEBYSCORE']);
 

@@ -1,4 +1,4 @@
-// The invite object as stored in Redis (seed registry schema) and the public `Invite` of API.md derived from it.
+// The invite object as stored in Redis (registry row inviteObject) and the public `Invite` of docs/api.md derived from it.
 import * as z from 'zod';
 import { ROLE_CODES } from '../../auth/org-access.ts';
 
