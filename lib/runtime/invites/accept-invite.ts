@@ -61,7 +61,7 @@ export async function acceptInvite(
   }
   const email = normalizeEmail(input.verifiedEmail);
   const reply = await runScript(
-    deps.redis.write,
+    deps.redis.atMostOnce,
     ACCEPT_INVITE,
     [objectKey, keys.inviteActiveByOrg(target.organizationId)],
     [

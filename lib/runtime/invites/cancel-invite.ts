@@ -34,7 +34,7 @@ export async function cancelInvite(
 ): Promise<CancelOutcome> {
   const { keys } = deps;
   const raw = await runScript(
-    deps.redis.write,
+    deps.redis.atMostOnce,
     CANCEL_INVITE,
     [keys.inviteObject(input.organizationId, input.inviteId), keys.inviteActiveByOrg(input.organizationId)],
     [keys.inviteActiveByEmailHashPrefix(input.organizationId), toUuidN(input.inviteId)],

@@ -85,7 +85,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
   const target = { objectKey, orgIndexKey, emailIndexKey, member, correlationId: input.correlationId };
   try {
     await runScript(
-      deps.redis.write,
+      deps.redis.atMostOnce,
       CREATE_INVITE,
       [objectKey, orgIndexKey, emailIndexKey],
       [encodeJson(inviteRecordSchema, record), String(config.inviteTtlSeconds), member, String(record.expiresAtUnixSeconds)],

@@ -33,9 +33,9 @@ export async function listInvites(deps: Deps, query: { organizationId: string; e
       ? keys.inviteActiveByOrg(query.organizationId)
       : keys.inviteActiveByEmailHash(query.organizationId, await hashEmail(deps.config.indexHashKey, query.email));
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
-  // Pruning is idempotent, so the retrying read client is safe for this script.
+  // Pruning is idempotent, so a retry that lands twice is harmless.
   const reply = await runScript(
-    deps.redis.read,
+    deps.redis.retrySafe,
     LIST_INVITES,
     [indexKey],
     [String(nowSeconds), keys.inviteObjectPrefix(query.organizationId)],

@@ -22,8 +22,8 @@ export async function removeInvite(
   target: { objectKey: string; orgIndexKey: string; emailIndexKey: string; member: string; correlationId: string },
 ): Promise<void> {
   try {
-    // The read client retries, which is safe here because the script is idempotent.
-    await runScript(deps.redis.read, REMOVE_INVITE, [target.objectKey, target.orgIndexKey, target.emailIndexKey], [target.member], {
+    // The script is idempotent, so a retry that lands twice is harmless.
+    await runScript(deps.redis.retrySafe, REMOVE_INVITE, [target.objectKey, target.orgIndexKey, target.emailIndexKey], [target.member], {
       sendBody: true,
     });
   } catch (error) {

@@ -31,7 +31,7 @@ export async function restoreInvite(deps: Deps, raw: string, record: InviteRecor
   const { keys } = deps;
   try {
     await runScript(
-      deps.redis.read,
+      deps.redis.retrySafe,
       RESTORE_INVITE,
       [
         keys.inviteObject(record.organizationId, record.inviteId),
