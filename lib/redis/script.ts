@@ -2,6 +2,8 @@
 import type { Redis } from '@upstash/redis/cloudflare';
 import { redisCall } from './errors.ts';
 
+// Not on @upstash/redis's createScript: a Script binds one client (we run three) and shows its SHA only in a deprecated field.
+
 export interface LuaScript {
   name: string;
   source: string;

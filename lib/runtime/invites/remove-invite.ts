@@ -10,9 +10,13 @@ import type { Deps } from '../../deps.ts';
 export const REMOVE_INVITE: LuaScript = {
   name: 'invites.remove',
   source: `
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
+local object_key = KEYS[1]
+local org_index_key = KEYS[2]
+local email_index_key = KEYS[3]
+local member = ARGV[1]
+redis.call('DEL', object_key)
+redis.call('ZREM', org_index_key, member)
+redis.call('ZREM', email_index_key, member)
 return 1
 `,
 };
