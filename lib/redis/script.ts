@@ -22,7 +22,7 @@ export function scriptSha(script: LuaScript): Promise<string> {
   return sha;
 }
 
-export interface RunScriptOptions {
+interface RunScriptOptions {
   /**
    * Send the body with EVAL at once. For rare compensation paths that run while Redis is struggling: a cold
    * EVALSHA there costs a second round trip (NOSCRIPT, then EVAL) that may not fit in the deadline.

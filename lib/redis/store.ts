@@ -11,13 +11,13 @@ import type { RestEndpoint } from '../config/index.ts';
  *        after the first already landed (UPSTASH-REST.md: a dropped keep-alive re-sends).
  * A deadline covers all attempts of one call (the client takes the signal once per request).
  */
-export const CALL_POLICY = {
+const CALL_POLICY = {
   check: { timeoutMs: 800, retries: 1 },
   retrySafe: { timeoutMs: 1_500, retries: 2 },
   atMostOnce: { timeoutMs: 2_000, retries: 0 },
 } as const;
 
-export type CallKind = keyof typeof CALL_POLICY;
+type CallKind = keyof typeof CALL_POLICY;
 
 export type RedisStore = Record<CallKind, Redis>;
 
