@@ -14,7 +14,7 @@ import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
 
 /** Request bodies of this API are small JSON documents. */
-export const MAX_BODY_BYTES = 16 * 1024;
+const MAX_BODY_BYTES = 16 * 1024;
 
 export type ResolveDeps = (c: Context<HonoEnv>) => Deps | Promise<Deps>;
 

@@ -1,4 +1,3 @@
 // Public surface of the configuration module.
 export { loadConfig, ConfigError, INVITE_TTL_SECONDS, type Config, type AuthConfig, type RestEndpoint } from './load.ts';
 export { APP_ENVS, type AppEnv } from './schema.ts';
-export type { SecretKey } from './secrets-keys.ts';

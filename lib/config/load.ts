@@ -23,8 +23,10 @@ export interface Config {
   databaseUrl: string;
   neonLocalProxyUrl?: string;
   auth: AuthConfig;
+  // Used from issue 7 (the secret box for Syrve credentials) and issue 9 (TOTP secrets): the first key encrypts, all decrypt.
   secretsKeys: SecretKey[];
   indexHashKey: string;
+  // Used from issue 7 (the credential-rotation webhook's Standard Webhooks signature).
   webhookSecret?: string;
   inviteTtlSeconds: number;
 }

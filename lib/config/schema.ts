@@ -31,5 +31,3 @@ export const envSchema = z.object({
   /** Test-only override of the 3 h invite TTL, so expiry can be observed in seconds. */
   INVITE_TTL_SECONDS: z.coerce.number().int().min(1).max(10_800).optional(),
 });
-
-export type RawEnv = z.input<typeof envSchema>;

@@ -2,7 +2,7 @@
 import { toBytes } from './bytes.ts';
 import { bytesToHex } from './hex.ts';
 
-export async function sha256(input: string | Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+async function sha256(input: string | Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', toBytes(input)));
 }
 

@@ -6,7 +6,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
-  | 'RATE_LIMITED'
+  | 'RATE_LIMITED' // used from issue 6 (invite throttles: 429 with retry-after); no limiter answers it yet
   | 'REVOCATION_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL_ERROR';

@@ -8,7 +8,7 @@ export function createFunctionApp(): OpenAPIHono<HonoEnv> {
   return new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
 }
 
-export const errorResponseSchema = z.object({
+const errorResponseSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
 });
 
@@ -20,7 +20,7 @@ export function errorResponses<S extends number>(...statuses: S[]) {
     403: 'FORBIDDEN',
     404: 'NOT_FOUND',
     410: 'INVITE_INVALID',
-    429: 'RATE_LIMITED',
+    429: 'RATE_LIMITED', // used from issue 6 (throttles)
     503: 'REVOCATION_UNAVAILABLE or STORE_UNAVAILABLE',
   };
   return Object.fromEntries(

@@ -1,4 +1,5 @@
 // Matches live keys against the registry: which entry a key belongs to, and what is wrong with it.
+// Used from issue 12 (`npm run keys:audit` over a live keyspace); today only the registry tests call it.
 import { KEY_REGISTRY, type RegistryEntry } from './registry.ts';
 import type { KeyNamespace } from './namespace.ts';
 import { MAX_KEY_LENGTH } from './keyspace.ts';
@@ -8,7 +9,7 @@ import { MAX_KEY_LENGTH } from './keyspace.ts';
  * `no-ttl`: TTL -1, a key that would live forever; `gone`: TTL -2, the key vanished between SCAN and TTL;
  * `ttl-above-max`: longer than the entry's fixed or maximum TTL; `too-long`: 200 characters or more.
  */
-export type KeyAuditFinding = 'unregistered' | 'no-ttl' | 'gone' | 'ttl-above-max' | 'too-long';
+type KeyAuditFinding = 'unregistered' | 'no-ttl' | 'gone' | 'ttl-above-max' | 'too-long';
 
 export interface KeyAudit {
   /** The matching registry entry, if any. The key itself is not echoed: an unregistered key may hold anything. */

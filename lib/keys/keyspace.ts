@@ -11,19 +11,23 @@ export const MAX_KEY_LENGTH = 200;
 /** Largest window start accepted (unix seconds, 10 digits): keeps the throttle key length bounded. */
 const MAX_WINDOW_START_SECONDS = 9_999_999_999;
 
-export type KeyScope = { kind: 'platform' } | { kind: 'org' | 'outlet' | 'user'; id: string };
+type KeyScope = { kind: 'platform' } | { kind: 'org' | 'outlet' | 'user'; id: string };
 
 type Builders = {
   inviteObject(orgId: string, inviteId: string): string;
   inviteActiveByOrg(orgId: string): string;
   inviteActiveByEmailHash(orgId: string, emailHash: HashedSegment): string;
+  // Used from issue 7 (Syrve sessions): the shared runtime session and its single-flight refresh lock.
   syrveRuntimeToken(orgId: string, connectionId: string): string;
   syrveRuntimeTokenRefreshLock(orgId: string, connectionId: string): string;
+  // Used from issue 9 (sign-in): MFA challenges, the half-finished login, the active organisation and outlet.
   mfaChallenge(userId: string, challengeId: string): string;
   authSessionState(userId: string, sessionStateId: string): string;
   activeContext(userId: string, sessionId: string): string;
+  // Used from issue 6 (invite throttles); issues 9–11 reuse it for login, reset and tenant resolution.
   /** Window id `{action}.{subject}.{windowStartSeconds}`; see THROTTLE_WINDOW_ID_PATTERN in the registry. */
   throttleCounter(scope: KeyScope, action: ThrottleAction, subject: HashedSegment, windowStartSeconds: number): string;
+  // Used from issue 8 (background job cache: the audit export's progress).
   jobCache(scope: KeyScope, jobId: string): string;
   revokedSession(sessionId: string): string;
   /** `jtiDigest` is sha256Hex(jti): 64 lowercase hex. */

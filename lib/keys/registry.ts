@@ -3,9 +3,9 @@ import { INVITE_TTL_SECONDS } from '../config/index.ts';
 import { KEY_ENVS, KEY_PREFIX_PATTERN, THROTTLE_ACTIONS, type ScopeKind } from './namespace.ts';
 import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 
-export type KeyValueType = 'json' | 'sorted-set' | 'string' | 'counter' | 'marker';
+type KeyValueType = 'json' | 'sorted-set' | 'string' | 'counter' | 'marker';
 
-export interface KeyTtlRule {
+interface KeyTtlRule {
   /** The rule in words, for people reading the registry or a keyspace audit (docs/design.md#keys). */
   rule: string;
   /** The exact TTL when it is fixed. */
@@ -51,7 +51,7 @@ export interface RegistryEntry {
 /** The throttle window id: `{action}.{subject}.{windowStartSeconds}` — action from the allow-list,
  * subject a 64-hex hashSegment, window start in unix seconds (decimal, no leading zeros). Dots keep
  * it inside lowercase alphanumerics, hyphens and dots, and cannot occur in an action or a digest. */
-export const THROTTLE_WINDOW_ID_PATTERN = `(?:${THROTTLE_ACTIONS.join('|')})\\.${HEX64_PATTERN}\\.(?:0|[1-9][0-9]{0,9})`;
+const THROTTLE_WINDOW_ID_PATTERN = `(?:${THROTTLE_ACTIONS.join('|')})\\.${HEX64_PATTERN}\\.(?:0|[1-9][0-9]{0,9})`;
 
 const NAMESPACE = `^(?<prefix>${KEY_PREFIX_PATTERN}):(?<env>${KEY_ENVS.join('|')})`;
 
@@ -293,9 +293,3 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     notes: 'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment.',
   }),
 ]);
-
-export function registryEntry(name: KeyName): RegistryEntry {
-  const found = KEY_REGISTRY.find((candidate) => candidate.name === name);
-  if (found === undefined) throw new Error(`no registry entry named ${name}`);
-  return found;
-}

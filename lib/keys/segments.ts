@@ -2,11 +2,9 @@
 import { KeyError } from './key-error.ts';
 
 export const UUID_PATTERN = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-export const UUID_N_PATTERN = '[0-9a-f]{32}';
 export const HEX64_PATTERN = '[0-9a-f]{64}';
 
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UUID_N = /^[0-9a-f]{32}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** True for the canonical 8-4-4-4-12 form in either case (no braces, no `urn:uuid:`, no whitespace). */
@@ -25,12 +23,6 @@ export function normalizeUuid(value: unknown, field: string): string {
 /** UUID "N" form (32 lowercase hex, no dashes): the member format of the sorted-set indexes. */
 export function toUuidN(uuid: string): string {
   return normalizeUuid(uuid, 'uuid').replace(/-/g, '');
-}
-
-/** Back from "N" form to the lowercase canonical form; refuses anything but 32 lowercase hex. */
-export function fromUuidN(uuidN: string): string {
-  if (typeof uuidN !== 'string' || !UUID_N.test(uuidN)) throw new KeyError('uuidN', '32 lowercase hex characters');
-  return `${uuidN.slice(0, 8)}-${uuidN.slice(8, 12)}-${uuidN.slice(12, 16)}-${uuidN.slice(16, 20)}-${uuidN.slice(20)}`;
 }
 
 /** 64 lowercase hex characters, the shape of a SHA-256 or HMAC-SHA256 digest. */

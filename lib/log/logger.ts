@@ -1,5 +1,5 @@
 // Structured logs: one JSON object per line with an event name, ids and a correlation id — never a key, token or secret.
-export type LogFields = Record<string, string | number | boolean | null | undefined>;
+type LogFields = Record<string, string | number | boolean | null | undefined>;
 
 export interface Logger {
   info(event: string, fields?: LogFields): void;

@@ -5,7 +5,6 @@ import type { Db, Statement } from './db.ts';
 
 /** Every audit action there is; later features add theirs here. */
 export const AUDIT_ACTIONS = ['invite.created', 'invite.cancelled', 'invite.accepted', 'session.revoked'] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
 // a token, password, secret or session id, whatever its value looks like.
@@ -23,7 +22,7 @@ const details = z
   )
   .refine((record) => Object.keys(record).length <= 20, 'at most 20 details');
 
-export const auditEventSchema = z.strictObject({
+const auditEventSchema = z.strictObject({
   action: z.enum(AUDIT_ACTIONS),
   actorUserId: z.uuid().nullable(),
   organizationId: z.uuid().nullable(),
@@ -74,6 +73,7 @@ export function auditStatement(event: AuditEvent, now: Date): Statement {
   };
 }
 
+// Used from issue 7 (the reconnect cap's critical event and the rotation's safe status, written alone); today only tests.
 /** Writes one audit event on its own (one round trip) and returns the new row's id. */
 export async function writeAudit(db: Db, event: AuditEvent, now: Date): Promise<{ id: string }> {
   const statement = auditStatement(event, now);

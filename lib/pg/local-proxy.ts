@@ -9,7 +9,7 @@ const PROXY_FIELD = 'runstateNeonLocalProxyUrl';
 let fetchRouterInstalled = false;
 
 /** Parses and normalises a local proxy URL such as http://127.0.0.1:5999 (no trailing slash). */
-export function parseLocalProxyUrl(url: string): URL {
+function parseLocalProxyUrl(url: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -2,6 +2,8 @@
 import type { Redis } from '@upstash/redis/cloudflare';
 import { redisCall } from './errors.ts';
 
+// Not on @upstash/redis's createScript: a Script binds one client (we run three) and shows its SHA only in a deprecated field.
+
 export interface LuaScript {
   name: string;
   source: string;
@@ -20,7 +22,7 @@ export function scriptSha(script: LuaScript): Promise<string> {
   return sha;
 }
 
-export interface RunScriptOptions {
+interface RunScriptOptions {
   /**
    * Send the body with EVAL at once. For rare compensation paths that run while Redis is struggling: a cold
    * EVALSHA there costs a second round trip (NOSCRIPT, then EVAL) that may not fit in the deadline.

@@ -3,19 +3,22 @@ import { Redis } from '@upstash/redis/cloudflare';
 import type { RestEndpoint } from '../config/index.ts';
 
 /**
- * check: fail-closed reads on every request (revocation) — short deadline, one quick retry.
- * read:  idempotent reads and idempotent scripts — retries are harmless.
- * write: scripts with effects — no retry, because a retried request may run a second time
- *        after the first already landed (a dropped keep-alive re-sends; docs/design.md#the-upstash-client-as-our-code-relies-on-it).
+ * Each client is named after what it promises about a retry, not after reads and writes:
+ * check:      the fail-closed revocation read on every request — short deadline, one quick retry.
+ * retrySafe:  idempotent commands and scripts (reads, list's pruning, the compensating remove and restore) —
+ *             a retry that lands twice is harmless.
+ * atMostOnce: scripts with effects that must not run twice — no retry, because a retried request may run a second
+ *             time after the first already landed (a dropped keep-alive re-sends;
+ *             docs/design.md#the-upstash-client-as-our-code-relies-on-it).
  * A deadline covers all attempts of one call (the client takes the signal once per request).
  */
-export const CALL_POLICY = {
+const CALL_POLICY = {
   check: { timeoutMs: 800, retries: 1 },
-  read: { timeoutMs: 1_500, retries: 2 },
-  write: { timeoutMs: 2_000, retries: 0 },
+  retrySafe: { timeoutMs: 1_500, retries: 2 },
+  atMostOnce: { timeoutMs: 2_000, retries: 0 },
 } as const;
 
-export type CallKind = keyof typeof CALL_POLICY;
+type CallKind = keyof typeof CALL_POLICY;
 
 export type RedisStore = Record<CallKind, Redis>;
 
@@ -36,5 +39,5 @@ export function createRedisStore(endpoint: RestEndpoint): RedisStore {
       retry: { retries, backoff: (attempt) => 20 * (attempt + 1) },
     });
   };
-  return { check: client('check'), read: client('read'), write: client('write') };
+  return { check: client('check'), retrySafe: client('retrySafe'), atMostOnce: client('atMostOnce') };
 }

@@ -8,7 +8,7 @@ import { startLocalServices } from './local-services.ts';
 import { mintToken, type TokenClaims } from './tokens.ts';
 import { TEST_JWT_SECRET, seedOrganization as seedOrganizationInto } from './fixtures.ts';
 
-export { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET, newInvitee } from './fixtures.ts';
+export { newInvitee } from './fixtures.ts';
 
 export interface StackOptions {
   redisUrl?: string;

@@ -1,6 +1,5 @@
 // Shared fast-check generators for the key tests: hostile strings, valid ids, namespaces.
 import fc from 'fast-check';
-import { hashSegment, type HashedSegment } from '../../lib/keys/index.ts';
 
 /** An oracle independent of lib/keys: the canonical UUID shape in either case. */
 export const looksLikeUuid = (value: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
@@ -59,9 +58,6 @@ export const keyPrefix = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/);
 export const keyEnv = fc.constantFrom('dev', 'test', 'staging', 'prod' as const);
 
 export const HASH_KEY = 'test-index-hash-key-0123456789abcdef';
-
-/** A real hashSegment of arbitrary input. */
-export const hashed: fc.Arbitrary<Promise<HashedSegment>> = fc.string({ unit: 'binary' }).map((value) => hashSegment(HASH_KEY, value));
 
 /** 64 lowercase hex, the shape of a digest, built without lib/keys. */
 export const hex64 = fc

@@ -1,13 +1,19 @@
 // The registry as data and the keyspace audit: one entry per live key, and the findings a cleanup tool needs.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { auditKey, createKeyspace, findRegistryEntry, KEY_REGISTRY, matchingRegistryEntries, registryEntry } from '../../lib/keys/index.ts';
+import { auditKey, createKeyspace, findRegistryEntry, KEY_REGISTRY, matchingRegistryEntries, type KeyName } from '../../lib/keys/index.ts';
 import { hostileString, keyEnv, keyPrefix } from './keys-arbitraries.ts';
 import { BUILDER_CASES } from './keys-cases.ts';
 
 const ORG = '0192f0c1-0000-7000-8000-000000000001';
 const OTHER = '0192f0c1-0000-7000-8000-000000000002';
 const keyspace = createKeyspace({ prefix: 'mhpay', env: 'prod' });
+
+function registryEntry(name: KeyName) {
+  const found = KEY_REGISTRY.find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(`no registry entry named ${name}`);
+  return found;
+}
 
 describe('KEY_REGISTRY', () => {
   it('has unique names and patterns, and documents every row', () => {

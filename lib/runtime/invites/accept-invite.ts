@@ -21,22 +21,29 @@ import { restoreInvite } from './restore-invite.ts';
  */
 export const ACCEPT_INVITE: LuaScript = {
   name: 'invites.accept',
-  source: `${LUA_EMAIL_INDEX_KEY}
+  source: `
+local object_key = KEYS[1]
+local org_index_key = KEYS[2]
+local token_hash = ARGV[1]
+local email_hash = ARGV[2]
+local email_index_prefix = ARGV[3]
+local member = ARGV[4]
+${LUA_EMAIL_INDEX_KEY}
 local function same(a, b)
   if type(a) ~= 'string' or #a ~= #b then return false end
   local diff = 0
   for i = 1, #a do diff = bit.bor(diff, bit.bxor(string.byte(a, i), string.byte(b, i))) end
   return diff == 0
 end
-local value = redis.call('GET', KEYS[1])
+local value = redis.call('GET', object_key)
 if not value then return {0} end
 local ok, obj = pcall(cjson.decode, value)
-if not ok or type(obj) ~= 'table' or not same(obj['tokenHash'], ARGV[1]) then return {0} end
-if not same(obj['emailHash'], ARGV[2]) then return {2} end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[4])
-local email_key = email_index_key(ARGV[3], value)
-if email_key then redis.call('ZREM', email_key, ARGV[4]) end
+if not ok or type(obj) ~= 'table' or not same(obj['tokenHash'], token_hash) then return {0} end
+if not same(obj['emailHash'], email_hash) then return {2} end
+redis.call('DEL', object_key)
+redis.call('ZREM', org_index_key, member)
+local email_key = email_index_key(email_index_prefix, value)
+if email_key then redis.call('ZREM', email_key, member) end
 return {1, value}
 `,
 };
@@ -61,7 +68,7 @@ export async function acceptInvite(
   }
   const email = normalizeEmail(input.verifiedEmail);
   const reply = await runScript(
-    deps.redis.write,
+    deps.redis.atMostOnce,
     ACCEPT_INVITE,
     [objectKey, keys.inviteActiveByOrg(target.organizationId)],
     [

@@ -15,13 +15,18 @@ import { restoreInvite } from './restore-invite.ts';
  */
 export const CANCEL_INVITE: LuaScript = {
   name: 'invites.cancel',
-  source: `${LUA_EMAIL_INDEX_KEY}
-local value = redis.call('GET', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[2])
+  source: `
+local object_key = KEYS[1]
+local org_index_key = KEYS[2]
+local email_index_prefix = ARGV[1]
+local member = ARGV[2]
+${LUA_EMAIL_INDEX_KEY}
+local value = redis.call('GET', object_key)
+redis.call('ZREM', org_index_key, member)
 if not value then return false end
-redis.call('DEL', KEYS[1])
-local email_key = email_index_key(ARGV[1], value)
-if email_key then redis.call('ZREM', email_key, ARGV[2]) end
+redis.call('DEL', object_key)
+local email_key = email_index_key(email_index_prefix, value)
+if email_key then redis.call('ZREM', email_key, member) end
 return value
 `,
 };
@@ -34,7 +39,7 @@ export async function cancelInvite(
 ): Promise<CancelOutcome> {
   const { keys } = deps;
   const raw = await runScript(
-    deps.redis.write,
+    deps.redis.atMostOnce,
     CANCEL_INVITE,
     [keys.inviteObject(input.organizationId, input.inviteId), keys.inviteActiveByOrg(input.organizationId)],
     [keys.inviteActiveByEmailHashPrefix(input.organizationId), toUuidN(input.inviteId)],

@@ -19,13 +19,20 @@ import { removeInvite } from './remove-invite.ts';
  */
 export const CREATE_INVITE: LuaScript = {
   name: 'invites.create',
-  source: `${LUA_KEEP_INDEX_ALIVE}
+  source: `
+local object_key = KEYS[1]
+local org_index_key = KEYS[2]
+local email_index_key = KEYS[3]
+local invite_json = ARGV[1]
 local ttl = tonumber(ARGV[2])
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
-keep_index_alive(KEYS[2], ttl)
-keep_index_alive(KEYS[3], ttl)
+local member = ARGV[3]
+local expires_at = ARGV[4]
+${LUA_KEEP_INDEX_ALIVE}
+redis.call('SET', object_key, invite_json, 'EX', ttl)
+redis.call('ZADD', org_index_key, expires_at, member)
+redis.call('ZADD', email_index_key, expires_at, member)
+keep_index_alive(org_index_key, ttl)
+keep_index_alive(email_index_key, ttl)
 return 1
 `,
 };
@@ -85,7 +92,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
   const target = { objectKey, orgIndexKey, emailIndexKey, member, correlationId: input.correlationId };
   try {
     await runScript(
-      deps.redis.write,
+      deps.redis.atMostOnce,
       CREATE_INVITE,
       [objectKey, orgIndexKey, emailIndexKey],
       [encodeJson(inviteRecordSchema, record), String(config.inviteTtlSeconds), member, String(record.expiresAtUnixSeconds)],

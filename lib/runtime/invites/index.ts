@@ -5,7 +5,7 @@ import { createInvite } from './create-invite.ts';
 import { listInvites } from './list-invites.ts';
 
 export const invites = { create: createInvite, list: listInvites, cancel: cancelInvite, accept: acceptInvite };
-export { inviteSchema, type Invite } from './invite-record.ts';
+export { inviteSchema } from './invite-record.ts';
 export { CREATE_INVITE } from './create-invite.ts';
 export { LIST_INVITES } from './list-invites.ts';
 export { CANCEL_INVITE } from './cancel-invite.ts';

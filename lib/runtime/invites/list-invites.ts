@@ -13,14 +13,18 @@ import { inviteRecordSchema, toInvite, type Invite } from './invite-record.ts';
  */
 export const LIST_INVITES: LuaScript = {
   name: 'invites.list',
-  source: `${LUA_DASHED_UUID}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+  source: `
+local index_key = KEYS[1]
+local now = ARGV[1]
+local object_key_prefix = ARGV[2]
+${LUA_DASHED_UUID}
+redis.call('ZREMRANGEBYSCORE', index_key, '-inf', now)
+local members = redis.call('ZRANGE', index_key, 0, -1)
 local values = {}
 for _, member in ipairs(members) do
   local value = false
-  if is_uuid_n(member) then value = redis.call('GET', ARGV[2] .. dashed(member)) end
-  if value then values[#values + 1] = value else redis.call('ZREM', KEYS[1], member) end
+  if is_uuid_n(member) then value = redis.call('GET', object_key_prefix .. dashed(member)) end
+  if value then values[#values + 1] = value else redis.call('ZREM', index_key, member) end
 end
 return values
 `,
@@ -33,9 +37,9 @@ export async function listInvites(deps: Deps, query: { organizationId: string; e
       ? keys.inviteActiveByOrg(query.organizationId)
       : keys.inviteActiveByEmailHash(query.organizationId, await hashEmail(deps.config.indexHashKey, query.email));
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
-  // Pruning is idempotent, so the retrying read client is safe for this script.
+  // Pruning is idempotent, so a retry that lands twice is harmless.
   const reply = await runScript(
-    deps.redis.read,
+    deps.redis.retrySafe,
     LIST_INVITES,
     [indexKey],
     [String(nowSeconds), keys.inviteObjectPrefix(query.organizationId)],

@@ -10,9 +10,13 @@ import type { Deps } from '../../deps.ts';
 export const REMOVE_INVITE: LuaScript = {
   name: 'invites.remove',
   source: `
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
+local object_key = KEYS[1]
+local org_index_key = KEYS[2]
+local email_index_key = KEYS[3]
+local member = ARGV[1]
+redis.call('DEL', object_key)
+redis.call('ZREM', org_index_key, member)
+redis.call('ZREM', email_index_key, member)
 return 1
 `,
 };
@@ -22,8 +26,8 @@ export async function removeInvite(
   target: { objectKey: string; orgIndexKey: string; emailIndexKey: string; member: string; correlationId: string },
 ): Promise<void> {
   try {
-    // The read client retries, which is safe here because the script is idempotent.
-    await runScript(deps.redis.read, REMOVE_INVITE, [target.objectKey, target.orgIndexKey, target.emailIndexKey], [target.member], {
+    // The script is idempotent, so a retry that lands twice is harmless.
+    await runScript(deps.redis.retrySafe, REMOVE_INVITE, [target.objectKey, target.orgIndexKey, target.emailIndexKey], [target.member], {
       sendBody: true,
     });
   } catch (error) {

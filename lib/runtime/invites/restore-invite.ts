@@ -13,14 +13,21 @@ import type { InviteRecord } from './invite-record.ts';
  */
 export const RESTORE_INVITE: LuaScript = {
   name: 'invites.restore',
-  source: `${LUA_KEEP_INDEX_ALIVE}
+  source: `
+local object_key = KEYS[1]
+local org_index_key = KEYS[2]
+local email_index_key = KEYS[3]
+local invite_json = ARGV[1]
 local ttl_ms = tonumber(ARGV[2])
-if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl_ms, 'NX') then return 0 end
+local member = ARGV[3]
+local expires_at = ARGV[4]
+${LUA_KEEP_INDEX_ALIVE}
+if not redis.call('SET', object_key, invite_json, 'PX', ttl_ms, 'NX') then return 0 end
 local ttl = math.ceil(ttl_ms / 1000)
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
-keep_index_alive(KEYS[2], ttl)
-keep_index_alive(KEYS[3], ttl)
+redis.call('ZADD', org_index_key, expires_at, member)
+redis.call('ZADD', email_index_key, expires_at, member)
+keep_index_alive(org_index_key, ttl)
+keep_index_alive(email_index_key, ttl)
 return 1
 `,
 };
@@ -31,7 +38,7 @@ export async function restoreInvite(deps: Deps, raw: string, record: InviteRecor
   const { keys } = deps;
   try {
     await runScript(
-      deps.redis.read,
+      deps.redis.retrySafe,
       RESTORE_INVITE,
       [
         keys.inviteObject(record.organizationId, record.inviteId),

@@ -1,3 +1,3 @@
 // The revocation denylist: fail-closed read, fail-open write (docs/design.md#failure-semantics).
 export { isRevoked } from './is-revoked.ts';
-export { revokeSession, type SessionRevocation } from './revoke-session.ts';
+export { revokeSession } from './revoke-session.ts';

@@ -4,6 +4,7 @@ import { sha256Hex } from '../../crypto/index.ts';
 import { redisCall, type RedisStore } from '../../redis/index.ts';
 
 export async function isRevoked(store: RedisStore, keys: Keyspace, token: { jti: string; sessionId: string }): Promise<boolean> {
+  // No code path writes jti entries yet (logout revokes the whole session); the read rides in the same pipeline, so it costs no round trip.
   const jtiKey = keys.revokedJti(await sha256Hex(token.jti));
   const sessionKey = keys.revokedSession(token.sessionId);
   // keepErrors: a per-command error must be inspected, not mistaken for a result.

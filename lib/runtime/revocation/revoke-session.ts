@@ -20,8 +20,10 @@ export async function revokeSession(
 ): Promise<{ written: boolean }> {
   const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000));
   try {
-    // SET is idempotent, so the write client's no-retry rule costs nothing here.
-    await redisCall('revocation.revokeSession', () => store.write.set(keys.revokedSession(revocation.sessionId), '1', { ex: ttlSeconds }));
+    // SET is idempotent, so retrySafe would serve as well; it keeps the single 2 s attempt it has always had.
+    await redisCall('revocation.revokeSession', () =>
+      store.atMostOnce.set(keys.revokedSession(revocation.sessionId), '1', { ex: ttlSeconds }),
+    );
     return { written: true };
   } catch {
     // PostgreSQL already holds the revocation; the token stays usable until it expires (at most ttlSeconds).
