@@ -62,7 +62,7 @@ export function stagingRootFor(binariesHome: string, dataDir: string): string {
 /** A copy of the package's bin/, lib/ and share/, kept per version; made under a temporary name, so only a whole copy is used. */
 async function stageBinaries(binaries: PostgresBinaries, root: string): Promise<{ home: string; copied: boolean }> {
   const home = join(root, `postgres-${binaries.version}`);
-  if (existsSync(home) && isOwn(home)) return { home, copied: false };
+  if (isOwn(home)) return { home, copied: false };
   // Left-overs of an interrupted copy or of another version; only we can write in `root`, so nothing here is anyone else's.
   for (const entry of await readdir(root)) {
     if (entry !== 'data') await rm(join(root, entry), { recursive: true, force: true });

@@ -1,8 +1,9 @@
 // `npm start` as root from a checkout inside a folder closed to others: PostgreSQL is staged where `postgres` can reach it.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/processes/free-port.ts';
@@ -13,6 +14,7 @@ import { baseEnv, call, launch, portIsClosed, printed, stop, stopAll, whenReady,
 const CHECKOUT_PARTS = ['package.json', 'tsconfig.json', 'functions', 'lib', 'local', 'ops', 'migrations', 'types', 'node_modules'];
 const STAGING_LINE = /^staging PostgreSQL in (\/\S+)\/ (.*)$/m;
 
+const run = promisify(execFile);
 const running: Launched[] = [];
 const cleanUp: string[] = [];
 
@@ -98,6 +100,14 @@ describe.runIf(process.getuid?.() === 0)('npm start as root in a folder closed t
     expect(printed(secondBanner, 'ORG')).toBe(org);
     expect(await query(checkout, 'SELECT note FROM kept')).toEqual([{ note: 'from the first start' }]);
     expect((await call('GET', `http://127.0.0.1:${port}/orgs/${org}/invites`, adminToken)).status).toBe(200);
+    // `npm run seed` beside it finds the running staged cluster (its progress goes to stderr).
+    const seeded = await run(join(checkout, 'node_modules', '.bin', 'tsx'), ['local/launcher/seed-cli.ts', '--json'], {
+      cwd: checkout,
+      env,
+    });
+    expect(JSON.parse(seeded.stdout)).toMatchObject({ organizationId: org });
+    expect(seeded.stderr).toContain(`staging PostgreSQL in ${staged.root}/ (binaries reused, data folder reused)`);
+    expect(seeded.stderr).toContain('reusing the embedded PostgreSQL already running');
     expect(await stop(second)).toBe(0);
     expect(existsSync(join(staged.root, 'data', 'postmaster.pid'))).toBe(false);
   }, 180_000);
