@@ -12,6 +12,8 @@ export interface BannerFacts {
   locationName: string;
   secretsFile: string;
   dataDir: string;
+  /** The embedded PostgreSQL's data when it is staged outside `dataDir` (as root, in a folder closed to `postgres`). */
+  stagedDataDir?: string | undefined;
   services: Array<[label: string, description: string]>;
   stoppers: string[];
   notes: string[];
@@ -57,7 +59,8 @@ export function readyBanner(f: BannerFacts): string {
     'Services:',
     ...f.services.map(([label, description]) => `  ${label.padEnd(width)}  ${description}`),
     '',
-    `Data lives in ${f.dataDir} (set RUNSTATE_DATA_DIR to put it elsewhere; delete it to start afresh).`,
+    `Data lives in ${f.dataDir}${f.stagedDataDir !== undefined ? `, PostgreSQL's in ${f.stagedDataDir}` : ''} ` +
+      `(set RUNSTATE_DATA_DIR to put it elsewhere; delete ${f.stagedDataDir !== undefined ? 'both' : 'it'} to start afresh).`,
     `${STOP_PREFIX} (or SIGTERM) stops everything this launcher started: ${f.stoppers.join(', ')}.`,
   ].join('\n');
 }

@@ -11,6 +11,8 @@ export interface OpenedDatabase {
   url: string;
   description: string;
   embedded?: EmbeddedPostgres;
+  /** The embedded cluster's folder when it is staged outside the data folder. */
+  stagedDataDir?: string;
 }
 
 export async function openDatabase(
@@ -29,8 +31,10 @@ export async function openDatabase(
   return {
     url: embedded.url,
     embedded,
+    ...(embedded.dataNote !== undefined ? { stagedDataDir: embedded.dataDir } : {}),
     description:
-      `embedded PostgreSQL on 127.0.0.1:${embedded.port}, data in ${displayPath(embedded.dataDir)}, ` +
+      `embedded PostgreSQL on 127.0.0.1:${embedded.port}, data in ${displayPath(embedded.dataDir)}` +
+      `${embedded.dataNote !== undefined ? ` (${embedded.dataNote})` : ''}, ` +
       `log ${displayPath(embedded.logFile)}${reused}`,
   };
 }

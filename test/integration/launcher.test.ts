@@ -1,5 +1,5 @@
 // `npm start` end to end: spawn the launcher, follow the lines it prints, seed twice, stop it and see everything go.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,28 +7,30 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../local/processes/free-port.ts';
-import { READY_PREFIX, STOP_PREFIX } from '../../local/launcher/banner.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
+import {
+  baseEnv,
+  call,
+  launch,
+  portIsClosed,
+  printed,
+  stagingRoot,
+  stop,
+  stopAll,
+  whenReady,
+  type Launched,
+} from '../support/launcher-process.ts';
 
 const run = promisify(execFile);
-// tsx itself, not `npx tsx`: npm exec does not pass SIGTERM on, and the test needs the launcher's own exit code.
-const TSX = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-
-interface Launched {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<number | null>;
-}
 
 const running: Launched[] = [];
 const dataDirs: string[] = [];
 
 afterEach(async () => {
-  for (const launched of running.splice(0)) {
-    if (launched.child.exitCode === null) launched.child.kill('SIGTERM');
-    await launched.exit;
-  }
-  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // From a checkout closed to `postgres` (as root), the launcher stages PostgreSQL under the temp folder: that goes too.
+  const staged = running.map((launched) => stagingRoot(launched.output()));
+  await stopAll(running);
+  for (const dir of [...dataDirs.splice(0), ...staged]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 function newDataDir(): string {
@@ -39,69 +41,13 @@ function newDataDir(): string {
   return dir;
 }
 
-/** Only what the launcher needs: nothing of this test process's configuration leaks in. */
-function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
-}
-
-function launch(env: NodeJS.ProcessEnv): Launched {
-  const child = spawn(TSX, ['local/launcher/start.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const launched = { child, output: () => output, exit };
-  running.push(launched);
-  return launched;
-}
-
-/** Resolves with the whole banner once its last line is out; fails with the output if the launcher dies first. */
-async function whenReady(launched: Launched, timeoutMs = 45_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const text = launched.output();
-    if (text.includes(READY_PREFIX) && text.includes(`\n${STOP_PREFIX}`)) return text;
-    if (launched.child.exitCode !== null) throw new Error(`launcher exited ${launched.child.exitCode}:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`launcher not ready within ${timeoutMs} ms:\n${launched.output()}`);
-}
-
-/** The value of a printed `NAME=value` shell line. */
-function printed(banner: string, name: string): string {
-  const match = new RegExp(`^${name}=(\\S+)$`, 'm').exec(banner);
-  if (match === null) throw new Error(`the banner has no ${name}= line:\n${banner}`);
-  return match[1] as string;
-}
-
-async function stop(launched: Launched): Promise<number | null> {
-  launched.child.kill('SIGTERM');
-  return launched.exit;
-}
-
-async function call(method: string, url: string, token: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, json: await response.json() };
-}
-
-async function portIsClosed(port: number): Promise<boolean> {
-  return fetch(`http://127.0.0.1:${port}/healthz`).then(
-    () => false,
-    () => true,
-  );
-}
-
 describe('npm start with REDIS_URL and DATABASE_URL', () => {
   it('prints a flow that works: create, list, accept, and 410 on the second accept; seeding repeats; SIGTERM stops it', async () => {
     const dataDir = newDataDir();
     const port = await freePort();
     const databaseUrl = inject('databaseUrl');
     const env = baseEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: databaseUrl, PORT: String(port), RUNSTATE_DATA_DIR: dataDir });
-    const launcher = launch(env);
+    const launcher = launch(env, running);
     const banner = await whenReady(launcher);
 
     const base = printed(banner, 'BASE');
@@ -184,7 +130,7 @@ describe('npm start with nothing configured', () => {
     const port = await freePort();
     const env = baseEnv({ PORT: String(port), RUNSTATE_DATA_DIR: dataDir });
 
-    const first = launch(env);
+    const first = launch(env, running);
     const banner = await whenReady(first, 60_000);
     expect(banner).toContain('initialising an embedded PostgreSQL');
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -204,7 +150,7 @@ describe('npm start with nothing configured', () => {
     expect(existsSync(join(dataDir, 'redis', 'appendonlydir'))).toBe(true);
 
     // Second start on the same folder: no new cluster, same secrets (the old token still works), the invite survived in Redis.
-    const second = launch(env);
+    const second = launch(env, running);
     const secondBanner = await whenReady(second, 60_000);
     expect(secondBanner).not.toContain('initialising');
     const listed = await call('GET', `http://127.0.0.1:${port}/orgs/${org}/invites`, adminToken);
