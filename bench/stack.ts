@@ -56,7 +56,7 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
   // The denylist gets its own proxy in front of the same Redis, so the main count is the operation alone.
   const revocationProxy = await startRedisRestProxy({ redisUrl });
   teardown.add(() => revocationProxy.close());
-  const neonProxy = await startNeonProxy();
+  const neonProxy = await startNeonProxy({ databaseUrl: database.url });
   teardown.add(() => neonProxy.close());
 
   const config = loadConfig({

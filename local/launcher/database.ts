@@ -47,7 +47,7 @@ export async function neonProxyFor(
   const configured = env.NEON_LOCAL_PROXY_URL;
   if (configured !== undefined && configured !== '') return configured;
   if (!isLoopbackHost(new URL(databaseUrl).hostname)) return undefined;
-  const proxy = await startNeonProxy();
+  const proxy = await startNeonProxy({ databaseUrl });
   stack.push('Neon proxy', proxy.close);
   return proxy.url;
 }

@@ -20,7 +20,7 @@ export async function startLocalServices(options: { redisUrl?: string; separateR
   const redisUrl = options.redisUrl ?? inject('redisUrl');
   const redisProxy = await startRedisRestProxy({ redisUrl });
   const revocationProxy = options.separateRevocationProxy === true ? await startRedisRestProxy({ redisUrl }) : undefined;
-  const neonProxy = await startNeonProxy().catch(async (error: unknown) => {
+  const neonProxy = await startNeonProxy({ databaseUrl }).catch(async (error: unknown) => {
     await redisProxy.close();
     await revocationProxy?.close();
     throw error;
