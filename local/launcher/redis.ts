@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { hasRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../processes/redis-server.ts';
 import { startRedisRestProxy } from '../emulators/upstash/index.ts';
 import { displayPath } from './data-dir.ts';
+import { redisPassword } from './redis-password.ts';
 import type { StopStack } from './stop-stack.ts';
 
 export interface ProvidedRedis {
@@ -38,7 +39,8 @@ export async function provideRedis(
     // Its AOF holds runtime state (hashed tokens, ids): the folder stays private.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     log('starting redis-server (AOF and RDB on)');
-    const server = await startRedisServer({ dir, persistence: true });
+    // Only the proxy knows the password, so a page or a process that finds the port still cannot use Redis.
+    const server = await startRedisServer({ dir, persistence: true, password: redisPassword(dir) });
     stack.push('redis-server', server.stop);
     redisUrl = server.url;
     behind = `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}`;
