@@ -5,6 +5,7 @@ import { hasRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../process
 import { frontRedis } from '../stack/services.ts';
 import type { Teardown } from '../stack/teardown.ts';
 import { displayPath } from './data-dir.ts';
+import { redisPassword } from './redis-password.ts';
 
 export interface ProvidedRedis {
   /** For UPSTASH_REDIS_REST_URL / UPSTASH_REDIS_REST_TOKEN. */
@@ -38,7 +39,8 @@ export async function provideRedis(
     // Its AOF holds runtime state (hashed tokens, ids): the folder stays private.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     log('starting redis-server (AOF and RDB on)');
-    const server = await startRedisServer({ dir, persistence: true });
+    // Only the proxy knows the password, so a page or a process that finds the port still cannot use Redis.
+    const server = await startRedisServer({ dir, persistence: true, password: redisPassword(dir) });
     stack.add('redis-server', server.stop);
     redisUrl = server.url;
     behind = `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}`;

@@ -16,6 +16,8 @@ export interface RedisServerOptions {
   dir?: string;
   /** AOF + RDB on (the dev stack), off for throwaway test instances. */
   persistence?: boolean;
+  /** requirepass; handed over on stdin, never in argv, and part of `url`. Letters, digits, `-` and `_` only. */
+  password?: string;
 }
 
 export const REDIS_INSTALL_HINT =
@@ -39,11 +41,27 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     // Dev Redis keeps AOF and RDB (runtime policy); both live in the git-ignored data folder.
     args.push('--appendonly', 'yes', '--save', '900 1 300 10 60 10000');
   }
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const password = options.password;
+  if (password !== undefined && !/^[\w-]+$/.test(password)) throw new Error('the redis-server password must be letters, digits, - or _');
+  // `redis-server -` reads a config from stdin before the argv options: the one place for a secret that ps never shows.
+  const child = spawn('redis-server', ['-', ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.end(stdinConfig(password));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await waitForPort(port, child, () => stderr);
-  return { url: `redis://127.0.0.1:${port}`, port, stop: () => stopChild(child) };
+  const auth = password === undefined ? '' : `:${password}@`;
+  return { url: `redis://${auth}127.0.0.1:${port}`, port, stop: () => stopChild(child) };
+}
+
+function stdinConfig(password: string | undefined): string {
+  const lines = [
+    // MIGRATE connects to any host:port it is given, and Redis lets scripts call it (unlike CONFIG, DEBUG or
+    // REPLICAOF, which it refuses inside EVAL): a server we start never reaches another host.
+    'rename-command MIGRATE ""',
+  ];
+  if (password !== undefined) lines.push(`requirepass "${password}"`);
+  return `${lines.join('\n')}\n`;
 }
 
 async function waitForPort(port: number, child: ChildProcess, stderr: () => string): Promise<void> {

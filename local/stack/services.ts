@@ -33,7 +33,7 @@ export async function frontRedis(redisUrl: string, teardown: Teardown, name = 'R
  */
 export async function frontPostgres(databaseUrl: string, teardown: Teardown): Promise<NeonProxy | undefined> {
   if (!isLoopbackHost(new URL(databaseUrl).hostname)) return undefined;
-  const proxy = await startNeonProxy();
+  const proxy = await startNeonProxy({ databaseUrl });
   teardown.add('Neon proxy', proxy.close);
   return proxy;
 }

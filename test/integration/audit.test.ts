@@ -12,7 +12,7 @@ let proxy: NeonProxy;
 let db: Db;
 
 beforeAll(async () => {
-  proxy = await startNeonProxy();
+  proxy = await startNeonProxy({ databaseUrl });
   db = createDb({ databaseUrl, neonLocalProxyUrl: proxy.url });
 });
 

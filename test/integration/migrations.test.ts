@@ -71,7 +71,7 @@ describe('applyMigrations', () => {
     const { schema } = await scratchClient();
     let proxy: NeonProxy | undefined;
     const pool = createPool(
-      { databaseUrl, neonLocalProxyUrl: (proxy = await startNeonProxy()).url },
+      { databaseUrl, neonLocalProxyUrl: (proxy = await startNeonProxy({ databaseUrl })).url },
       {
         webSocketConstructor: WebSocket,
       },

@@ -16,7 +16,7 @@ let proxy: NeonProxy;
 let db: Db;
 
 beforeAll(async () => {
-  proxy = await startNeonProxy();
+  proxy = await startNeonProxy({ databaseUrl });
   db = createDb({ databaseUrl, neonLocalProxyUrl: proxy.url });
   await db.query(`CREATE SCHEMA ${schema}`);
   await db.query(`CREATE TABLE ${schema}.items (id uuid PRIMARY KEY, n bigint, tags text[], data jsonb, at timestamptz, flag bool)`);

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFaultState, createStats, sleep, type NeonProxyFaults, type NeonProxyStats } from './faults.ts';
 import { createSqlEndpoint } from './sql-over-http.ts';
+import { postgresTargetOf } from './target.ts';
 import { createWsTunnel } from './ws-tunnel.ts';
 
 export { isLoopbackHost } from './loopback.ts';
@@ -19,16 +20,18 @@ export interface NeonProxy {
 }
 
 /**
- * Starts the proxy. `POST /sql` speaks Neon's SQL-over-HTTP contract (the `neon()` / `transaction()` path)
- * against the Postgres named in `Neon-Connection-String`; `/v1?address=host:port` upgrades to a WebSocket
- * piped to that Postgres over TCP (the `Pool` / `Client` path). Both reach loopback addresses only.
- * Port 0 (the default) picks a free one.
+ * Starts the proxy for the one PostgreSQL named by `databaseUrl` (on this machine; only its host and port are kept).
+ * `POST /sql` speaks Neon's SQL-over-HTTP contract (the `neon()` / `transaction()` path) as the user and database
+ * named in `Neon-Connection-String`; `/v1?address=host:port` upgrades to a WebSocket piped to that Postgres over
+ * TCP (the `Pool` / `Client` path). Any other host or port, and any request from a browser, is refused before a
+ * connection is tried. Port 0 (the default) picks a free one.
  */
-export async function startNeonProxy(options: { port?: number; host?: string } = {}): Promise<NeonProxy> {
+export async function startNeonProxy(options: { databaseUrl: string; port?: number; host?: string }): Promise<NeonProxy> {
+  const target = postgresTargetOf(options.databaseUrl);
   const faults = createFaultState();
   const stats = createStats();
-  const sql = createSqlEndpoint();
-  const tunnel = createWsTunnel();
+  const sql = createSqlEndpoint(target);
+  const tunnel = createWsTunnel(target);
 
   const server = createServer((req, res) => {
     stats.httpRequests += 1;

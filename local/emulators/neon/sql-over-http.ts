@@ -1,7 +1,7 @@
 // Neon's SQL-over-HTTP contract (POST /sql) in front of a plain Postgres, answering raw text values for the driver to parse.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pg from 'pg';
-import { isLoopbackHost } from './loopback.ts';
+import { isTarget, portOf, type PostgresTarget } from './target.ts';
 
 interface HttpQuery {
   query: string;
@@ -17,6 +17,24 @@ interface NeonResult {
 }
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The only query parameters a connection string may carry. Everything else is refused, because pg reads more than
+ * it seems: `host`/`hostaddr`/`port` redirect the connection (a unix-socket folder too), `sslkey`/`sslcert`/
+ * `sslrootcert` read local files. `sslmode` and `channel_binding` come with Neon's own connection strings and are
+ * ignored: the proxy speaks plain TCP to a Postgres on this machine.
+ */
+const HARMLESS_PARAMETERS = new Set(['application_name', 'sslmode', 'channel_binding']);
+
+/** What pg gets: the configured host and port, plus who connects to which database. Nothing else reaches pg. */
+interface ConnectionConfig {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  application_name?: string;
+}
 
 // Every value stays the Postgres text the server sent; the driver applies its own parsers by dataTypeID.
 const RAW_TEXT_TYPES = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
@@ -63,16 +81,17 @@ export interface SqlEndpoint {
   close(): Promise<void>;
 }
 
-export function createSqlEndpoint(): SqlEndpoint {
+export function createSqlEndpoint(target: PostgresTarget): SqlEndpoint {
   const pools = new Map<string, pg.Pool>();
 
-  function poolFor(connectionString: string): pg.Pool {
-    let pool = pools.get(connectionString);
+  function poolFor(connection: ConnectionConfig): pg.Pool {
+    const key = JSON.stringify(connection);
+    let pool = pools.get(key);
     if (pool === undefined) {
-      pool = new pg.Pool({ connectionString, max: 10, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+      pool = new pg.Pool({ ...connection, max: 10, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
       // An idle connection dropped by Postgres (restart, DROP DATABASE … FORCE) must not crash the process.
       pool.on('error', () => undefined);
-      pools.set(connectionString, pool);
+      pools.set(key, pool);
     }
     return pool;
   }
@@ -80,10 +99,12 @@ export function createSqlEndpoint(): SqlEndpoint {
   return {
     async handle(req, res) {
       try {
-        const connectionString = loopbackConnectionString(req);
+        // A browser page (even one whose name was rebound to 127.0.0.1) always sends Origin; the driver never does.
+        if (req.headers.origin !== undefined) throw new HttpFailure(403, 'the local Neon proxy does not answer browsers');
+        const connection = targetConnection(req, target);
         const body = parseBody(await readBody(req));
         const arrayMode = req.headers['neon-array-mode'] === 'true';
-        const pool = poolFor(connectionString);
+        const pool = poolFor(connection);
         const answer = Array.isArray(body)
           ? { results: await runBatch(pool, body, beginStatement(req), arrayMode) }
           : await runQuery(pool, body, arrayMode);
@@ -100,21 +121,37 @@ export function createSqlEndpoint(): SqlEndpoint {
   };
 }
 
-function loopbackConnectionString(req: IncomingMessage): string {
+/** Reads Neon-Connection-String: the configured host and port only, and only the harmless parameters. */
+function targetConnection(req: IncomingMessage, target: PostgresTarget): ConnectionConfig {
   const header = req.headers['neon-connection-string'];
   if (typeof header !== 'string' || header === '') {
     throw new HttpFailure(400, 'missing Neon-Connection-String header');
   }
-  let host: string;
+  let url: URL;
   try {
-    host = new URL(header).hostname;
+    url = new URL(header);
   } catch {
     throw new HttpFailure(400, 'Neon-Connection-String is not a valid URL');
   }
-  if (!isLoopbackHost(host)) {
-    throw new HttpFailure(403, 'the local Neon proxy only connects to PostgreSQL on a loopback address');
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new HttpFailure(400, 'Neon-Connection-String must be a postgres:// URL');
   }
-  return header;
+  const refused = [...url.searchParams.keys()].filter((name) => !HARMLESS_PARAMETERS.has(name));
+  if (refused.length > 0) {
+    throw new HttpFailure(400, `the local Neon proxy refuses these connection parameters: ${[...new Set(refused)].join(', ')}`);
+  }
+  if (!isTarget(target, url.hostname, portOf(url.port))) {
+    throw new HttpFailure(403, 'the local Neon proxy only connects to the PostgreSQL it was started for');
+  }
+  const applicationName = url.searchParams.get('application_name');
+  return {
+    host: target.host,
+    port: target.port,
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: decodeURIComponent(url.pathname.slice(1)),
+    ...(applicationName !== null ? { application_name: applicationName } : {}),
+  };
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -1,9 +1,10 @@
-// Pipes each WebSocket on /v1?address=host:port to a TCP connection to that Postgres, loopback only.
+// Pipes each WebSocket on /v1?address=host:port to a TCP connection to the configured Postgres, and to nothing else.
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { isLoopbackHost, parseAddress } from './loopback.ts';
+import { parseAddress } from './loopback.ts';
+import { isTarget, type PostgresTarget } from './target.ts';
 
 export interface WsTunnel {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -11,20 +12,25 @@ export interface WsTunnel {
   close(): void;
 }
 
-export function createWsTunnel(): WsTunnel {
+export function createWsTunnel(target: PostgresTarget): WsTunnel {
   const server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const upstreams = new Set<Socket>();
 
   return {
     handleUpgrade(req, socket, head) {
       socket.on('error', () => socket.destroy());
+      // Browsers always send Origin and the driver on Node never does: a page cannot open a tunnel, whatever its site.
+      if (req.headers.origin !== undefined) {
+        refuseUpgrade(socket, 403, 'Forbidden');
+        return;
+      }
       const url = new URL(req.url ?? '/', 'http://proxy.invalid');
-      const target = parseAddress(url.searchParams.get('address') ?? '');
-      if (url.pathname !== '/v1' || target === undefined) {
+      const requested = parseAddress(url.searchParams.get('address') ?? '');
+      if (url.pathname !== '/v1' || requested === undefined) {
         refuseUpgrade(socket, 400, 'Bad Request');
         return;
       }
-      if (!isLoopbackHost(target.host)) {
+      if (!isTarget(target, requested.host, requested.port)) {
         refuseUpgrade(socket, 403, 'Forbidden');
         return;
       }

@@ -1,13 +1,19 @@
-// Runs the Upstash-compatible REST proxy alone: `npm run redis-proxy -- --redis redis://127.0.0.1:6379 --port 8079 --token <token>`.
+// Runs the Upstash-compatible REST proxy alone: `UPSTASH_REDIS_REST_TOKEN=… npm run redis-proxy -- --redis redis://127.0.0.1:6379 --port 8079`.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startRedisRestProxy } from './index.ts';
 
-const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <port>] [--host <host>] [--token <token>]
+const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <port>] [--host <host>] [--token-file <path>] [--allow-admin]
 
-  --redis   Redis to front (default: $REDIS_URL, else redis://127.0.0.1:6379)
-  --port    port to listen on (default 8079; 0 picks a free one)
-  --host    address to bind (default 127.0.0.1)
-  --token   bearer token clients must send (default: $UPSTASH_REDIS_REST_TOKEN, else a generated one, printed once)`;
+  --redis        Redis to front (default: $REDIS_URL, else redis://127.0.0.1:6379); a URL with a password
+                 belongs in REDIS_URL, since every user of this machine can read a command line
+  --port         port to listen on (default 8079; 0 picks a free one)
+  --host         address to bind (default 127.0.0.1)
+  --token-file   file holding the bearer token clients must send (one line)
+  --token        the token itself; shown by ps to every user, so prefer $UPSTASH_REDIS_REST_TOKEN or --token-file
+                 (default: $UPSTASH_REDIS_REST_TOKEN, else a generated one, printed once)
+  --allow-admin  also forward CONFIG, DEBUG, MODULE, SHUTDOWN, REPLICAOF, MIGRATE, FAILOVER, ACL writes,
+                 CLIENT KILL/PAUSE and CLUSTER writes (refused by default)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -16,6 +22,8 @@ async function main(): Promise<void> {
       port: { type: 'string' },
       host: { type: 'string' },
       token: { type: 'string' },
+      'token-file': { type: 'string' },
+      'allow-admin': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -26,18 +34,19 @@ async function main(): Promise<void> {
   }
   const port = Number(values.port ?? '8079');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${values.port}"`);
-  const givenToken = values.token ?? process.env.UPSTASH_REDIS_REST_TOKEN;
-  if (givenToken === '') throw new Error('--token must not be empty');
+  const givenToken = tokenFrom(values.token, values['token-file'], process.env.UPSTASH_REDIS_REST_TOKEN);
 
   const proxy = await startRedisRestProxy({
     redisUrl: values.redis ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     port,
     host: values.host ?? '127.0.0.1',
     token: givenToken,
+    allowAdmin: values['allow-admin'] === true,
   });
   console.log(`UPSTASH_REDIS_REST_URL=${proxy.url}`);
   // A token the caller chose is never echoed; a generated one is shown once so it can be used at all.
   if (givenToken === undefined) console.log(`UPSTASH_REDIS_REST_TOKEN=${proxy.token}`);
+  if (values['allow-admin'] === true) console.log('admin commands (CONFIG, SHUTDOWN, MIGRATE, …) are forwarded (--allow-admin)');
 
   const shutdown = (): void => {
     proxy.close().then(
@@ -47,6 +56,22 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+}
+
+/** --token-file, else --token, else the environment; undefined means "generate one". */
+function tokenFrom(flag: string | undefined, file: string | undefined, fromEnv: string | undefined): string | undefined {
+  if (flag !== undefined && file !== undefined) throw new Error('give either --token or --token-file, not both');
+  let token = flag ?? fromEnv;
+  if (file !== undefined) {
+    try {
+      token = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      throw new Error(`--token-file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    if (token.includes('\n')) throw new Error(`--token-file ${file} must hold the token on one line`);
+  }
+  if (token === '') throw new Error('the token must not be empty');
+  return token;
 }
 
 main().catch((error: unknown) => {

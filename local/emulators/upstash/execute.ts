@@ -15,6 +15,8 @@ export interface ExecutionContext {
   pool: TransactionPool;
   scripts: ScriptRegistry;
   faults: FaultSwitch;
+  /** Forward the commands that reconfigure or stop Redis or reach other hosts (refused-commands.ts). */
+  allowAdmin: boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface ExecutionContext {
 export async function runPipeline(context: ExecutionContext, commands: RedisCommand[], base64: boolean): Promise<Outcome[]> {
   // Prepared synchronously in order, so a SCRIPT LOAD is mapped before a later EVALSHA in the same pipeline.
   const pending = commands.map((command): Promise<Outcome> => {
-    const blocked = blockedReason(context.faults, command);
+    const blocked = blockedReason(context, command);
     if (blocked !== undefined) return Promise.resolve({ error: blocked });
     const prepared = context.scripts.prepare(command);
     return sendRaw(context.shared, prepared.name, prepared.args).then(
@@ -40,7 +42,7 @@ export type TransactionResult = { ok: true; outcomes: Outcome[] } | { ok: false;
 /** MULTI … EXEC on a dedicated connection; a refused, faulted or badly queued command aborts the whole transaction. */
 export async function runTransaction(context: ExecutionContext, commands: RedisCommand[], base64: boolean): Promise<TransactionResult> {
   for (const command of commands) {
-    const blocked = blockedReason(context.faults, command);
+    const blocked = blockedReason(context, command);
     if (blocked !== undefined) return { ok: false, error: blocked };
   }
   const prepared = commands.map((command) => context.scripts.prepare(command));
@@ -81,9 +83,9 @@ function execOutcomes(replies: unknown[], prepared: PreparedCommand[], base64: b
   });
 }
 
-function blockedReason(faults: FaultSwitch, command: RedisCommand): string | undefined {
-  if (faults.fails(command.name)) return INJECTED_FAULT_ERROR;
-  return refusalReason(command);
+function blockedReason(context: ExecutionContext, command: RedisCommand): string | undefined {
+  if (context.faults.fails(command.name)) return INJECTED_FAULT_ERROR;
+  return refusalReason(command, { allowAdmin: context.allowAdmin });
 }
 
 function errorOutcome(error: unknown): Outcome {

@@ -30,6 +30,11 @@ export interface RedisRestProxyOptions {
   port?: number;
   /** Defaults to 127.0.0.1. */
   host?: string;
+  /**
+   * Also forward CONFIG, DEBUG, MODULE, SHUTDOWN, REPLICAOF/SLAVEOF, MIGRATE, FAILOVER, ACL writes, CLIENT KILL/PAUSE
+   * and CLUSTER writes (`--allow-admin`). Off by default: they reconfigure or stop Redis or reach other hosts.
+   */
+  allowAdmin?: boolean;
 }
 
 export async function startRedisRestProxy(options: RedisRestProxyOptions): Promise<RedisRestProxy> {
@@ -41,7 +46,11 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
   const stats = createProxyStats();
   let dropConnections = (): void => {};
   const faults = createFaultSwitch(() => dropConnections());
-  const proxy = createProxyServer({ token, stats, context: { shared, pool, faults, scripts: createScriptRegistry() } });
+  const proxy = createProxyServer({
+    token,
+    stats,
+    context: { shared, pool, faults, scripts: createScriptRegistry(), allowAdmin: options.allowAdmin === true },
+  });
   dropConnections = proxy.dropConnections;
   const { server } = proxy;
 
