@@ -1,7 +1,10 @@
 // Starts a real redis-server from PATH on a free port, for `npm start` and for tests that stop or break a server.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './free-port.ts';
 
 export interface RedisServerHandle {
@@ -33,10 +36,11 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   if (!hasRedisServer()) throw new Error(REDIS_INSTALL_HINT);
   const port = options.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--appendonly', 'no'];
-  if (options.dir !== undefined) {
-    mkdirSync(options.dir, { recursive: true });
-    args.push('--dir', options.dir);
-  }
+  // Without a folder of its own, a SAVE or a shutdown save would write dump.rdb into whatever folder we run in.
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'runstate-redis-'));
+  mkdirSync(dir, { recursive: true });
+  args.push('--dir', dir);
+  const removeScratch = options.dir === undefined ? () => rm(dir, { recursive: true, force: true }) : async () => undefined;
   if (options.persistence === true) {
     // Dev Redis keeps AOF and RDB (runtime policy); both live in the git-ignored data folder.
     args.push('--appendonly', 'yes', '--save', '900 1 300 10 60 10000');
@@ -49,9 +53,12 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   child.stdin?.end(stdinConfig(password));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitForPort(port, child, () => stderr);
+  await waitForPort(port, child, () => stderr).catch(async (error: unknown) => {
+    await removeScratch();
+    throw error;
+  });
   const auth = password === undefined ? '' : `:${password}@`;
-  return { url: `redis://${auth}127.0.0.1:${port}`, port, stop: () => stopChild(child) };
+  return { url: `redis://${auth}127.0.0.1:${port}`, port, stop: () => stopChild(child).then(removeScratch) };
 }
 
 function stdinConfig(password: string | undefined): string {
