@@ -175,3 +175,11 @@ describe('SQL over HTTP', () => {
     expectNoBystanderReached();
   });
 });
+
+describe('listening', () => {
+  it('refuses to listen anywhere but loopback, so no other machine can reach it', async () => {
+    for (const host of ['0.0.0.0', '::']) {
+      await expect(startNeonProxy({ databaseUrl, host })).rejects.toThrow(/loopback addresses only/);
+    }
+  });
+});

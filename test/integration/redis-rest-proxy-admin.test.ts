@@ -151,3 +151,11 @@ describe('allowAdmin', () => {
     }
   });
 });
+
+describe('listening', () => {
+  it('refuses to listen anywhere but loopback, before it opens any connection', async () => {
+    for (const host of ['0.0.0.0', '::']) {
+      await expect(startRedisRestProxy({ redisUrl: redis.url, host })).rejects.toThrow(/loopback addresses only/);
+    }
+  });
+});

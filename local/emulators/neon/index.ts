@@ -6,7 +6,9 @@ import { createSqlEndpoint } from './sql-over-http.ts';
 import { postgresTargetOf } from './target.ts';
 import { createWsTunnel } from './ws-tunnel.ts';
 
-export { isLoopbackHost } from './loopback.ts';
+import { isLoopbackHost } from './loopback.ts';
+
+export { isLoopbackHost };
 export type { NeonProxyFaults, NeonProxyStats } from './faults.ts';
 
 export interface NeonProxy {
@@ -57,6 +59,8 @@ export async function startNeonProxy(options: { databaseUrl: string; port?: numb
   });
 
   const host = options.host ?? '127.0.0.1';
+  // A dev tool next to a browser: it never listens where another machine could reach it.
+  if (!isLoopbackHost(host)) throw new Error(`the Neon proxy listens on loopback addresses only, not ${host}`);
   await listen(server, options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;

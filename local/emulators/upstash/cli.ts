@@ -8,7 +8,7 @@ const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <po
   --redis        Redis to front (default: $REDIS_URL, else redis://127.0.0.1:6379); a URL with a password
                  belongs in REDIS_URL, since every user of this machine can read a command line
   --port         port to listen on (default 8079; 0 picks a free one)
-  --host         address to bind (default 127.0.0.1)
+  --host         loopback address to bind (default 127.0.0.1; other addresses are refused)
   --token-file   file holding the bearer token clients must send (one line)
   --token        the token itself; shown by ps to every user, so prefer $UPSTASH_REDIS_REST_TOKEN or --token-file
                  (default: $UPSTASH_REDIS_REST_TOKEN, else a generated one, printed once)

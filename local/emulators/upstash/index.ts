@@ -1,5 +1,6 @@
 // Starts an Upstash-compatible REST proxy in front of a real Redis, so unmodified `@upstash/redis` works locally.
 import { randomBytes } from 'node:crypto';
+import { isLoopbackHost } from '../neon/loopback.ts';
 import type { AddressInfo } from 'node:net';
 import { createTransactionPool } from './connection-pool.ts';
 import { createFaultSwitch, type ProxyFaultSettings } from './faults.ts';
@@ -41,6 +42,8 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
   const token = options.token ?? randomBytes(32).toString('base64url');
   if (token === '') throw new Error('the proxy token must not be empty');
   const host = options.host ?? '127.0.0.1';
+  // A dev tool next to a browser: it never listens where another machine could reach it.
+  if (!isLoopbackHost(host)) throw new Error(`the REST proxy listens on loopback addresses only, not ${host}`);
   const shared = await openRedisConnection(options.redisUrl);
   const pool = createTransactionPool(() => openRedisConnection(options.redisUrl));
   const stats = createProxyStats();
