@@ -1,7 +1,7 @@
 // The invitation function: create, list and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { requireOrgAdmin } from '../../lib/auth/org-access.ts';
-import { forbidden, inviteInvalid, notFound } from '../../lib/http/app-error.ts';
+import { forbidden, inviteInvalid, notFound, roleConflict } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
 import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, listInvitesRoute } from './routes.ts';
@@ -66,6 +66,7 @@ invitesFunction.openapi(acceptInviteRoute, async (c) => {
   if (!outcome.ok) {
     if (outcome.reason === 'wrong-recipient') throw forbidden('this invitation is addressed to another email');
     if (outcome.reason === 'email-belongs-to-another-user') throw forbidden('this email belongs to another account');
+    if (outcome.reason === 'role-conflict') throw roleConflict(outcome.heldRole);
     throw inviteInvalid();
   }
   return c.json({ organizationId: outcome.organizationId, locationId: outcome.locationId, roleCode: outcome.roleCode }, 200);

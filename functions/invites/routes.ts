@@ -47,5 +47,5 @@ export const acceptInviteRoute = createRoute({
   summary: "Accept an invitation addressed to the caller's verified email",
   security: bearerSecurity,
   request: { body: { ...json(acceptInviteBody), required: true } },
-  responses: { 200: { description: 'accepted', ...json(acceptedInviteResponse) }, ...errorResponses(400, 401, 403, 410, 503) },
+  responses: { 200: { description: 'accepted', ...json(acceptedInviteResponse) }, ...errorResponses(400, 401, 403, 409, 410, 503) },
 });

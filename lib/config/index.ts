@@ -1,3 +1,11 @@
 // Public surface of the configuration module.
-export { loadConfig, ConfigError, INVITE_TTL_SECONDS, type Config, type AuthConfig, type RestEndpoint } from './load.ts';
+export {
+  loadConfig,
+  ConfigError,
+  INVITE_TTL_SECONDS,
+  INVITE_RECEIPT_TTL_SECONDS,
+  type Config,
+  type AuthConfig,
+  type RestEndpoint,
+} from './load.ts';
 export { APP_ENVS, type AppEnv } from './schema.ts';

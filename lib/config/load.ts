@@ -4,6 +4,8 @@ import { envSchema, type AppEnv } from './schema.ts';
 import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
 
 export const INVITE_TTL_SECONDS = 10_800;
+/** How long an accept's or cancel's receipt outlives the consumed invite: the caller's retry and many reconciliation runs fit. */
+export const INVITE_RECEIPT_TTL_SECONDS = 3_600;
 
 export interface RestEndpoint {
   url: string;

@@ -6,12 +6,13 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
+  | 'ROLE_CONFLICT'
   | 'RATE_LIMITED' // used from issue 6 (invite throttles: 429 with retry-after); no limiter answers it yet
   | 'REVOCATION_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 410 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 429 | 500 | 503;
 
 export class AppError extends Error {
   constructor(
@@ -29,6 +30,8 @@ export const unauthenticated = (message = 'a valid bearer token is required') =>
 export const tokenRevoked = () => new AppError(401, 'TOKEN_REVOKED', 'this token or its session has been revoked');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
+export const roleConflict = (heldRole: string) =>
+  new AppError(409, 'ROLE_CONFLICT', `the account already holds the role ${heldRole} at this scope; the invitation stays active`);
 export const inviteInvalid = () => new AppError(410, 'INVITE_INVALID', 'this invitation is unknown, expired, cancelled or already used');
 export const revocationUnavailable = () =>
   new AppError(503, 'REVOCATION_UNAVAILABLE', 'the revocation store is unreachable; try again shortly');

@@ -19,6 +19,7 @@ export function errorResponses<S extends number>(...statuses: S[]) {
     401: 'UNAUTHENTICATED or TOKEN_REVOKED',
     403: 'FORBIDDEN',
     404: 'NOT_FOUND',
+    409: 'ROLE_CONFLICT',
     410: 'INVITE_INVALID',
     429: 'RATE_LIMITED', // used from issue 6 (throttles)
     503: 'REVOCATION_UNAVAILABLE or STORE_UNAVAILABLE',

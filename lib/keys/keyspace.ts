@@ -17,6 +17,8 @@ type Builders = {
   inviteObject(orgId: string, inviteId: string): string;
   inviteActiveByOrg(orgId: string): string;
   inviteActiveByEmailHash(orgId: string, emailHash: HashedSegment): string;
+  inviteReceipt(orgId: string, inviteId: string): string;
+  inviteReceiptsByOrg(orgId: string): string;
   // Used from issue 7 (Syrve sessions): the shared runtime session and its single-flight refresh lock.
   syrveRuntimeToken(orgId: string, connectionId: string): string;
   syrveRuntimeTokenRefreshLock(orgId: string, connectionId: string): string;
@@ -47,6 +49,8 @@ export type Keyspace = Readonly<
     /** The email-index key without its last segment (ends in ':'), for Lua scripts that complete the
      * key with a validated email hash; stays inside the org's hash tag. */
     inviteActiveByEmailHashPrefix(orgId: string): string;
+    /** The receipt key without its last segment (ends in ':'), for the reconciler's script. */
+    inviteReceiptPrefix(orgId: string): string;
   }
 >;
 
@@ -73,6 +77,8 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     inviteActiveByOrg: (orgId) => finish(`${org(orgId)}:invite:active-by-org:${normalizeUuid(orgId, 'orgId')}`),
     inviteActiveByEmailHash: (orgId, emailHash) =>
       finish(`${org(orgId)}:invite:active-by-email-hash:${requireHex64(emailHash, 'emailHash')}`),
+    inviteReceipt: (orgId, inviteId) => finish(`${org(orgId)}:invite:receipt:${normalizeUuid(inviteId, 'inviteId')}`),
+    inviteReceiptsByOrg: (orgId) => finish(`${org(orgId)}:invite:receipts-by-org:${normalizeUuid(orgId, 'orgId')}`),
     syrveRuntimeToken: (orgId, connectionId) => finish(`${org(orgId)}:syrve:runtime-token:${normalizeUuid(connectionId, 'connectionId')}`),
     syrveRuntimeTokenRefreshLock: (orgId, connectionId) =>
       finish(`${org(orgId)}:syrve:runtime-token-refresh-lock:${normalizeUuid(connectionId, 'connectionId')}`),
@@ -90,6 +96,7 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
 
     inviteObjectPrefix: (orgId) => `${org(orgId)}:invite:object:`,
     inviteActiveByEmailHashPrefix: (orgId) => `${org(orgId)}:invite:active-by-email-hash:`,
+    inviteReceiptPrefix: (orgId) => `${org(orgId)}:invite:receipt:`,
   };
   return Object.freeze(keyspace);
 }

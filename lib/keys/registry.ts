@@ -1,5 +1,5 @@
 // The key registry as data: one entry per key pattern with its value type, TTL rule and payload limits.
-import { INVITE_TTL_SECONDS } from '../config/index.ts';
+import { INVITE_RECEIPT_TTL_SECONDS, INVITE_TTL_SECONDS } from '../config/index.ts';
 import { KEY_ENVS, KEY_PREFIX_PATTERN, THROTTLE_ACTIONS, type ScopeKind } from './namespace.ts';
 import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 
@@ -18,6 +18,8 @@ export type KeyName =
   | 'inviteObject'
   | 'inviteActiveByOrg'
   | 'inviteActiveByEmailHash'
+  | 'inviteReceipt'
+  | 'inviteReceiptsByOrg'
   | 'syrveRuntimeToken'
   | 'syrveRuntimeTokenRefreshLock'
   | 'mfaChallenge'
@@ -145,6 +147,44 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     notes:
       'emailHash = HMAC-SHA256(INDEX_HASH_KEY, trimmed lower-case email), hex. Keyed so a leaked keyspace or dump ' +
       'cannot be reversed by hashing candidate emails; rotating INDEX_HASH_KEY orphans live index entries until they expire.',
+  }),
+  entry({
+    name: 'inviteReceipt',
+    scopeKinds: ['org'],
+    domain: 'invite',
+    purpose: 'receipt',
+    idPattern: UUID_PATTERN,
+    idLabel: '<inviteId>',
+    valueType: 'json',
+    ttl: {
+      rule: `Exactly ${INVITE_RECEIPT_TTL_SECONDS} s from the accept or cancel that consumed the invite: long enough for the caller's retry and several reconciliation runs`,
+      seconds: INVITE_RECEIPT_TTL_SECONDS,
+    },
+    allowedPayload: [
+      'kind (accept or cancel)',
+      'the accepting or cancelling user id',
+      'the consumed invite object as stored (token hash, never the token)',
+      'consumed-at unix seconds',
+      'the admin who asked to cancel meanwhile',
+    ],
+    forbiddenPayload: ['plaintext invitation token', 'secrets', 'bearer tokens'],
+    auditCounterpart: 'invite.accepted or invite.cancelled, written once by whoever finishes the outcome',
+    cleanup: 'Expire by TTL; the reconciler removes it from the receipts index once the outcome is in PostgreSQL',
+    notes: 'Lets a lost reply finish exactly once: the same caller repeating gets the same answer, else the reconciler finishes it.',
+  }),
+  entry({
+    name: 'inviteReceiptsByOrg',
+    scopeKinds: ['org'],
+    domain: 'invite',
+    purpose: 'receipts-by-org',
+    idPattern: '\\k<scopeId>',
+    idLabel: '<orgId>',
+    valueType: 'sorted-set',
+    ttl: { rule: "At least its newest receipt's TTL, refreshed on add", maxSeconds: INVITE_RECEIPT_TTL_SECONDS },
+    allowedPayload: ['invite ids in UUID "N" form as members', 'consumed-at unix seconds as scores'],
+    forbiddenPayload: ['receipt payload', 'plaintext tokens', 'raw email'],
+    auditCounterpart: 'None (a work list for the reconciler)',
+    cleanup: 'The reconciler removes members whose outcome is in PostgreSQL or whose receipt expired',
   }),
   entry({
     name: 'syrveRuntimeToken',

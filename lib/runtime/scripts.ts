@@ -1,5 +1,23 @@
 // Every Lua script the runtime runs, in one list, so tests can hold each one to the Redis 6.0 ceiling and its SHA.
 import type { LuaScript } from '../redis/index.ts';
-import { ACCEPT_INVITE, CANCEL_INVITE, CREATE_INVITE, LIST_INVITES, REMOVE_INVITE, RESTORE_INVITE } from './invites/index.ts';
+import {
+  ACCEPT_INVITE,
+  CANCEL_INVITE,
+  CREATE_INVITE,
+  FORGET_RECEIPTS,
+  LIST_INVITES,
+  RECEIPTS_DUE,
+  REMOVE_INVITE,
+  RETURN_INVITE,
+} from './invites/index.ts';
 
-export const LUA_SCRIPTS: readonly LuaScript[] = [CREATE_INVITE, LIST_INVITES, CANCEL_INVITE, ACCEPT_INVITE, RESTORE_INVITE, REMOVE_INVITE];
+export const LUA_SCRIPTS: readonly LuaScript[] = [
+  CREATE_INVITE,
+  LIST_INVITES,
+  CANCEL_INVITE,
+  ACCEPT_INVITE,
+  RETURN_INVITE,
+  REMOVE_INVITE,
+  RECEIPTS_DUE,
+  FORGET_RECEIPTS,
+];

@@ -110,10 +110,10 @@ describe('PostgreSQL down', () => {
     expect(await stack.redis.keys(`*:org:{${org.organizationId}}:*`)).toEqual([]);
   });
 
-  it('accept with PostgreSQL down answers 503 and gives the invite back, so a later accept succeeds', async () => {
+  it('accept with PostgreSQL down answers 503 and keeps its receipt: the same account retries to one grant, anyone else gets 410', async () => {
     const org = await stack.seedOrganization();
     const person = newInvitee();
-    const { token } = await create(stack, org, person.email);
+    const { invite, token } = await create(stack, org, person.email);
     const bearer = await stack.token({ userId: person.userId, email: person.email });
     stack.neonProxy.faults.set({ refuse: true });
     try {
@@ -121,9 +121,19 @@ describe('PostgreSQL down', () => {
     } finally {
       stack.neonProxy.faults.clear();
     }
+    // Consumed, not given back: nobody else can take it while its outcome is unknown.
     const list = await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: org.adminToken });
-    expect(((await list.json()) as { invites: unknown[] }).invites).toHaveLength(1);
+    expect(((await list.json()) as { invites: unknown[] }).invites).toHaveLength(0);
+    const other = newInvitee();
+    const otherBearer = await stack.token({ userId: other.userId, email: person.email });
+    expect((await stack.request('POST', '/invites/accept', { token: otherBearer, body: { token } })).status).toBe(410);
     expect((await stack.request('POST', '/invites/accept', { token: bearer, body: { token } })).status).toBe(200);
+    const roles = await stack.db.query('SELECT count(*)::int AS n FROM role_assignments WHERE user_id = $1', [person.userId]);
+    expect(roles.rows[0].n).toBe(1);
+    const audit = await stack.db.query("SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = 'invite.accepted'", [
+      invite.inviteId,
+    ]);
+    expect(audit.rows[0].n).toBe(1);
   });
 });
 

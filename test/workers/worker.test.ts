@@ -132,8 +132,12 @@ describe('the worker in workerd', () => {
     ]);
     expect(roles.rows).toEqual([{ role_code: 'Accountant' }]);
 
+    // A repeat by the same account is answered the same; another account gets 410.
     const again = await call('POST', '/invites/accept', { token: bearer, body: { token: inviteToken } });
-    expect(again).toEqual({ status: 410, body: { error: { code: 'INVITE_INVALID', message: expect.any(String) } } });
+    expect(again).toEqual(accepted);
+    const other = await mintToken(TEST_JWT_SECRET, { userId: newInvitee().userId, email: person.email });
+    const stolen = await call('POST', '/invites/accept', { token: other, body: { token: inviteToken } });
+    expect(stolen).toEqual({ status: 410, body: { error: { code: 'INVITE_INVALID', message: expect.any(String) } } });
   });
 
   it('answers unknown routes with the JSON 404 body', async () => {

@@ -1,42 +1,56 @@
-// invites.accept: one script checks the token hash and recipient and removes the invite atomically; PostgreSQL then grants the role.
+// invites.accept: one script checks the token and recipient and consumes the invite, leaving a receipt; PostgreSQL then
+// records the outcome with the grant. A repeat by the winner finishes or re-answers; nothing is granted twice.
 import { uuidv7 } from 'uuidv7';
+import { INVITE_RECEIPT_TTL_SECONDS } from '../../config/index.ts';
 import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
-import { auditStatement } from '../../pg/audit.ts';
-import { dbCall, sqlState } from '../../pg/unavailable.ts';
+import { storeUnavailable } from '../../http/app-error.ts';
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../auth/org-access.ts';
-import { LUA_EMAIL_INDEX_KEY } from './lua.ts';
-import { inviteRecordSchema } from './invite-record.ts';
+import { LUA_EMAIL_INDEX_KEY, LUA_SAME } from './lua.ts';
+import { inviteRecordSchema, type InviteRecord } from './invite-record.ts';
 import { readInviteToken } from './invite-token.ts';
-import { restoreInvite } from './restore-invite.ts';
+import { recordAcceptance } from './outcome.ts';
+import { inviteReceiptSchema, LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, type InviteReceipt } from './receipt.ts';
+import { returnInvite } from './return-invite.ts';
 
 /**
- * KEYS[1] invite object, KEYS[2] active-by-org index
- * ARGV[1] SHA-256 of the presented token, ARGV[2] keyed hash of the caller's verified email,
- * ARGV[3] email-index key prefix of the same organisation, ARGV[4] member
- * Returns {0} unknown / expired / used / wrong token, {2} right token but another recipient (nothing consumed),
- * {1, json} accepted: object and both index entries removed in the same step, so only one caller can win.
+ * Returns {0} unknown / expired / wrong token / consumed by someone else, {2} right token but another recipient
+ * (nothing consumed), {1, receipt} consumed now: object and both index entries removed and the receipt written in the
+ * same step, so only one caller can win; {3, receipt} consumed earlier by this same account with this token (a repeat
+ * after a lost reply, or a parallel accept), nothing changed.
  */
 export const ACCEPT_INVITE: LuaScript = {
   name: 'invites.accept',
   source: `
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
+local receipt_key = KEYS[3]
+local receipts_index_key = KEYS[4]
 local token_hash = ARGV[1]
 local email_hash = ARGV[2]
 local email_index_prefix = ARGV[3]
 local member = ARGV[4]
+local user_id = ARGV[5]
+local attempt = ARGV[6]
+local correlation_id = ARGV[7]
+local now_ms = ARGV[8]
+local receipt_ttl = tonumber(ARGV[9])
 ${LUA_EMAIL_INDEX_KEY}
-local function same(a, b)
-  if type(a) ~= 'string' or #a ~= #b then return false end
-  local diff = 0
-  for i = 1, #a do diff = bit.bor(diff, bit.bxor(string.byte(a, i), string.byte(b, i))) end
-  return diff == 0
-end
+${LUA_SAME}
+${LUA_NEW_RECEIPT}
+${LUA_KEEP_RECEIPT}
 local value = redis.call('GET', object_key)
-if not value then return {0} end
+if not value then
+  local raw_receipt = redis.call('GET', receipt_key)
+  if not raw_receipt then return {0} end
+  local ok, receipt = pcall(cjson.decode, raw_receipt)
+  if not ok or type(receipt) ~= 'table' or receipt['kind'] ~= 'accept' or receipt['actorUserId'] ~= user_id then return {0} end
+  local decoded, invite = pcall(cjson.decode, receipt['invite'])
+  if not decoded or type(invite) ~= 'table' or not same(invite['tokenHash'], token_hash) then return {0} end
+  return {3, raw_receipt}
+end
 local ok, obj = pcall(cjson.decode, value)
 if not ok or type(obj) ~= 'table' or not same(obj['tokenHash'], token_hash) then return {0} end
 if not same(obj['emailHash'], email_hash) then return {2} end
@@ -44,13 +58,16 @@ redis.call('DEL', object_key)
 redis.call('ZREM', org_index_key, member)
 local email_key = email_index_key(email_index_prefix, value)
 if email_key then redis.call('ZREM', email_key, member) end
-return {1, value}
+local receipt = new_receipt('accept', user_id, attempt, correlation_id, now_ms, value)
+keep_receipt(receipt_key, receipts_index_key, member, receipt, now_ms, receipt_ttl)
+return {1, receipt}
 `,
 };
 
 export type AcceptOutcome =
   | { ok: true; organizationId: string; locationId: string | null; roleCode: RoleCode }
-  | { ok: false; reason: 'invalid' | 'wrong-recipient' | 'email-belongs-to-another-user' };
+  | { ok: false; reason: 'invalid' | 'wrong-recipient' | 'email-belongs-to-another-user' }
+  | { ok: false; reason: 'role-conflict'; heldRole: RoleCode };
 
 export async function acceptInvite(
   deps: Deps,
@@ -66,58 +83,62 @@ export async function acceptInvite(
     // Bytes that do not form valid UUIDs: the same answer as an unknown token.
     return { ok: false, reason: 'invalid' };
   }
-  const email = normalizeEmail(input.verifiedEmail);
   const reply = await runScript(
     deps.redis.atMostOnce,
     ACCEPT_INVITE,
-    [objectKey, keys.inviteActiveByOrg(target.organizationId)],
+    [
+      objectKey,
+      keys.inviteActiveByOrg(target.organizationId),
+      keys.inviteReceipt(target.organizationId, target.inviteId),
+      keys.inviteReceiptsByOrg(target.organizationId),
+    ],
     [
       await sha256Hex(input.token),
-      await hashEmail(deps.config.indexHashKey, email),
+      await hashEmail(deps.config.indexHashKey, normalizeEmail(input.verifiedEmail)),
       keys.inviteActiveByEmailHashPrefix(target.organizationId),
       toUuidN(target.inviteId),
+      input.userId,
+      uuidv7(),
+      input.correlationId,
+      String(deps.clock.now()),
+      String(INVITE_RECEIPT_TTL_SECONDS),
     ],
   );
-  const [status, raw] = Array.isArray(reply) ? reply : [];
+  const [status, rawReceipt] = Array.isArray(reply) ? reply : [];
   if (status === 2) return { ok: false, reason: 'wrong-recipient' };
-  const record = status === 1 ? decodeJson(inviteRecordSchema, raw) : undefined;
-  if (record === undefined || typeof raw !== 'string' || record.organizationId !== target.organizationId) {
-    return { ok: false, reason: 'invalid' };
+  if (status !== 1 && status !== 3) return { ok: false, reason: 'invalid' };
+  const receipt = decodeJson(inviteReceiptSchema, rawReceipt);
+  const record = receipt === undefined ? undefined : decodeJson(inviteRecordSchema, receipt.invite);
+  if (receipt === undefined || record === undefined || record.organizationId !== target.organizationId) {
+    // A record this version cannot read (say, a field added in a rolling deploy) is given back, never burnt.
+    deps.logger.error('invite_record_unreadable', { inviteId: target.inviteId, correlationId: input.correlationId });
+    if (receipt !== undefined && status === 1) {
+      await returnInvite(deps, { ...target, attempt: receipt.attempt, correlationId: input.correlationId });
+    }
+    throw storeUnavailable('this invitation cannot be read right now; try again shortly');
   }
-  const now = new Date(deps.clock.now());
-  try {
-    // One non-interactive transaction, one round trip; the unique constraint makes a repeated grant a no-op.
-    // Built before the call: an invalid audit event is a bug, not an unavailable database.
-    const statements = [
-      {
-        // A known id is a no-op; the same email under another id is an identity conflict and fails (23505).
-        text: 'INSERT INTO users (id, email) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
-        params: [input.userId, email],
-      },
-      {
-        text: `INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code, granted_by_user_id)
-               VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        params: [uuidv7(), input.userId, record.organizationId, record.locationId, record.roleCode, record.createdByUserId],
-      },
-      auditStatement(
-        {
-          action: 'invite.accepted',
-          actorUserId: input.userId,
-          organizationId: record.organizationId,
-          locationId: record.locationId,
-          targetId: record.inviteId,
-          correlationId: input.correlationId,
-          details: { roleCode: record.roleCode },
-        },
-        now,
-      ),
-    ];
-    await dbCall('invites.accept.grant', () => deps.db.transaction(statements));
-  } catch (error) {
-    // The role was not granted: give the invite back so the user (or the right account) can try again.
-    await restoreInvite(deps, raw, record, input.correlationId);
-    if (sqlState(error) === '23505') return { ok: false, reason: 'email-belongs-to-another-user' };
-    throw error;
+  return finishAcceptance(deps, receipt, record);
+}
+
+/**
+ * Records the acceptance the receipt stands for: used by the accept itself, by its repeat, and by the reconciler.
+ * A PostgreSQL that cannot answer leaves the receipt in place (the outcome is unknown), so a repeat or the
+ * reconciler finishes it later; a grant refused for good gives the invite back.
+ */
+export async function finishAcceptance(deps: Deps, receipt: InviteReceipt, record: InviteRecord): Promise<AcceptOutcome> {
+  const recorded = await recordAcceptance(deps, { record, actorUserId: receipt.actorUserId, correlationId: receipt.correlationId });
+  const accepted = { ok: true, organizationId: record.organizationId, locationId: record.locationId, roleCode: record.roleCode } as const;
+  if (recorded.ok) return accepted;
+  if (recorded.reason === 'finished') {
+    // Finished by this same account (its own earlier attempt, a parallel one, or the reconciler): the same answer.
+    const mine = recorded.finished.outcome === 'accepted' && recorded.finished.actorUserId === receipt.actorUserId;
+    return mine ? accepted : { ok: false, reason: 'invalid' };
   }
-  return { ok: true, organizationId: record.organizationId, locationId: record.locationId, roleCode: record.roleCode };
+  await returnInvite(deps, {
+    organizationId: record.organizationId,
+    inviteId: record.inviteId,
+    attempt: receipt.attempt,
+    correlationId: receipt.correlationId,
+  });
+  return recorded;
 }

@@ -1,33 +1,61 @@
-// invites.cancel: one script deletes the object and both index entries; the audit row follows, or the invite is restored.
+// invites.cancel: one script removes the invite (or marks an unfinished accept's receipt), leaving a receipt; PostgreSQL
+// then records the outcome with `invite.cancelled`. Whoever records an invite's outcome first wins; nothing is undone.
+import { uuidv7 } from 'uuidv7';
+import { INVITE_RECEIPT_TTL_SECONDS } from '../../config/index.ts';
 import { toUuidN } from '../../keys/index.ts';
 import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
-import { auditStatement } from '../../pg/audit.ts';
-import { dbCall } from '../../pg/unavailable.ts';
+import { storeUnavailable } from '../../http/app-error.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_EMAIL_INDEX_KEY } from './lua.ts';
-import { inviteRecordSchema } from './invite-record.ts';
-import { restoreInvite } from './restore-invite.ts';
+import { inviteRecordSchema, type InviteRecord } from './invite-record.ts';
+import { recordCancellation } from './outcome.ts';
+import { inviteReceiptSchema, LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, type InviteReceipt } from './receipt.ts';
+import { returnInvite } from './return-invite.ts';
 
 /**
- * KEYS[1] invite object, KEYS[2] active-by-org index
- * ARGV[1] email-index key prefix of the same organisation (completed with the stored emailHash), ARGV[2] member
- * Returns the removed JSON, or false when there was no active invite (a stray index member is still removed).
+ * Returns {0} nothing to cancel (a stray index member is still removed); {1, receipt} removed now with both index
+ * entries, a cancel receipt written; {4, receipt} consumed by an accept that may be unfinished: its receipt now names
+ * this admin, so nothing gives the invite back and the outcome goes to whoever records it first; {5, receipt} a cancel
+ * consumed it earlier (a repeat after a lost reply).
  */
 export const CANCEL_INVITE: LuaScript = {
   name: 'invites.cancel',
   source: `
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
+local receipt_key = KEYS[3]
+local receipts_index_key = KEYS[4]
 local email_index_prefix = ARGV[1]
 local member = ARGV[2]
+local actor = ARGV[3]
+local attempt = ARGV[4]
+local correlation_id = ARGV[5]
+local now_ms = ARGV[6]
+local receipt_ttl = tonumber(ARGV[7])
 ${LUA_EMAIL_INDEX_KEY}
+${LUA_NEW_RECEIPT}
+${LUA_KEEP_RECEIPT}
 local value = redis.call('GET', object_key)
 redis.call('ZREM', org_index_key, member)
-if not value then return false end
+if not value then
+  local raw_receipt = redis.call('GET', receipt_key)
+  if not raw_receipt then return {0} end
+  local ok, receipt = pcall(cjson.decode, raw_receipt)
+  if not ok or type(receipt) ~= 'table' then return {0} end
+  if receipt['kind'] == 'cancel' then return {5, raw_receipt} end
+  if not receipt['cancelRequestedBy'] then
+    receipt['cancelRequestedBy'] = actor
+    raw_receipt = cjson.encode(receipt)
+    redis.call('SET', receipt_key, raw_receipt, 'KEEPTTL')
+  end
+  return {4, raw_receipt}
+end
 redis.call('DEL', object_key)
 local email_key = email_index_key(email_index_prefix, value)
 if email_key then redis.call('ZREM', email_key, member) end
-return value
+local receipt = new_receipt('cancel', actor, attempt, correlation_id, now_ms, value)
+keep_receipt(receipt_key, receipts_index_key, member, receipt, now_ms, receipt_ttl)
+return {1, receipt}
 `,
 };
 
@@ -38,34 +66,50 @@ export async function cancelInvite(
   input: { organizationId: string; inviteId: string; actorUserId: string; correlationId: string },
 ): Promise<CancelOutcome> {
   const { keys } = deps;
-  const raw = await runScript(
+  const reply = await runScript(
     deps.redis.atMostOnce,
     CANCEL_INVITE,
-    [keys.inviteObject(input.organizationId, input.inviteId), keys.inviteActiveByOrg(input.organizationId)],
-    [keys.inviteActiveByEmailHashPrefix(input.organizationId), toUuidN(input.inviteId)],
+    [
+      keys.inviteObject(input.organizationId, input.inviteId),
+      keys.inviteActiveByOrg(input.organizationId),
+      keys.inviteReceipt(input.organizationId, input.inviteId),
+      keys.inviteReceiptsByOrg(input.organizationId),
+    ],
+    [
+      keys.inviteActiveByEmailHashPrefix(input.organizationId),
+      toUuidN(input.inviteId),
+      input.actorUserId,
+      uuidv7(),
+      input.correlationId,
+      String(deps.clock.now()),
+      String(INVITE_RECEIPT_TTL_SECONDS),
+    ],
   );
-  const record = decodeJson(inviteRecordSchema, raw);
-  if (typeof raw !== 'string' || record === undefined) return { ok: false, reason: 'not-active' };
-  try {
-    // Built before the call: an invalid audit event is a bug, not an unavailable database.
-    const statements = [
-      auditStatement(
-        {
-          action: 'invite.cancelled',
-          actorUserId: input.actorUserId,
-          organizationId: input.organizationId,
-          locationId: record.locationId,
-          targetId: input.inviteId,
-          correlationId: input.correlationId,
-          details: { roleCode: record.roleCode },
-        },
-        new Date(deps.clock.now()),
-      ),
-    ];
-    await dbCall('audit.invite.cancelled', () => deps.db.transaction(statements));
-  } catch (error) {
-    await restoreInvite(deps, raw, record, input.correlationId);
-    throw error;
+  const [status, rawReceipt] = Array.isArray(reply) ? reply : [];
+  if (status !== 1 && status !== 4 && status !== 5) return { ok: false, reason: 'not-active' };
+  const receipt = decodeJson(inviteReceiptSchema, rawReceipt);
+  const record = receipt === undefined ? undefined : decodeJson(inviteRecordSchema, receipt.invite);
+  if (receipt === undefined || record === undefined || record.organizationId !== input.organizationId) {
+    deps.logger.error('invite_record_unreadable', { inviteId: input.inviteId, correlationId: input.correlationId });
+    if (receipt !== undefined && status === 1) {
+      await returnInvite(deps, { ...input, attempt: receipt.attempt });
+    }
+    throw storeUnavailable('this invitation cannot be read right now; try again shortly');
   }
-  return { ok: true };
+  // The admin who first asked (this one, an earlier one whose reply was lost, or the one who marked an accept in
+  // flight), under this request's correlation id: the row the admin can find is the one they are answered for.
+  const actorUserId = status === 4 ? (receipt.cancelRequestedBy ?? input.actorUserId) : receipt.actorUserId;
+  return finishCancellation(deps, { ...receipt, actorUserId, correlationId: input.correlationId }, record);
+}
+
+/**
+ * Records the cancellation: used by the cancel itself, its repeat, and the reconciler. A PostgreSQL that cannot
+ * answer leaves the receipt in place, so a repeat or the reconciler finishes it later.
+ */
+export async function finishCancellation(deps: Deps, receipt: InviteReceipt, record: InviteRecord): Promise<CancelOutcome> {
+  const recorded = await recordCancellation(deps, { record, actorUserId: receipt.actorUserId, correlationId: receipt.correlationId });
+  if (recorded.ok) return { ok: true };
+  // Already cancelled (a repeat) answers the same; accepted first means there was nothing left to cancel.
+  if (recorded.reason === 'finished' && recorded.finished.outcome === 'cancelled') return { ok: true };
+  return { ok: false, reason: 'not-active' };
 }

@@ -3,12 +3,14 @@ import { acceptInvite } from './accept-invite.ts';
 import { cancelInvite } from './cancel-invite.ts';
 import { createInvite } from './create-invite.ts';
 import { listInvites } from './list-invites.ts';
+import { reconcileInvites } from './reconcile-invites.ts';
 
-export const invites = { create: createInvite, list: listInvites, cancel: cancelInvite, accept: acceptInvite };
+export const invites = { create: createInvite, list: listInvites, cancel: cancelInvite, accept: acceptInvite, reconcile: reconcileInvites };
 export { inviteSchema } from './invite-record.ts';
 export { CREATE_INVITE } from './create-invite.ts';
 export { LIST_INVITES } from './list-invites.ts';
 export { CANCEL_INVITE } from './cancel-invite.ts';
 export { ACCEPT_INVITE } from './accept-invite.ts';
-export { RESTORE_INVITE } from './restore-invite.ts';
+export { RETURN_INVITE } from './return-invite.ts';
+export { RECEIPTS_DUE, FORGET_RECEIPTS } from './reconcile-invites.ts';
 export { REMOVE_INVITE } from './remove-invite.ts';

@@ -27,3 +27,13 @@ local function email_index_key(prefix, raw)
   return prefix .. h
 end
 `;
+
+/** Compares a stored string with a presented one in time independent of where they differ (token and email hashes). */
+export const LUA_SAME = `
+local function same(a, b)
+  if type(a) ~= 'string' or #a ~= #b then return false end
+  local diff = 0
+  for i = 1, #a do diff = bit.bor(diff, bit.bxor(string.byte(a, i), string.byte(b, i))) end
+  return diff == 0
+end
+`;

@@ -1,0 +1,136 @@
+// The durable outcome of an invite in PostgreSQL: written with the grant or the cancel audit row, read before anything is given back.
+import { uuidv7 } from 'uuidv7';
+import { auditStatement } from '../../pg/audit.ts';
+import { dbCall, sqlState } from '../../pg/unavailable.ts';
+import type { Deps } from '../../deps.ts';
+import { ROLE_CODES, type RoleCode } from '../../auth/org-access.ts';
+import type { InviteRecord } from './invite-record.ts';
+
+export interface StoredOutcome {
+  outcome: 'accepted' | 'cancelled';
+  actorUserId: string;
+}
+
+export type RecordOutcome =
+  | { ok: true }
+  /** Someone wrote this invite's outcome first. */
+  | { ok: false; reason: 'finished'; finished: StoredOutcome }
+  | { ok: false; reason: 'email-belongs-to-another-user' }
+  | { ok: false; reason: 'role-conflict'; heldRole: RoleCode };
+
+interface Attempt {
+  record: InviteRecord;
+  actorUserId: string;
+  correlationId: string;
+}
+
+/**
+ * One transaction, one round trip: the outcome row first (its primary key makes a second finisher fail at once),
+ * then the user, the role unless the same one is already held, and `invite.accepted`. A different role at that
+ * scope rolls the whole transaction back (RS409 from invite_assert_role_compatible, migrations/0003).
+ */
+export async function recordAcceptance(deps: Deps, attempt: Attempt): Promise<RecordOutcome> {
+  const { record, actorUserId, correlationId } = attempt;
+  const at = new Date(deps.clock.now());
+  // Built before the call: an invalid audit event is a bug, not an unavailable database.
+  const statements = [
+    outcomeStatement(record, 'accepted', actorUserId, correlationId, at),
+    {
+      // A known id is a no-op; the same email under another id is an identity conflict and fails (23505).
+      text: 'INSERT INTO users (id, email) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
+      params: [actorUserId, record.normalizedEmail],
+    },
+    {
+      text: 'SELECT invite_assert_role_compatible($1, $2, $3, $4)',
+      params: [actorUserId, record.organizationId, record.locationId, record.roleCode],
+    },
+    {
+      text: `INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code, granted_by_user_id)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      params: [uuidv7(), actorUserId, record.organizationId, record.locationId, record.roleCode, record.createdByUserId],
+    },
+    auditStatement(
+      {
+        action: 'invite.accepted',
+        actorUserId,
+        organizationId: record.organizationId,
+        locationId: record.locationId,
+        targetId: record.inviteId,
+        correlationId,
+        details: { roleCode: record.roleCode },
+      },
+      at,
+    ),
+  ];
+  return finish(deps, 'invites.accept.grant', record.inviteId, statements);
+}
+
+/** One transaction: the outcome row and `invite.cancelled`. */
+export async function recordCancellation(deps: Deps, attempt: Attempt): Promise<RecordOutcome> {
+  const { record, actorUserId, correlationId } = attempt;
+  const at = new Date(deps.clock.now());
+  const statements = [
+    outcomeStatement(record, 'cancelled', actorUserId, correlationId, at),
+    auditStatement(
+      {
+        action: 'invite.cancelled',
+        actorUserId,
+        organizationId: record.organizationId,
+        locationId: record.locationId,
+        targetId: record.inviteId,
+        correlationId,
+        details: { roleCode: record.roleCode },
+      },
+      at,
+    ),
+  ];
+  return finish(deps, 'invites.cancel.audit', record.inviteId, statements);
+}
+
+/** The outcomes already written for these invites (one query), by invite id. */
+export async function readOutcomes(deps: Deps, inviteIds: string[]): Promise<Map<string, StoredOutcome>> {
+  if (inviteIds.length === 0) return new Map();
+  const rows = await dbCall('invites.outcome.read', () =>
+    deps.db.query<{ invite_id: string; outcome: StoredOutcome['outcome']; actor_user_id: string }>(
+      'SELECT invite_id, outcome, actor_user_id FROM invite_outcomes WHERE invite_id = ANY($1::uuid[])',
+      [inviteIds],
+    ),
+  );
+  return new Map(rows.map((row) => [row.invite_id, { outcome: row.outcome, actorUserId: row.actor_user_id }]));
+}
+
+function outcomeStatement(record: InviteRecord, outcome: StoredOutcome['outcome'], actorUserId: string, correlationId: string, at: Date) {
+  return {
+    text: `INSERT INTO invite_outcomes (invite_id, organization_id, outcome, actor_user_id, location_id, role_code, decided_at, correlation_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    params: [record.inviteId, record.organizationId, outcome, actorUserId, record.locationId, record.roleCode, at, correlationId],
+  };
+}
+
+async function finish(
+  deps: Deps,
+  operation: string,
+  inviteId: string,
+  statements: Array<{ text: string; params: unknown[] }>,
+): Promise<RecordOutcome> {
+  try {
+    await dbCall(operation, () => deps.db.transaction(statements));
+    return { ok: true };
+  } catch (error) {
+    const state = sqlState(error);
+    const constraint = (error as { constraint?: unknown }).constraint;
+    if (state === '23505' && constraint === 'invite_outcomes_pkey') {
+      const finished = (await readOutcomes(deps, [inviteId])).get(inviteId);
+      // Written and gone again cannot happen (outcomes are never deleted); treat it as unavailable rather than guess.
+      if (finished === undefined) throw error;
+      return { ok: false, reason: 'finished', finished };
+    }
+    if (state === '23505' && constraint === 'users_email_key') return { ok: false, reason: 'email-belongs-to-another-user' };
+    if (state === 'RS409') {
+      const held = (error as { detail?: unknown }).detail;
+      const heldRole = ROLE_CODES.find((role) => role === held);
+      if (heldRole !== undefined) return { ok: false, reason: 'role-conflict', heldRole };
+    }
+    throw error;
+  }
+}

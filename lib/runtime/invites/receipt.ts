@@ -1,0 +1,35 @@
+// The receipt an accept or cancel leaves when it consumes an invite (registry row inviteReceipt), so a lost reply finishes once.
+import * as z from 'zod';
+
+export const inviteReceiptSchema = z.strictObject({
+  kind: z.enum(['accept', 'cancel']),
+  /** The accepting user, or the admin who cancelled. */
+  actorUserId: z.uuid(),
+  /** Names this consumption, so a late compensation of an earlier attempt never touches a newer one. */
+  attempt: z.uuid(),
+  correlationId: z.string().min(1).max(128),
+  consumedAtMs: z.number().int().nonnegative(),
+  /** The invite object exactly as it was stored (its token hash, never the token). */
+  invite: z.string(),
+  /** Set when an admin cancels while this accept is unfinished: the cancel owns the outcome, nothing gives the invite back. */
+  cancelRequestedBy: z.uuid().optional(),
+});
+
+export type InviteReceipt = z.infer<typeof inviteReceiptSchema>;
+
+/** Lua: builds the receipt JSON; `consumed` is the invite value that was just removed. */
+export const LUA_NEW_RECEIPT = `
+local function new_receipt(kind, actor, attempt, correlation_id, now_ms, consumed)
+  return cjson.encode({ kind = kind, actorUserId = actor, attempt = attempt, correlationId = correlation_id,
+                        consumedAtMs = tonumber(now_ms), invite = consumed })
+end
+`;
+
+/** Lua: stores a receipt with its TTL and lists it for the reconciler; the index lives at least as long. */
+export const LUA_KEEP_RECEIPT = `
+local function keep_receipt(receipt_key, receipts_index_key, member, receipt, now_ms, ttl)
+  redis.call('SET', receipt_key, receipt, 'EX', ttl)
+  redis.call('ZADD', receipts_index_key, math.floor(tonumber(now_ms) / 1000), member)
+  if redis.call('TTL', receipts_index_key) < ttl then redis.call('EXPIRE', receipts_index_key, ttl) end
+end
+`;
