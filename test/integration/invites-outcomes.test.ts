@@ -243,6 +243,20 @@ describe('a cancel while an accept is in flight', () => {
   });
 });
 
+describe('the receipts list', () => {
+  it('holds at most one receipt TTL of activity: a consume drops members whose receipts have expired', async () => {
+    const org = await stack.seedOrganization();
+    const indexKey = stack.deps.keys.inviteReceiptsByOrg(org.organizationId);
+    const stale = uuidv7().replaceAll('-', '');
+    await stack.redis.zadd(indexKey, Math.floor(Date.now() / 1000) - 3_700, stale);
+    const { invite } = await create(org, 'pruned@example.test');
+    expect((await cancel(org, invite.inviteId)).status).toBe(204);
+    expect(await stack.redis.zscore(indexKey, stale)).toBeNull();
+    expect(await stack.redis.zscore(indexKey, invite.inviteId.replaceAll('-', ''))).not.toBeNull();
+    expect(await stack.redis.ttl(indexKey)).toBeGreaterThan(3_500);
+  });
+});
+
 describe('decode before burning', () => {
   it('a stored record this version cannot read is given back on accept and on cancel, and logged', async () => {
     const org = await stack.seedOrganization();

@@ -25,11 +25,16 @@ local function new_receipt(kind, actor, attempt, correlation_id, now_ms, consume
 end
 `;
 
-/** Lua: stores a receipt with its TTL and lists it for the reconciler; the index lives at least as long. */
+/**
+ * Lua: stores a receipt with its TTL and lists it for the reconciler; the index lives at least as long, and drops
+ * members whose receipts have expired, so it holds at most one receipt TTL of activity even if no reconciler runs.
+ */
 export const LUA_KEEP_RECEIPT = `
 local function keep_receipt(receipt_key, receipts_index_key, member, receipt, now_ms, ttl)
+  local now = math.floor(tonumber(now_ms) / 1000)
   redis.call('SET', receipt_key, receipt, 'EX', ttl)
-  redis.call('ZADD', receipts_index_key, math.floor(tonumber(now_ms) / 1000), member)
+  redis.call('ZREMRANGEBYSCORE', receipts_index_key, '-inf', now - ttl)
+  redis.call('ZADD', receipts_index_key, now, member)
   if redis.call('TTL', receipts_index_key) < ttl then redis.call('EXPIRE', receipts_index_key, ttl) end
 end
 `;
