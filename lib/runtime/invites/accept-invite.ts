@@ -4,15 +4,15 @@ import { uuidv7 } from 'uuidv7';
 import { INVITE_RECEIPT_TTL_SECONDS } from '../../config/index.ts';
 import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
-import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
-import { storeUnavailable } from '../../http/app-error.ts';
+import { runScript, type LuaScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../auth/org-access.ts';
 import { LUA_EMAIL_INDEX_KEY, LUA_SAME } from './lua.ts';
-import { inviteRecordSchema, type InviteRecord } from './invite-record.ts';
+import type { InviteRecord } from './invite-record.ts';
 import { readInviteToken } from './invite-token.ts';
 import { recordAcceptance } from './outcome.ts';
-import { inviteReceiptSchema, LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, type InviteReceipt } from './receipt.ts';
+import { LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, type InviteReceipt } from './receipt.ts';
+import { readConsumed } from './read-consumed.ts';
 import { returnInvite } from './return-invite.ts';
 
 /**
@@ -107,16 +107,12 @@ export async function acceptInvite(
   const [status, rawReceipt] = Array.isArray(reply) ? reply : [];
   if (status === 2) return { ok: false, reason: 'wrong-recipient' };
   if (status !== 1 && status !== 3) return { ok: false, reason: 'invalid' };
-  const receipt = decodeJson(inviteReceiptSchema, rawReceipt);
-  const record = receipt === undefined ? undefined : decodeJson(inviteRecordSchema, receipt.invite);
-  if (receipt === undefined || record === undefined || record.organizationId !== target.organizationId) {
-    // A record this version cannot read (say, a field added in a rolling deploy) is given back, never burnt.
-    deps.logger.error('invite_record_unreadable', { inviteId: target.inviteId, correlationId: input.correlationId });
-    if (receipt !== undefined && status === 1) {
-      await returnInvite(deps, { ...target, attempt: receipt.attempt, correlationId: input.correlationId });
-    }
-    throw storeUnavailable('this invitation cannot be read right now; try again shortly');
-  }
+  const { receipt, record } = await readConsumed(deps, {
+    raw: rawReceipt,
+    consumedNow: status === 1,
+    ...target,
+    correlationId: input.correlationId,
+  });
   return finishAcceptance(deps, receipt, record);
 }
 

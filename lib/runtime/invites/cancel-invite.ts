@@ -3,14 +3,13 @@
 import { uuidv7 } from 'uuidv7';
 import { INVITE_RECEIPT_TTL_SECONDS } from '../../config/index.ts';
 import { toUuidN } from '../../keys/index.ts';
-import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
-import { storeUnavailable } from '../../http/app-error.ts';
+import { runScript, type LuaScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_EMAIL_INDEX_KEY } from './lua.ts';
-import { inviteRecordSchema, type InviteRecord } from './invite-record.ts';
+import type { InviteRecord } from './invite-record.ts';
 import { recordCancellation } from './outcome.ts';
-import { inviteReceiptSchema, LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, type InviteReceipt } from './receipt.ts';
-import { returnInvite } from './return-invite.ts';
+import { LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, type InviteReceipt } from './receipt.ts';
+import { readConsumed } from './read-consumed.ts';
 
 /**
  * Returns {0} nothing to cancel (a stray index member is still removed); {1, receipt} removed now with both index
@@ -87,15 +86,7 @@ export async function cancelInvite(
   );
   const [status, rawReceipt] = Array.isArray(reply) ? reply : [];
   if (status !== 1 && status !== 4 && status !== 5) return { ok: false, reason: 'not-active' };
-  const receipt = decodeJson(inviteReceiptSchema, rawReceipt);
-  const record = receipt === undefined ? undefined : decodeJson(inviteRecordSchema, receipt.invite);
-  if (receipt === undefined || record === undefined || record.organizationId !== input.organizationId) {
-    deps.logger.error('invite_record_unreadable', { inviteId: input.inviteId, correlationId: input.correlationId });
-    if (receipt !== undefined && status === 1) {
-      await returnInvite(deps, { ...input, attempt: receipt.attempt });
-    }
-    throw storeUnavailable('this invitation cannot be read right now; try again shortly');
-  }
+  const { receipt, record } = await readConsumed(deps, { raw: rawReceipt, consumedNow: status === 1, ...input });
   // The admin who first asked (this one, an earlier one whose reply was lost, or the one who marked an accept in
   // flight), under this request's correlation id: the row the admin can find is the one they are answered for.
   const actorUserId = status === 4 ? (receipt.cancelRequestedBy ?? input.actorUserId) : receipt.actorUserId;
