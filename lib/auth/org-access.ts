@@ -14,7 +14,7 @@ export async function requireOrgAdmin(
   db: Db,
   check: { userId: string; organizationId: string; locationId?: string | null },
 ): Promise<void> {
-  const rows = await dbCall('rbac.requireOrgAdmin', () =>
+  const rows = await dbCall('read', 'rbac.requireOrgAdmin', (signal) =>
     db.query<{ is_admin: boolean; location_ok: boolean }>(
       `SELECT
          EXISTS (SELECT 1 FROM role_assignments
@@ -22,6 +22,7 @@ export async function requireOrgAdmin(
                     AND role_code = 'OrganizationAdmin') AS is_admin,
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok`,
       [check.userId, check.organizationId, check.locationId ?? null],
+      { signal },
     ),
   );
   const row = rows[0];

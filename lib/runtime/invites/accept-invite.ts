@@ -112,7 +112,7 @@ export async function acceptInvite(
         now,
       ),
     ];
-    await dbCall('invites.accept.grant', () => deps.db.transaction(statements));
+    await dbCall('commit', 'invites.accept.grant', (signal) => deps.db.transaction(statements, { signal }));
   } catch (error) {
     // The role was not granted: give the invite back so the user (or the right account) can try again.
     await restoreInvite(deps, raw, record, input.correlationId);

@@ -62,7 +62,7 @@ export async function cancelInvite(
         new Date(deps.clock.now()),
       ),
     ];
-    await dbCall('audit.invite.cancelled', () => deps.db.transaction(statements));
+    await dbCall('commit', 'audit.invite.cancelled', (signal) => deps.db.transaction(statements, { signal }));
   } catch (error) {
     await restoreInvite(deps, raw, record, input.correlationId);
     throw error;
