@@ -19,7 +19,10 @@ export function toJson(results: OperationResult[]): Record<string, OperationFigu
   return out;
 }
 
-export function formatTable(results: OperationResult[], notes: { warmup: number; descriptions: Map<string, string> }): string {
+export function formatTable(
+  results: OperationResult[],
+  notes: { warmup: number; latencyMs: number; descriptions: Map<string, string> },
+): string {
   const baseline = results.find((r) => r.name === BASELINE);
   const header = ['operation', 'redis RT', 'revoc. RT', 'pg RT', 'p50 ms', 'p99 ms', 'calls/s', 'p50 ÷ ping'];
   const rows = results.map((r) => [
@@ -37,7 +40,8 @@ export function formatTable(results: OperationResult[], notes: { warmup: number;
     cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join('  ');
   const calls = [...new Set(results.map((r) => r.calls))].join('/');
   return [
-    `runstate bench: ${calls} sequential timed calls per operation, after ${notes.warmup} untimed warm-up calls`,
+    `runstate bench: ${calls} sequential timed calls per operation, after ${notes.warmup} untimed warm-up calls` +
+      (notes.latencyMs > 0 ? `; ${notes.latencyMs} ms added to every round trip at the proxies` : ''),
     '',
     line(header),
     line(widths.map((w) => '-'.repeat(w))),

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
 
   try {
     const stack = await startBenchStack(teardown);
+    if (args.latencyMs > 0) stack.addLatency(args.latencyMs);
     const results: OperationResult[] = [];
     for (const bench of operationBenches) {
       // Progress goes to stderr, so --json leaves stdout one JSON document.
@@ -41,8 +42,10 @@ async function main(): Promise<void> {
       results.push(await runOperation(stack, bench, { calls: args.calls, warmup: WARMUP_CALLS }));
     }
     if (args.json) console.log(JSON.stringify(toJson(results), null, 2));
-    else
-      console.log(formatTable(results, { warmup: WARMUP_CALLS, descriptions: new Map(operationBenches.map((b) => [b.name, b.describe])) }));
+    else {
+      const descriptions = new Map(operationBenches.map((b) => [b.name, b.describe]));
+      console.log(formatTable(results, { warmup: WARMUP_CALLS, latencyMs: args.latencyMs, descriptions }));
+    }
   } finally {
     await teardown.run(report);
   }

@@ -79,7 +79,13 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
   /** A new organisation with one location and an OrganizationAdmin; the token outlives a full run. */
   const seedOrganization = () => seedOrganizationInto(db, BENCH_JWT_SECRET, { name: 'Bench org', tokenTtlSeconds: 3_600 });
 
-  return { app, config, deps, db, counters, request, token, seedOrganization };
+  /** Every round trip at the three proxies takes `ms` longer (their delay faults), as the network to real stores would. */
+  const addLatency = (ms: number) => {
+    for (const proxy of new Set([redisProxy, revocationProxy])) proxy.faults.set({ delayMs: ms });
+    neonProxy.faults.set({ delayMs: ms });
+  };
+
+  return { app, config, deps, db, counters, request, token, seedOrganization, addLatency };
 }
 
 async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Promise<void> {

@@ -16,6 +16,6 @@ const logoutRoute = createRoute({
 });
 
 authFunction.openapi(logoutRoute, async (c) => {
-  await logout(c.get('deps'), c.get('principal'), c.get('correlationId'));
+  await logout(c.get('deps'), await c.get('auth').principal(), c.get('correlationId'));
   return c.body(null, 204);
 });

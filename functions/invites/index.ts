@@ -1,6 +1,6 @@
 // The invitation function: create, list and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
 import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { requireOrgAdmin } from '../../lib/auth/org-access.ts';
+import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { forbidden, inviteInvalid, notFound, roleConflict } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
@@ -15,9 +15,8 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
   const { orgId } = c.req.valid('param');
   const body = c.req.valid('json');
   const deps = c.get('deps');
-  const principal = c.get('principal');
   const locationId = body.locationId?.toLowerCase() ?? null;
-  await requireOrgAdmin(deps.db, { userId: principal.userId, organizationId: orgId.toLowerCase(), locationId });
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase(), locationId });
   const created = await invites.create(deps, {
     organizationId: orgId.toLowerCase(),
     locationId,
@@ -33,7 +32,7 @@ invitesFunction.openapi(listInvitesRoute, async (c) => {
   const { orgId } = c.req.valid('param');
   const { email } = c.req.valid('query');
   const deps = c.get('deps');
-  await requireOrgAdmin(deps.db, { userId: c.get('principal').userId, organizationId: orgId.toLowerCase() });
+  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase() });
   const list = await invites.list(deps, { organizationId: orgId.toLowerCase(), ...(email !== undefined ? { email } : {}) });
   return c.json({ invites: list }, 200);
 });
@@ -41,8 +40,7 @@ invitesFunction.openapi(listInvitesRoute, async (c) => {
 invitesFunction.openapi(cancelInviteRoute, async (c) => {
   const { orgId, inviteId } = c.req.valid('param');
   const deps = c.get('deps');
-  const principal = c.get('principal');
-  await requireOrgAdmin(deps.db, { userId: principal.userId, organizationId: orgId.toLowerCase() });
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase() });
   const outcome = await invites.cancel(deps, {
     organizationId: orgId.toLowerCase(),
     inviteId: inviteId.toLowerCase(),
@@ -55,7 +53,7 @@ invitesFunction.openapi(cancelInviteRoute, async (c) => {
 
 invitesFunction.openapi(acceptInviteRoute, async (c) => {
   const { token } = c.req.valid('json');
-  const principal = c.get('principal');
+  const principal = await c.get('auth').principal();
   if (principal.verifiedEmail === undefined) throw forbidden('accepting an invitation needs a verified email claim');
   const outcome = await invites.accept(c.get('deps'), {
     token,

@@ -19,7 +19,7 @@ export interface Principal {
   jti: string;
   /** Unix seconds; the denylist entry for this token lives until then. */
   expiresAt: number;
-  /** Present only when the issuer vouches for it (an `email` claim not marked unverified). */
+  /** Present only when the issuer vouches for it: `email_verified: true`; false or a missing claim is no verified email. */
   verifiedEmail?: string;
 }
 
@@ -29,6 +29,6 @@ export function principalFromClaims(claims: Claims): Principal {
     sessionId: claims.sid.toLowerCase(),
     jti: claims.jti,
     expiresAt: claims.exp,
-    ...(claims.email !== undefined && claims.email_verified !== false ? { verifiedEmail: claims.email } : {}),
+    ...(claims.email !== undefined && claims.email_verified === true ? { verifiedEmail: claims.email } : {}),
   };
 }

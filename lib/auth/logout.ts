@@ -27,7 +27,7 @@ export async function logout(deps: Deps, principal: Principal, correlationId: st
       now,
     ),
   ];
-  await dbCall('auth.logout', () => deps.db.transaction(statements));
+  await dbCall('commit', 'auth.logout', (signal) => deps.db.transaction(statements, { signal }));
   const { written } = await revokeSession(deps.revocation, deps.keys, deps.logger, {
     sessionId: principal.sessionId,
     userId: principal.userId,

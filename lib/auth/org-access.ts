@@ -2,19 +2,35 @@
 import { forbidden, validationFailed } from '../http/app-error.ts';
 import type { Db } from '../pg/db.ts';
 import { dbCall } from '../pg/unavailable.ts';
+import type { Authentication } from './authentication.ts';
+import type { Principal } from './claims.ts';
 
 export const ROLE_CODES = ['OrganizationAdmin', 'Accountant', 'Viewer'] as const;
 export type RoleCode = (typeof ROLE_CODES)[number];
 
 /**
- * Requires an organisation-wide OrganizationAdmin role for `organizationId`; with `locationId`, also that the
- * location belongs to that organisation. One query answers both.
+ * The caller's principal, once it is an organisation-wide OrganizationAdmin of `organizationId` (and, with
+ * `locationId`, the location belongs to that organisation). The RBAC read runs beside the revocation check, so the
+ * request waits for the slower of the two, not both. The check's answer comes first: a revoked token is 401 and an
+ * unanswered denylist 503 whatever RBAC said, and only then does an RBAC refusal (403, 400) or failure (503) count.
+ * Nothing is written by either, so nothing needs undoing when the other refuses.
  */
-export async function requireOrgAdmin(
+export async function authorizeOrgAdmin(
   db: Db,
-  check: { userId: string; organizationId: string; locationId?: string | null },
-): Promise<void> {
-  const rows = await dbCall('rbac.requireOrgAdmin', () =>
+  auth: Authentication,
+  check: { organizationId: string; locationId?: string | null },
+): Promise<Principal> {
+  const role = requireOrgAdmin(db, { userId: auth.claimedUserId, ...check });
+  // Awaited below, after the revocation answer that takes precedence over it.
+  role.catch(() => undefined);
+  const principal = await auth.principal();
+  await role;
+  return principal;
+}
+
+/** One query answers both: the admin role for the organisation, and that the location (if any) belongs to it. */
+async function requireOrgAdmin(db: Db, check: { userId: string; organizationId: string; locationId?: string | null }): Promise<void> {
+  const rows = await dbCall('read', 'rbac.requireOrgAdmin', (signal) =>
     db.query<{ is_admin: boolean; location_ok: boolean }>(
       `SELECT
          EXISTS (SELECT 1 FROM role_assignments
@@ -22,6 +38,7 @@ export async function requireOrgAdmin(
                     AND role_code = 'OrganizationAdmin') AS is_admin,
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok`,
       [check.userId, check.organizationId, check.locationId ?? null],
+      { signal },
     ),
   );
   const row = rows[0];

@@ -1,30 +1,34 @@
 // Middleware: a bearer token is accepted on its signature, claims and the denylist alone — one Redis round trip, no PostgreSQL.
 import { createMiddleware } from 'hono/factory';
-import { revocationUnavailable, tokenRevoked, unauthenticated } from '../http/app-error.ts';
+import { unauthenticated } from '../http/app-error.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
-import { isRevoked } from '../runtime/revocation/index.ts';
+import { startRevocationCheck } from './authentication.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
 import type { AuthConfig } from '../config/index.ts';
 
 const verifiers = new WeakMap<AuthConfig, VerifyToken>();
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
+/**
+ * Starts the revocation check and lets the route go on beside it (docs/design.md#reads-beside-the-revocation-check):
+ * the handler gets its principal only through `c.get('auth').principal()` or `authorizeOrgAdmin`, which wait for the
+ * check. Whatever the route answered (400, 403, 404 …), a revoked token ends as 401 and an unanswered check as 503.
+ */
 export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   const deps = c.get('deps');
   const match = BEARER.exec(c.req.header('authorization') ?? '');
   if (match?.[1] === undefined) throw unauthenticated();
   const principal = await verifierFor(deps.config.auth)(match[1]);
   if (principal === undefined) throw unauthenticated('the bearer token is invalid or expired');
-  let revoked: boolean;
-  try {
-    revoked = await isRevoked(deps.revocation, deps.keys, principal);
-  } catch {
-    // A revoked token must never pass: no answer from the denylist is a refusal.
-    throw revocationUnavailable();
-  }
-  if (revoked) throw tokenRevoked();
-  c.set('principal', principal);
+  const auth = startRevocationCheck(deps, principal);
+  c.set('auth', auth);
   await next();
+  const refusal = await auth.principal().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  // Already the answer when the handler waited for it; otherwise (a validation failure, a 404) it becomes the answer now.
+  if (refusal !== undefined && c.error !== refusal) throw refusal;
 });
 
 function verifierFor(auth: AuthConfig): VerifyToken {

@@ -1,11 +1,12 @@
-// The typed Hono context every function shares: per-request dependencies, correlation id and, after auth, the principal.
-import type { Principal } from '../auth/claims.ts';
+// The typed Hono context every function shares: per-request dependencies, correlation id and, after auth, the token being checked.
+import type { Authentication } from '../auth/authentication.ts';
 import type { Deps } from '../deps.ts';
 
 export interface HonoEnv {
   Variables: {
     deps: Deps;
     correlationId: string;
-    principal: Principal;
+    /** Set by requireAuth: the verified token, its revocation check under way. */
+    auth: Authentication;
   };
 }

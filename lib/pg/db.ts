@@ -15,11 +15,16 @@ export interface Statement {
   params: unknown[];
 }
 
+/** Per call: `signal` aborts the HTTP request (dbCall passes its kind's deadline; lib/pg/call-policy.ts). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
 export interface Db {
   /** Runs one statement in one HTTP round trip and returns its rows. */
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(text: string, params?: unknown[], options?: CallOptions): Promise<T[]>;
   /** Runs the statements as one atomic batch (BEGIN … COMMIT) in one HTTP round trip; rows per statement. */
-  transaction(statements: Statement[]): Promise<Record<string, unknown>[][]>;
+  transaction(statements: Statement[], options?: CallOptions): Promise<Record<string, unknown>[][]>;
 }
 
 /**
@@ -32,14 +37,17 @@ export function createDb(config: PgConnectionConfig): Db {
   assertDatabaseUrl(config.databaseUrl);
   const fetchOptions = config.neonLocalProxyUrl === undefined ? undefined : localProxyFetchOptions(config.neonLocalProxyUrl);
   const sql = neon(config.databaseUrl, fetchOptions === undefined ? {} : { fetchOptions });
+  // The driver merges per-call fetchOptions over the instance's (the local proxy's route survives); an aborted
+  // fetch rejects with an error that has no SQLSTATE, which dbCall reads as unavailable.
+  const perCall = (options: CallOptions) => (options.signal === undefined ? undefined : { fetchOptions: { signal: options.signal } });
   return {
-    async query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-      return (await sql.query(text, params)) as T[];
+    async query<T = Record<string, unknown>>(text: string, params: unknown[] = [], options: CallOptions = {}): Promise<T[]> {
+      return (await sql.query(text, params, perCall(options))) as T[];
     },
-    async transaction(statements: Statement[]): Promise<Record<string, unknown>[][]> {
+    async transaction(statements: Statement[], options: CallOptions = {}): Promise<Record<string, unknown>[][]> {
       if (statements.length === 0) return [];
       const queries = statements.map((statement) => sql.query(statement.text, statement.params));
-      return (await sql.transaction(queries)) as Record<string, unknown>[][];
+      return (await sql.transaction(queries, perCall(options))) as Record<string, unknown>[][];
     },
   };
 }

@@ -17,7 +17,7 @@ export async function checkHealth(deps: Deps): Promise<Health> {
       (reply): Status => (reply === 'PONG' ? 'ok' : 'down'),
       (): Status => 'down',
     ),
-    dbCall('health.select', () => deps.db.query('SELECT 1 AS ok')).then(
+    dbCall('read', 'health.select', (signal) => deps.db.query('SELECT 1 AS ok', [], { signal })).then(
       (): Status => 'ok',
       (): Status => 'down',
     ),

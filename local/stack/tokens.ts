@@ -7,7 +7,8 @@ export interface TokenClaims {
   sessionId?: string;
   jti?: string;
   email?: string;
-  emailVerified?: boolean;
+  /** With an `email`: the dev identity provider vouches for it (`true`) unless told otherwise; `'omit'` leaves the claim out. */
+  emailVerified?: boolean | 'omit';
   expiresInSeconds?: number;
   /** Set only when the deployment checks AUTH_ISSUER / AUTH_AUDIENCE on HS256 tokens too. */
   issuer?: string;
@@ -18,7 +19,8 @@ export async function mintToken(secret: string, claims: TokenClaims): Promise<st
   const nowSeconds = Math.floor(Date.now() / 1000);
   const payload: Record<string, unknown> = { sid: claims.sessionId ?? uuidv7() };
   if (claims.email !== undefined) payload.email = claims.email;
-  if (claims.emailVerified !== undefined) payload.email_verified = claims.emailVerified;
+  const emailVerified = claims.emailVerified ?? (claims.email !== undefined ? true : 'omit');
+  if (emailVerified !== 'omit') payload.email_verified = emailVerified;
   const jwt = new SignJWT(payload)
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(claims.userId)

@@ -145,6 +145,52 @@ describe('a reply lost to a Redis deadline (the script lands after it)', () => {
   });
 });
 
+describe('a reply lost after COMMIT (the Neon proxy cuts the client once the transaction committed)', () => {
+  it('accept: 503, then the same account gets the same 200, and nothing is granted or audited twice', async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { invite, token } = await create(org, person.email);
+    const bearer = await stack.token({ userId: person.userId, email: person.email });
+    stack.neonProxy.faults.set({ cutAfterCommit: { matching: /INSERT INTO role_assignments/, times: 1 } });
+    try {
+      expect((await accept(bearer, token)).status).toBe(503);
+    } finally {
+      stack.neonProxy.faults.clear();
+    }
+    // Committed, though the caller never heard: not given back.
+    expect(await state(org, invite.inviteId, person.userId)).toEqual({
+      outcome: ['accepted'],
+      audits: ['invite.accepted'],
+      roles: ['Viewer'],
+      live: false,
+    });
+    const again = await accept(bearer, token);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ organizationId: org.organizationId, locationId: null, roleCode: 'Viewer' });
+    expect((await state(org, invite.inviteId, person.userId)).audits).toEqual(['invite.accepted']);
+    expect(await reconcile(org)).toMatchObject({ finished: 0, alreadyFinished: 1 });
+  });
+
+  it('cancel: 503, the invite stays gone, a repeat answers 204 with no second row', async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { invite } = await create(org, person.email);
+    stack.neonProxy.faults.set({ cutAfterCommit: { matching: /INSERT INTO invite_outcomes/, times: 1 } });
+    try {
+      expect((await cancel(org, invite.inviteId)).status).toBe(503);
+    } finally {
+      stack.neonProxy.faults.clear();
+    }
+    expect(await state(org, invite.inviteId, person.userId)).toMatchObject({
+      outcome: ['cancelled'],
+      audits: ['invite.cancelled'],
+      live: false,
+    });
+    expect((await cancel(org, invite.inviteId)).status).toBe(204);
+    expect((await state(org, invite.inviteId, person.userId)).audits).toEqual(['invite.cancelled']);
+  });
+});
+
 describe('nothing finished comes back', () => {
   it('an accept whose PostgreSQL write failed, then a cancel: the cancel wins, the retry gets 410, the invite stays gone', async () => {
     const org = await stack.seedOrganization();

@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { createDb, createPool } from '../../lib/pg/index.ts';
 import type { Db } from '../../lib/pg/index.ts';
 import { localProxyFetchOptions } from '../../lib/pg/local-proxy.ts';
+import { dbCall, DatabaseUnavailableError } from '../../lib/pg/unavailable.ts';
 import { isLoopbackHost, startNeonProxy } from '../../local/emulators/neon/index.ts';
 import type { NeonProxy } from '../../local/emulators/neon/index.ts';
 
@@ -231,6 +232,48 @@ describe('faults', () => {
     } finally {
       proxy.faults.clear();
     }
+  });
+
+  it('cutAfterCommit commits the batch, then cuts the client: the rows are there and dbCall says unavailable', async () => {
+    proxy.stats.reset();
+    proxy.faults.set({ cutAfterCommit: { matching: /INSERT INTO \S+\.accounts/, times: 1 } });
+    const insert = (id: number) => ({ text: `INSERT INTO ${schema}.accounts (id, balance) VALUES ($1, 5)`, params: [id] });
+    try {
+      // A statement that does not match runs and answers as usual.
+      expect(await db.query('SELECT 7 AS seven')).toEqual([{ seven: 7 }]);
+      const lost = dbCall('commit', 'test.cut', (signal) => db.transaction([insert(1001), insert(1011)], { signal }));
+      await expect(lost).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      // times: 1 — the next matching batch is answered.
+      expect(await db.transaction([insert(1002)])).toEqual([[]]);
+    } finally {
+      proxy.faults.clear();
+    }
+    const rows = await db.query<{ id: number }>(`SELECT id FROM ${schema}.accounts WHERE id > 1000 AND id < 2000 ORDER BY id`);
+    expect(rows.map((row) => row.id)).toEqual([1001, 1002, 1011]);
+    expect(proxy.stats.cutReplies).toBe(1);
+  });
+
+  it('hang holds matching requests without running them; clearing it cuts them, and nothing was written', async () => {
+    proxy.stats.reset();
+    proxy.faults.set({ hang: { matching: /INSERT/ } });
+    let settled = false;
+    const held = db.query(`INSERT INTO ${schema}.accounts (id, balance) VALUES (2001, 1)`).finally(() => {
+      settled = true;
+    });
+    held.catch(() => undefined);
+    try {
+      // A per-call signal aborts the driver's request itself (the deadline dbCall hands to every call).
+      const aborted = db.query(`INSERT INTO ${schema}.accounts (id, balance) VALUES (2002, 1)`, [], { signal: AbortSignal.timeout(100) });
+      await expect(aborted).rejects.toThrow(/Error connecting to database/);
+      expect(await db.query('SELECT 8 AS eight')).toEqual([{ eight: 8 }]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false);
+      expect(proxy.stats.heldRequests).toBe(2);
+    } finally {
+      proxy.faults.clear();
+    }
+    await expect(held).rejects.toThrow(/Error connecting to database/);
+    expect(await db.query(`SELECT id FROM ${schema}.accounts WHERE id IN (2001, 2002)`)).toEqual([]);
   });
 
   it('counts requests and connections', async () => {

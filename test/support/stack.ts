@@ -55,5 +55,7 @@ export async function startStack(options: StackOptions = {}) {
   }
 
   const { redisProxy, neonProxy } = services;
-  return { app, config, deps, logs, redisProxy, neonProxy, db, redis, request, token, seedOrganization, close };
+  // The denylist's own proxy with separateRevocationProxy, else the main one.
+  const revocationProxy = services.revocationProxy ?? redisProxy;
+  return { app, config, deps, logs, redisProxy, revocationProxy, neonProxy, db, redis, request, token, seedOrganization, close };
 }

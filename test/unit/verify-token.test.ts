@@ -40,7 +40,11 @@ function claims(extra: Record<string, unknown> = {}) {
 describe('RS256 via JWKS', () => {
   it('accepts a token signed by the published key with the right issuer and audience', async () => {
     const verify = createTokenVerifier({ kind: 'jwks', jwksUrl, issuer, audience });
-    const token = await claims().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).sign(privateKey);
+    const token = await claims({ email_verified: true })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .sign(privateKey);
     const principal = await verify(token);
     expect(principal?.verifiedEmail).toBe('a@example.test');
   });
@@ -99,13 +103,16 @@ describe('RS256 via JWKS', () => {
 
 describe('HS256 (dev/test)', () => {
   const secret = 's'.repeat(40);
-  it('accepts its own secret and treats email_verified=false as no verified email', async () => {
+  it('accepts its own secret; only email_verified=true makes the email verified (false or missing: none)', async () => {
     const verify = createTokenVerifier({ kind: 'hs256', secret });
     const key = new TextEncoder().encode(secret);
-    expect((await verify(await claims().setProtectedHeader({ alg: 'HS256' }).sign(key)))?.verifiedEmail).toBe('a@example.test');
-    const unverified = await verify(await claims({ email_verified: false }).setProtectedHeader({ alg: 'HS256' }).sign(key));
-    expect(unverified).toBeDefined();
-    expect(unverified?.verifiedEmail).toBeUndefined();
+    const sign = (extra: Record<string, unknown>) => claims(extra).setProtectedHeader({ alg: 'HS256' }).sign(key);
+    expect((await verify(await sign({ email_verified: true })))?.verifiedEmail).toBe('a@example.test');
+    for (const extra of [{ email_verified: false }, {}]) {
+      const unverified = await verify(await sign(extra));
+      expect(unverified, JSON.stringify(extra)).toBeDefined();
+      expect(unverified?.verifiedEmail, JSON.stringify(extra)).toBeUndefined();
+    }
   });
 
   it('refuses an alg:none token and an expired one', async () => {

@@ -104,7 +104,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     throw error;
   }
   try {
-    await dbCall('audit.invite.created', () => deps.db.transaction(statements));
+    await dbCall('commit', 'audit.invite.created', (signal) => deps.db.transaction(statements, { signal }));
   } catch (error) {
     // No runtime object without its audit event: take the invite back before failing.
     await removeInvite(deps, target);

@@ -1,6 +1,7 @@
 // The durable outcome of an invite in PostgreSQL: written with the grant or the cancel audit row, read before anything is given back.
 import { uuidv7 } from 'uuidv7';
 import { auditStatement } from '../../pg/audit.ts';
+import type { PgCallKind } from '../../pg/call-policy.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { ROLE_CODES, type RoleCode } from '../../auth/org-access.ts';
@@ -88,12 +89,13 @@ export async function recordCancellation(deps: Deps, attempt: Attempt): Promise<
 }
 
 /** The outcomes already written for these invites (one query), by invite id. */
-export async function readOutcomes(deps: Deps, inviteIds: string[]): Promise<Map<string, StoredOutcome>> {
+export async function readOutcomes(deps: Deps, inviteIds: string[], kind: PgCallKind = 'read'): Promise<Map<string, StoredOutcome>> {
   if (inviteIds.length === 0) return new Map();
-  const rows = await dbCall('invites.outcome.read', () =>
+  const rows = await dbCall(kind, 'invites.outcome.read', (signal) =>
     deps.db.query<{ invite_id: string; outcome: StoredOutcome['outcome']; actor_user_id: string }>(
       'SELECT invite_id, outcome, actor_user_id FROM invite_outcomes WHERE invite_id = ANY($1::uuid[])',
       [inviteIds],
+      { signal },
     ),
   );
   return new Map(rows.map((row) => [row.invite_id, { outcome: row.outcome, actorUserId: row.actor_user_id }]));
@@ -114,13 +116,14 @@ async function finish(
   statements: Array<{ text: string; params: unknown[] }>,
 ): Promise<RecordOutcome> {
   try {
-    await dbCall(operation, () => deps.db.transaction(statements));
+    await dbCall('commit', operation, (signal) => deps.db.transaction(statements, { signal }));
     return { ok: true };
   } catch (error) {
     const state = sqlState(error);
     const constraint = (error as { constraint?: unknown }).constraint;
     if (state === '23505' && constraint === 'invite_outcomes_pkey') {
-      const finished = (await readOutcomes(deps, [inviteId])).get(inviteId);
+      // Who won: a read inside the caller's budget for compensations (lib/pg/call-policy.ts).
+      const finished = (await readOutcomes(deps, [inviteId], 'compensation')).get(inviteId);
       // Written and gone again cannot happen (outcomes are never deleted); treat it as unavailable rather than guess.
       if (finished === undefined) throw error;
       return { ok: false, reason: 'finished', finished };

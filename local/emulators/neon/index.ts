@@ -9,7 +9,7 @@ import { createWsTunnel } from './ws-tunnel.ts';
 import { isLoopbackHost } from './loopback.ts';
 
 export { isLoopbackHost };
-export type { NeonProxyFaults, NeonProxyStats } from './faults.ts';
+export type { NeonProxyFaults, NeonProxyStats, StatementFault } from './faults.ts';
 
 export interface NeonProxy {
   /** http://127.0.0.1:<port>; give it to lib/pg as `neonLocalProxyUrl`. */
@@ -30,9 +30,9 @@ export interface NeonProxy {
  */
 export async function startNeonProxy(options: { databaseUrl: string; port?: number; host?: string }): Promise<NeonProxy> {
   const target = postgresTargetOf(options.databaseUrl);
-  const faults = createFaultState();
   const stats = createStats();
-  const sql = createSqlEndpoint(target);
+  const faults = createFaultState(stats);
+  const sql = createSqlEndpoint(target, faults);
   const tunnel = createWsTunnel(target);
 
   const server = createServer((req, res) => {
@@ -71,6 +71,8 @@ export async function startNeonProxy(options: { databaseUrl: string; port?: numb
     faults,
     stats,
     async close() {
+      // Held requests are let go first, so nothing waits on a fault after the server is gone.
+      faults.clear();
       tunnel.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

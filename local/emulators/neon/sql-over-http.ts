@@ -1,6 +1,7 @@
 // Neon's SQL-over-HTTP contract (POST /sql) in front of a plain Postgres, answering raw text values for the driver to parse.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pg from 'pg';
+import type { SqlFaults } from './faults.ts';
 import { isTarget, portOf, type PostgresTarget } from './target.ts';
 
 interface HttpQuery {
@@ -81,7 +82,7 @@ export interface SqlEndpoint {
   close(): Promise<void>;
 }
 
-export function createSqlEndpoint(target: PostgresTarget): SqlEndpoint {
+export function createSqlEndpoint(target: PostgresTarget, faults: SqlFaults): SqlEndpoint {
   const pools = new Map<string, pg.Pool>();
 
   function poolFor(connection: ConnectionConfig): pg.Pool {
@@ -103,11 +104,24 @@ export function createSqlEndpoint(target: PostgresTarget): SqlEndpoint {
         if (req.headers.origin !== undefined) throw new HttpFailure(403, 'the local Neon proxy does not answer browsers');
         const connection = targetConnection(req, target);
         const body = parseBody(await readBody(req));
+        const statements = (Array.isArray(body) ? body : [body]).map((query) => query.query);
+        const hung = faults.holdIfHung(statements);
+        if (hung !== undefined) {
+          // A hung database never runs the SQL; when the fault is cleared the client just loses its connection.
+          await hung;
+          req.socket.destroy();
+          return;
+        }
         const arrayMode = req.headers['neon-array-mode'] === 'true';
         const pool = poolFor(connection);
         const answer = Array.isArray(body)
           ? { results: await runBatch(pool, body, beginStatement(req), arrayMode) }
           : await runQuery(pool, body, arrayMode);
+        if (faults.cutAfterCommit(statements)) {
+          // Committed (a batch ran COMMIT, a single statement autocommitted), and the reply is lost on the way.
+          req.socket.destroy();
+          return;
+        }
         sendJson(res, 200, answer);
       } catch (error) {
         sendError(res, error);

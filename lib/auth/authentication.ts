@@ -1,0 +1,32 @@
+// A verified token whose revocation check is under way: its principal is handed out only once the denylist has answered.
+import { revocationUnavailable, tokenRevoked } from '../http/app-error.ts';
+import { isRevoked } from '../runtime/revocation/index.ts';
+import type { Deps } from '../deps.ts';
+import type { Principal } from './claims.ts';
+
+export interface Authentication {
+  /**
+   * Who the token's signature says the caller is, before the denylist has answered: only for reads that run beside
+   * the revocation check (the RBAC query), never for a write or a runtime object.
+   */
+  readonly claimedUserId: string;
+  /** The principal once the denylist says the token is not revoked; rejects with 401 TOKEN_REVOKED or 503 REVOCATION_UNAVAILABLE. */
+  principal(): Promise<Principal>;
+}
+
+/** Starts the one revocation round trip at once and returns without waiting for it. */
+export function startRevocationCheck(deps: Pick<Deps, 'revocation' | 'keys'>, principal: Principal): Authentication {
+  const checked = isRevoked(deps.revocation, deps.keys, principal).then(
+    (revoked) => {
+      if (revoked) throw tokenRevoked();
+      return principal;
+    },
+    () => {
+      // A revoked token must never pass: no answer from the denylist is a refusal.
+      throw revocationUnavailable();
+    },
+  );
+  // Awaited later (by the handler, and by requireAuth after it); until then a refusal must not count as unhandled.
+  checked.catch(() => undefined);
+  return { claimedUserId: principal.userId, principal: () => checked };
+}
