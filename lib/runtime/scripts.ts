@@ -1,5 +1,14 @@
 // Every Lua script the runtime runs, in one list, so tests can hold each one to the Redis 6.0 ceiling and its SHA.
 import type { LuaScript } from '../redis/index.ts';
 import { ACCEPT_INVITE, CANCEL_INVITE, CREATE_INVITE, LIST_INVITES, REMOVE_INVITE, RESTORE_INVITE } from './invites/index.ts';
+import { THROTTLE_HIT } from './throttle/index.ts';
 
-export const LUA_SCRIPTS: readonly LuaScript[] = [CREATE_INVITE, LIST_INVITES, CANCEL_INVITE, ACCEPT_INVITE, RESTORE_INVITE, REMOVE_INVITE];
+export const LUA_SCRIPTS: readonly LuaScript[] = [
+  CREATE_INVITE,
+  LIST_INVITES,
+  CANCEL_INVITE,
+  ACCEPT_INVITE,
+  RESTORE_INVITE,
+  REMOVE_INVITE,
+  THROTTLE_HIT,
+];
