@@ -1,3 +1,11 @@
 // Public surface of the configuration module.
-export { loadConfig, ConfigError, INVITE_TTL_SECONDS, type Config, type AuthConfig, type RestEndpoint } from './load.ts';
+export {
+  loadConfig,
+  ConfigError,
+  INVITE_TTL_SECONDS,
+  INVITE_MAX_ACTIVE_PER_ORG,
+  type Config,
+  type AuthConfig,
+  type RestEndpoint,
+} from './load.ts';
 export { APP_ENVS, type AppEnv } from './schema.ts';

@@ -6,18 +6,21 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
-  | 'RATE_LIMITED' // used from issue 6 (invite throttles: 429 with retry-after); no limiter answers it yet
+  | 'INVITE_LIMIT_REACHED'
+  | 'RATE_LIMITED'
   | 'REVOCATION_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 410 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 429 | 500 | 503;
 
 export class AppError extends Error {
   constructor(
     readonly status: ErrorStatus,
     readonly code: ErrorCode,
     message: string,
+    /** Response headers that belong to the answer (`retry-after` on 429). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.name = 'AppError';
@@ -30,6 +33,16 @@ export const tokenRevoked = () => new AppError(401, 'TOKEN_REVOKED', 'this token
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
 export const inviteInvalid = () => new AppError(410, 'INVITE_INVALID', 'this invitation is unknown, expired, cancelled or already used');
+export const inviteLimitReached = (max: number) =>
+  new AppError(
+    409,
+    'INVITE_LIMIT_REACHED',
+    `this organisation already has ${max} active invitations; cancel some or wait for them to expire`,
+  );
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError(429, 'RATE_LIMITED', 'too many attempts; try again after the time in the retry-after header', {
+    'retry-after': String(retryAfterSeconds),
+  });
 export const revocationUnavailable = () =>
   new AppError(503, 'REVOCATION_UNAVAILABLE', 'the revocation store is unreachable; try again shortly');
 export const storeUnavailable = (message = 'a store this operation needs is unreachable; try again shortly') =>

@@ -19,8 +19,9 @@ export function errorResponses<S extends number>(...statuses: S[]) {
     401: 'UNAUTHENTICATED or TOKEN_REVOKED',
     403: 'FORBIDDEN',
     404: 'NOT_FOUND',
+    409: 'INVITE_LIMIT_REACHED',
     410: 'INVITE_INVALID',
-    429: 'RATE_LIMITED', // used from issue 6 (throttles)
+    429: 'RATE_LIMITED, with a retry-after header (seconds)',
     503: 'REVOCATION_UNAVAILABLE or STORE_UNAVAILABLE',
   };
   return Object.fromEntries(
