@@ -74,12 +74,19 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     },
   };
 
+  // Straight to Redis, outside the proxies: bulk fixtures and background load that must not show up in a count.
+  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  teardown.add('fixture Redis client', async () => {
+    await redis.quit();
+  });
+
   const token = (claims: TokenClaims) => mintToken(BENCH_JWT_SECRET, claims);
 
   /** A new organisation with one location and an OrganizationAdmin; the token outlives a full run. */
   const seedOrganization = () => seedOrganizationInto(db, BENCH_JWT_SECRET, { name: 'Bench org', tokenTtlSeconds: 3_600 });
 
-  return { app, config, deps, db, counters, request, token, seedOrganization };
+  return { app, config, deps, db, redis, redisUrl, counters, request, token, seedOrganization };
 }
 
 async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Promise<void> {

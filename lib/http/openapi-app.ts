@@ -12,6 +12,10 @@ const errorResponseSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
 });
 
+const retryAfterHeader = {
+  'retry-after': { description: 'Seconds until the throttle window ends', schema: { type: 'integer' as const, minimum: 1 } },
+};
+
 /** The error responses every authenticated route can give, for the OpenAPI document. */
 export function errorResponses<S extends number>(...statuses: S[]) {
   const descriptions: Record<number, string> = {
@@ -27,7 +31,11 @@ export function errorResponses<S extends number>(...statuses: S[]) {
   return Object.fromEntries(
     statuses.map((status) => [
       status,
-      { description: descriptions[status] ?? 'error', content: { 'application/json': { schema: errorResponseSchema } } },
+      {
+        description: descriptions[status] ?? 'error',
+        ...(status === 429 ? { headers: retryAfterHeader } : {}),
+        content: { 'application/json': { schema: errorResponseSchema } },
+      },
     ]),
   ) as Record<S, { description: string; content: { 'application/json': { schema: typeof errorResponseSchema } } }>;
 }
