@@ -1,4 +1,4 @@
-// Every throttle's limit and window as one table of data, with the reason for each row (docs/design.md#throttles).
+// Every throttle's limit and window as one table of data, with the reason for each row (docs/design.md#limits).
 import type { Keyspace } from '../../keys/index.ts';
 
 /** The registry's allow-list of throttle actions (THROTTLE_ACTIONS in lib/keys). */
