@@ -1,7 +1,7 @@
 // Invite lists beside an organisation that holds 50 000 live invites: another tenant's list under the big one's paging, and the big one's own page.
-import { LIST_INVITES, invites } from '../../lib/runtime/invites/index.ts';
+import { invites } from '../../lib/runtime/invites/index.ts';
 import { seedInvitesDirectly } from '../../local/stack/bulk-invites.ts';
-import { Redis as IORedis } from 'ioredis';
+import { startListNeighbour } from '../../local/stack/list-neighbour.ts';
 import { expectStatus, type BenchCall, type OperationBench } from '../operation.ts';
 import type { BenchStack } from '../stack.ts';
 import { mapConcurrently } from '../concurrently.ts';
@@ -30,38 +30,6 @@ function bigOrganization(stack: BenchStack): Promise<Organization> {
   return org;
 }
 
-/**
- * The big organisation's own list traffic, page after page: the app's list script on a connection of its own, straight
- * to Redis (so the proxies count only the measured calls), walking its pages. Returns a stop function.
- */
-function pageContinuously(stack: BenchStack, org: Organization): () => Promise<void> {
-  const connection = new IORedis(stack.redisUrl);
-  let running = true;
-  const loop = (async () => {
-    let after = ['', ''];
-    while (running) {
-      const reply = (await connection.eval(
-        LIST_INVITES.source,
-        1,
-        stack.deps.keys.inviteActiveByOrg(org.organizationId),
-        String(Math.floor(Date.now() / 1000)),
-        stack.deps.keys.inviteObjectPrefix(org.organizationId),
-        String(LISTED),
-        ...after,
-        '100',
-      )) as unknown[];
-      after = reply[0] === 1 ? [String(reply[1]), String(reply[2])] : ['', ''];
-      // Hundreds of pages a second, but no spin: on a 2-core machine a spin would measure CPU starvation, not Redis.
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    await connection.quit();
-  };
-}
-
 export const listBesideBigOrgBench: OperationBench = {
   name: 'invites.list.beside-50k',
   describe: `GET /orgs/{orgId}/invites (${LISTED} live invites) while another organisation holding ${BIG_ORG_INVITES} pages through its own list`,
@@ -79,13 +47,17 @@ export const listBesideBigOrgBench: OperationBench = {
       });
       if (!outcome.ok) throw new Error(`bench setup: invites.create refused (${outcome.reason})`);
     });
-    const stop = pageContinuously(stack, big);
+    const neighbour = startListNeighbour({ redisUrl: stack.redisUrl, keys: stack.deps.keys, organizationId: big.organizationId });
+    await neighbour.start();
     const path = `/orgs/${org.organizationId}/invites`;
     const call: BenchCall = async () => {
       const response = await stack.request('GET', path, { token: org.adminToken });
       await expectStatus('invites.list.beside-50k', response, 200);
     };
-    call.finish = stop;
+    call.finish = async () => {
+      await neighbour.stop();
+      await neighbour.close();
+    };
     return call;
   },
 };
