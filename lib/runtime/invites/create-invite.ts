@@ -112,7 +112,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     ),
   ];
   const target = { objectKey, orgIndexKey, emailIndexKey, member, correlationId: input.correlationId };
-  const throttled = await throttleWindow(deps, {
+  const counter = await throttleWindow(deps, {
     action: 'invite-create',
     scope: { kind: 'org', id: input.organizationId },
     subject: input.organizationId,
@@ -122,14 +122,14 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     reply = await runScript(
       deps.redis.atMostOnce,
       CREATE_INVITE,
-      [objectKey, orgIndexKey, emailIndexKey, throttled.key],
+      [objectKey, orgIndexKey, emailIndexKey, counter.key],
       [
         encodeJson(inviteRecordSchema, record),
         String(config.inviteTtlSeconds),
         member,
         String(record.expiresAtUnixSeconds),
-        String(throttled.limit),
-        String(throttled.ttlSeconds),
+        String(counter.limit),
+        String(counter.ttlSeconds),
         String(config.inviteMaxActivePerOrg),
         String(Math.floor(createdAtMs / 1000)),
       ],
@@ -141,7 +141,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     throw error;
   }
   const [status, windowLeft] = Array.isArray(reply) ? reply : [];
-  if (status === 0) return { ok: false, reason: 'rate-limited', retryAfterSeconds: retryAfter(windowLeft, throttled.ttlSeconds) };
+  if (status === 0) return { ok: false, reason: 'rate-limited', retryAfterSeconds: retryAfter(windowLeft, counter.ttlSeconds) };
   if (status === 2) return { ok: false, reason: 'limit-reached', maxActive: config.inviteMaxActivePerOrg };
   if (status !== 1) {
     await removeInvite(deps, target);
