@@ -2,7 +2,10 @@
 import type { BenchStack } from './stack.ts';
 
 /** One call of the operation; throws when the answer is not the one a working system gives. */
-export type BenchCall = (index: number) => Promise<void>;
+export type BenchCall = ((index: number) => Promise<void>) & {
+  /** Stops what `prepare` left running for the timed section (background load), once the last call is done. */
+  finish?: () => Promise<void>;
+};
 
 export interface OperationBench {
   /** The key in the report, e.g. `invites.create`. */

@@ -12,18 +12,23 @@ export interface RunOptions {
 export async function runOperation(stack: BenchStack, bench: OperationBench, options: RunOptions): Promise<OperationResult> {
   const { calls, warmup } = options;
   const call = await bench.prepare(stack, warmup + calls);
-  for (let i = 0; i < warmup; i += 1) await call(i);
-
   const timings = new Float64Array(calls);
-  stack.counters.reset();
-  const started = performance.now();
-  for (let i = 0; i < calls; i += 1) {
-    const before = performance.now();
-    await call(warmup + i);
-    timings[i] = performance.now() - before;
+  let wallMs: number;
+  let trips: ReturnType<BenchStack['counters']['read']>;
+  try {
+    for (let i = 0; i < warmup; i += 1) await call(i);
+    stack.counters.reset();
+    const started = performance.now();
+    for (let i = 0; i < calls; i += 1) {
+      const before = performance.now();
+      await call(warmup + i);
+      timings[i] = performance.now() - before;
+    }
+    wallMs = performance.now() - started;
+    trips = stack.counters.read();
+  } finally {
+    await call.finish?.();
   }
-  const wallMs = performance.now() - started;
-  const trips = stack.counters.read();
 
   timings.sort();
   return {

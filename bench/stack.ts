@@ -74,6 +74,13 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     },
   };
 
+  // Straight to Redis, outside the proxies: bulk fixtures and background load that must not show up in a count.
+  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  teardown.add('fixture Redis client', async () => {
+    await redis.quit();
+  });
+
   const token = (claims: TokenClaims) => mintToken(BENCH_JWT_SECRET, claims);
 
   /** A new organisation with one location and an OrganizationAdmin; the token outlives a full run. */
@@ -85,7 +92,7 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     neonProxy.faults.set({ delayMs: ms });
   };
 
-  return { app, config, deps, db, counters, request, token, seedOrganization, addLatency };
+  return { app, config, deps, db, redis, redisUrl, counters, request, token, seedOrganization, addLatency };
 }
 
 async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Promise<void> {

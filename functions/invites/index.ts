@@ -1,9 +1,18 @@
 // The invitation function: create, list and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
-import { forbidden, inviteInvalid, notFound, roleConflict } from '../../lib/http/app-error.ts';
+import {
+  forbidden,
+  inviteInvalid,
+  inviteLimitReached,
+  notFound,
+  rateLimited,
+  roleConflict,
+  validationFailed,
+} from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
+import { throttle } from '../../lib/runtime/throttle/index.ts';
 import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, listInvitesRoute } from './routes.ts';
 
 export const invitesFunction = createFunctionApp();
@@ -17,7 +26,7 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
   const deps = c.get('deps');
   const locationId = body.locationId?.toLowerCase() ?? null;
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase(), locationId });
-  const created = await invites.create(deps, {
+  const outcome = await invites.create(deps, {
     organizationId: orgId.toLowerCase(),
     locationId,
     email: body.email,
@@ -25,16 +34,26 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
     createdByUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });
-  return c.json(created, 201);
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
+    throw inviteLimitReached(outcome.maxActive);
+  }
+  return c.json({ invite: outcome.invite, token: outcome.token }, 201);
 });
 
 invitesFunction.openapi(listInvitesRoute, async (c) => {
   const { orgId } = c.req.valid('param');
-  const { email } = c.req.valid('query');
+  const { email, limit, cursor } = c.req.valid('query');
   const deps = c.get('deps');
   await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase() });
-  const list = await invites.list(deps, { organizationId: orgId.toLowerCase(), ...(email !== undefined ? { email } : {}) });
-  return c.json({ invites: list }, 200);
+  const page = await invites.list(deps, {
+    organizationId: orgId.toLowerCase(),
+    limit,
+    ...(email !== undefined ? { email } : {}),
+    ...(cursor !== undefined ? { cursor } : {}),
+  });
+  if (!page.ok) throw validationFailed('cursor: not a cursor this list handed out');
+  return c.json({ invites: page.invites, nextCursor: page.nextCursor }, 200);
 });
 
 invitesFunction.openapi(cancelInviteRoute, async (c) => {
@@ -54,6 +73,14 @@ invitesFunction.openapi(cancelInviteRoute, async (c) => {
 invitesFunction.openapi(acceptInviteRoute, async (c) => {
   const { token } = c.req.valid('json');
   const principal = await c.get('auth').principal();
+  // Every attempt counts, failed ones too (token guessing); its own round trip, before the accept (docs/design.md#limits).
+  const throttled = await throttle.hit(c.get('deps'), {
+    action: 'invite-accept',
+    scope: { kind: 'user', id: principal.userId },
+    subject: principal.userId,
+    correlationId: c.get('correlationId'),
+  });
+  if (!throttled.allowed) throw rateLimited(throttled.retryAfterSeconds);
   if (principal.verifiedEmail === undefined) throw forbidden('accepting an invitation needs a verified email claim');
   const outcome = await invites.accept(c.get('deps'), {
     token,

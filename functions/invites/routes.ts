@@ -20,13 +20,13 @@ export const createInviteRoute = createRoute({
   summary: 'Invite someone to the organisation (OrganizationAdmin)',
   security: bearerSecurity,
   request: { params: orgParams, body: { ...json(createInviteBody), required: true } },
-  responses: { 201: { description: 'created', ...json(createdInviteResponse) }, ...errorResponses(400, 401, 403, 503) },
+  responses: { 201: { description: 'created', ...json(createdInviteResponse) }, ...errorResponses(400, 401, 403, 409, 429, 503) },
 });
 
 export const listInvitesRoute = createRoute({
   method: 'get',
   path: '/orgs/{orgId}/invites',
-  summary: 'Active invitations, soonest expiry first (OrganizationAdmin)',
+  summary: 'Active invitations, soonest expiry first, one page at a time (OrganizationAdmin)',
   security: bearerSecurity,
   request: { params: orgParams, query: listInvitesQuery },
   responses: { 200: { description: 'active invites', ...json(inviteListResponse) }, ...errorResponses(400, 401, 403, 503) },
@@ -47,5 +47,5 @@ export const acceptInviteRoute = createRoute({
   summary: "Accept an invitation addressed to the caller's verified email",
   security: bearerSecurity,
   request: { body: { ...json(acceptInviteBody), required: true } },
-  responses: { 200: { description: 'accepted', ...json(acceptedInviteResponse) }, ...errorResponses(400, 401, 403, 409, 410, 503) },
+  responses: { 200: { description: 'accepted', ...json(acceptedInviteResponse) }, ...errorResponses(400, 401, 403, 409, 410, 429, 503) },
 });

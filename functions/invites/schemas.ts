@@ -12,7 +12,20 @@ export const createInviteBody = z.strictObject({
   locationId: z.uuid().nullable().optional(),
 });
 
-export const listInvitesQuery = z.strictObject({ email: z.email().max(254).optional() });
+/** Page size of a list: the default and the most one call may ask for (docs/api.md, List). */
+export const LIST_PAGE = { default: 100, max: 500 } as const;
+
+export const listInvitesQuery = z.strictObject({
+  email: z.email().max(254).optional(),
+  limit: z.coerce.number().int().min(1).max(LIST_PAGE.max).default(LIST_PAGE.default),
+  cursor: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional()
+    .describe("The previous page's nextCursor, as it was given."),
+});
 
 export const acceptInviteBody = z.strictObject({ token: z.string().min(1).max(256) });
 
@@ -20,7 +33,10 @@ export const createdInviteResponse = z.object({
   invite: inviteSchema,
   token: z.string().describe('Shown once, here only; never stored, logged or returned again.'),
 });
-export const inviteListResponse = z.object({ invites: z.array(inviteSchema) });
+export const inviteListResponse = z.object({
+  invites: z.array(inviteSchema),
+  nextCursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null when this page is the last.'),
+});
 export const acceptedInviteResponse = z.object({
   organizationId: z.uuid(),
   locationId: z.uuid().nullable(),

@@ -4,6 +4,7 @@ export {
   ConfigError,
   INVITE_TTL_SECONDS,
   INVITE_RECEIPT_TTL_SECONDS,
+  INVITE_MAX_ACTIVE_PER_ORG,
   type Config,
   type AuthConfig,
   type RestEndpoint,

@@ -6,6 +6,8 @@ import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
 export const INVITE_TTL_SECONDS = 10_800;
 /** How long an accept's or cancel's receipt outlives the consumed invite: the caller's retry and many reconciliation runs fit. */
 export const INVITE_RECEIPT_TTL_SECONDS = 3_600;
+/** Far above any real team's pending invitations; low enough that one organisation's index stays small (docs/design.md#limits). */
+export const INVITE_MAX_ACTIVE_PER_ORG = 1_000;
 
 export interface RestEndpoint {
   url: string;
@@ -31,6 +33,7 @@ export interface Config {
   // Used from issue 7 (the credential-rotation webhook's Standard Webhooks signature).
   webhookSecret?: string;
   inviteTtlSeconds: number;
+  inviteMaxActivePerOrg: number;
 }
 
 export class ConfigError extends Error {
@@ -108,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     indexHashKey: e.INDEX_HASH_KEY,
     ...(e.WEBHOOK_SECRET !== undefined ? { webhookSecret: e.WEBHOOK_SECRET } : {}),
     inviteTtlSeconds: e.INVITE_TTL_SECONDS ?? INVITE_TTL_SECONDS,
+    inviteMaxActivePerOrg: e.INVITE_MAX_ACTIVE_PER_ORG ?? INVITE_MAX_ACTIVE_PER_ORG,
   };
 }
 

@@ -30,4 +30,6 @@ export const envSchema = z.object({
   WEBHOOK_SECRET: z.string().startsWith('whsec_').optional(),
   /** Test-only override of the 3 h invite TTL, so expiry can be observed in seconds. */
   INVITE_TTL_SECONDS: z.coerce.number().int().min(1).max(10_800).optional(),
+  /** Live invites one organisation may hold at once (docs/api.md#environment). */
+  INVITE_MAX_ACTIVE_PER_ORG: z.coerce.number().int().min(1).max(100_000).optional(),
 });

@@ -7,7 +7,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
   | 'ROLE_CONFLICT'
-  | 'RATE_LIMITED' // used from issue 6 (invite throttles: 429 with retry-after); no limiter answers it yet
+  | 'INVITE_LIMIT_REACHED'
+  | 'RATE_LIMITED'
   | 'REVOCATION_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
@@ -19,6 +20,8 @@ export class AppError extends Error {
     readonly status: ErrorStatus,
     readonly code: ErrorCode,
     message: string,
+    /** Response headers that belong to the answer (`retry-after` on 429). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.name = 'AppError';
@@ -33,6 +36,16 @@ export const notFound = (message = 'no such active object in this tenant') => ne
 export const roleConflict = (heldRole: string) =>
   new AppError(409, 'ROLE_CONFLICT', `the account already holds the role ${heldRole} at this scope; the invitation stays active`);
 export const inviteInvalid = () => new AppError(410, 'INVITE_INVALID', 'this invitation is unknown, expired, cancelled or already used');
+export const inviteLimitReached = (max: number) =>
+  new AppError(
+    409,
+    'INVITE_LIMIT_REACHED',
+    `this organisation already has ${max} active invitations; cancel some or wait for them to expire`,
+  );
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError(429, 'RATE_LIMITED', 'too many attempts; try again after the time in the retry-after header', {
+    'retry-after': String(retryAfterSeconds),
+  });
 export const revocationUnavailable = () =>
   new AppError(503, 'REVOCATION_UNAVAILABLE', 'the revocation store is unreachable; try again shortly');
 export const storeUnavailable = (message = 'a store this operation needs is unreachable; try again shortly') =>

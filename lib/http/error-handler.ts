@@ -12,6 +12,7 @@ export function handleError(error: Error, c: Context<HonoEnv>): Response {
   const known = toAppError(error);
   const correlationId = c.get('correlationId');
   if (correlationId !== undefined) c.header(CORRELATION_HEADER, correlationId);
+  for (const [name, value] of Object.entries(known.headers)) c.header(name, value);
   if (known.status >= 500) {
     c.get('deps')?.logger.error('request_failed', {
       code: known.code,

@@ -12,6 +12,10 @@ const errorResponseSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
 });
 
+const retryAfterHeader = {
+  'retry-after': { description: 'Seconds until the throttle window ends', schema: { type: 'integer' as const, minimum: 1 } },
+};
+
 /** The error responses every authenticated route can give, for the OpenAPI document. */
 export function errorResponses<S extends number>(...statuses: S[]) {
   const descriptions: Record<number, string> = {
@@ -19,15 +23,19 @@ export function errorResponses<S extends number>(...statuses: S[]) {
     401: 'UNAUTHENTICATED or TOKEN_REVOKED',
     403: 'FORBIDDEN',
     404: 'NOT_FOUND',
-    409: 'ROLE_CONFLICT',
+    409: 'ROLE_CONFLICT or INVITE_LIMIT_REACHED',
     410: 'INVITE_INVALID',
-    429: 'RATE_LIMITED', // used from issue 6 (throttles)
+    429: 'RATE_LIMITED, with a retry-after header (seconds)',
     503: 'REVOCATION_UNAVAILABLE or STORE_UNAVAILABLE',
   };
   return Object.fromEntries(
     statuses.map((status) => [
       status,
-      { description: descriptions[status] ?? 'error', content: { 'application/json': { schema: errorResponseSchema } } },
+      {
+        description: descriptions[status] ?? 'error',
+        ...(status === 429 ? { headers: retryAfterHeader } : {}),
+        content: { 'application/json': { schema: errorResponseSchema } },
+      },
     ]),
   ) as Record<S, { description: string; content: { 'application/json': { schema: typeof errorResponseSchema } } }>;
 }

@@ -280,7 +280,9 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: THROTTLE_WINDOW_ID_PATTERN,
     idLabel: '<action>.<subjectHash>.<windowStartSeconds>',
     valueType: 'counter',
-    ttl: { rule: 'The throttle window length, set with the first INCR in one script (fixed window, never a TTL-less counter)' },
+    ttl: {
+      rule: 'The seconds left in its fixed window (at most the window length), set with the first INCR and restored whenever the counter is found without one, in the same script (never a TTL-less counter)',
+    },
     allowedPayload: ['counter value'],
     forbiddenPayload: ['raw credentials', 'raw IP or email (the subject is hashed)', 'payload data'],
     auditCounterpart: 'Security audit only for threshold events when policy requires',

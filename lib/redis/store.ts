@@ -10,12 +10,16 @@ import type { RestEndpoint } from '../config/index.ts';
  * atMostOnce: scripts with effects that must not run twice — no retry, because a retried request may run a second
  *             time after the first already landed (a dropped keep-alive re-sends;
  *             docs/design.md#the-upstash-client-as-our-code-relies-on-it).
+ * throttle:   the throttle counter of a step that has no script of its own to ride in (accept's per-account
+ *             throttle) — it fails open, so a short deadline bounds what a sick Redis adds to each request, and no
+ *             retry: a retried INCR could count twice, and the answer is not worth the wait.
  * A deadline covers all attempts of one call (the client takes the signal once per request).
  */
 const CALL_POLICY = {
   check: { timeoutMs: 800, retries: 1 },
   retrySafe: { timeoutMs: 1_500, retries: 2 },
   atMostOnce: { timeoutMs: 2_000, retries: 0 },
+  throttle: { timeoutMs: 500, retries: 0 },
 } as const;
 
 type CallKind = keyof typeof CALL_POLICY;
@@ -39,5 +43,5 @@ export function createRedisStore(endpoint: RestEndpoint): RedisStore {
       retry: { retries, backoff: (attempt) => 20 * (attempt + 1) },
     });
   };
-  return { check: client('check'), retrySafe: client('retrySafe'), atMostOnce: client('atMostOnce') };
+  return { check: client('check'), retrySafe: client('retrySafe'), atMostOnce: client('atMostOnce'), throttle: client('throttle') };
 }

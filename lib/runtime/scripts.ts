@@ -10,6 +10,7 @@ import {
   REMOVE_INVITE,
   RETURN_INVITE,
 } from './invites/index.ts';
+import { THROTTLE_HIT } from './throttle/index.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
   CREATE_INVITE,
@@ -20,4 +21,5 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   REMOVE_INVITE,
   RECEIPTS_DUE,
   FORGET_RECEIPTS,
+  THROTTLE_HIT,
 ];

@@ -11,6 +11,8 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const valid = { email: 'someone@example.test', roleCode: 'Viewer' };
+/** A list cursor is base64url text; these build hostile ones. */
+const b64 = (text: string) => Buffer.from(text).toString('base64url');
 
 it.each([
   ['non-UUID organisation id', 'POST', '/orgs/not-a-uuid/invites', { body: valid }],
@@ -32,7 +34,23 @@ it.each([
   ],
   ['no body at all', 'POST', '/orgs/{org}/invites', {}],
   ['bad email filter', 'GET', '/orgs/{org}/invites?email=nope', {}],
-  ['unknown query parameter', 'GET', '/orgs/{org}/invites?limit=5', {}],
+  ['unknown query parameter', 'GET', '/orgs/{org}/invites?page=5', {}],
+  ['list limit 0', 'GET', '/orgs/{org}/invites?limit=0', {}],
+  ['list limit over 500', 'GET', '/orgs/{org}/invites?limit=501', {}],
+  ['negative list limit', 'GET', '/orgs/{org}/invites?limit=-1', {}],
+  ['fractional list limit', 'GET', '/orgs/{org}/invites?limit=1.5', {}],
+  ['list limit that is not a number', 'GET', '/orgs/{org}/invites?limit=ten', {}],
+  ['empty list limit', 'GET', '/orgs/{org}/invites?limit=', {}],
+  ['empty cursor', 'GET', '/orgs/{org}/invites?cursor=', {}],
+  ['cursor outside base64url', 'GET', '/orgs/{org}/invites?cursor=a%2Bb%2Fc%3D', {}],
+  ['cursor of the wrong length for base64', 'GET', '/orgs/{org}/invites?cursor=abcde', {}],
+  ['cursor that decodes to no position', 'GET', `/orgs/{org}/invites?cursor=${b64('hello')}`, {}],
+  ['cursor with a key injection', 'GET', `/orgs/{org}/invites?cursor=${b64('1.}:*:{x')}`, {}],
+  ['cursor with a zero score', 'GET', `/orgs/{org}/invites?cursor=${b64(`0.${'a'.repeat(32)}`)}`, {}],
+  ['cursor with a huge score', 'GET', `/orgs/{org}/invites?cursor=${b64(`1${'0'.repeat(20)}.${'a'.repeat(32)}`)}`, {}],
+  ['cursor with an upper-case member', 'GET', `/orgs/{org}/invites?cursor=${b64(`1800000000.${'A'.repeat(32)}`)}`, {}],
+  ['cursor that is not UTF-8', 'GET', '/orgs/{org}/invites?cursor=__8', {}],
+  ['oversized cursor', 'GET', `/orgs/{org}/invites?cursor=${'A'.repeat(4_000)}`, {}],
   ['accept with unknown fields', 'POST', '/invites/accept', { body: { token: 'x', extra: 1 } }],
   ['accept with a number token', 'POST', '/invites/accept', { body: { token: 42 } }],
   ['accept with an oversized token', 'POST', '/invites/accept', { body: { token: 'rsi_' + 'a'.repeat(10_000) } }],

@@ -96,7 +96,7 @@ it('keeps outcome, grant, audit and answers in step under any interleaving of ac
             [uuidv7(), person.userId, org.organizationId],
           );
         }
-        const { invite, token } = await invites.create(stack.deps, {
+        const created = await invites.create(stack.deps, {
           organizationId: org.organizationId,
           locationId: null,
           email: person.email,
@@ -104,6 +104,8 @@ it('keeps outcome, grant, audit and answers in step under any interleaving of ac
           createdByUserId: org.adminId,
           correlationId: 'interleavings-create',
         });
+        if (!created.ok) throw new Error(`fixture invite refused: ${created.reason}`);
+        const { invite, token } = created;
 
         const runs = ops.map(async (op, i) => {
           const deps = scheduledDeps(s, stack.deps, `#${i} ${op.kind}`, op);

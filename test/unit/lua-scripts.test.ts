@@ -4,7 +4,22 @@ import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
 
 // Commands or options newer than Redis 6.0, which managed Redis 6.0 services refuse (docs/design.md#redis-rules).
 const NEWER_THAN_6_0 = ['GETDEL', 'GETEX', 'LMPOP', 'ZMPOP', 'BYSCORE', 'BYLEX', 'ZRANGESTORE', 'COPY', 'EXPIRETIME', 'SINTERCARD'];
-const ALLOWED = new Set(['GET', 'SET', 'DEL', 'EXPIRE', 'TTL', 'ZADD', 'ZREM', 'ZRANGE', 'ZRANGEBYSCORE', 'ZREMRANGEBYSCORE']);
+const ALLOWED = new Set([
+  'GET',
+  'SET',
+  'DEL',
+  'INCR',
+  'EXPIRE',
+  'TTL',
+  'ZADD',
+  'ZREM',
+  'ZRANGE',
+  'ZRANGEBYSCORE',
+  'ZREMRANGEBYSCORE',
+  'ZSCORE',
+  'ZRANK',
+  'ZCOUNT',
+]);
 
 describe.each(LUA_SCRIPTS.map((s) => [s.name, s] as const))('%s', (_name, script) => {
   it('uses only allowed commands, none newer than Redis 6.0', () => {

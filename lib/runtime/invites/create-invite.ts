@@ -1,4 +1,4 @@
-// invites.create: one script writes the object (EX = invite TTL) and both index entries; the audit row follows, or the script is undone.
+// invites.create: one script counts the org's throttle hit, checks the active cap and writes the object and both index entries; the audit row follows, or the script is undone.
 import { uuidv7 } from 'uuidv7';
 import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
@@ -7,15 +7,21 @@ import { auditStatement } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../auth/org-access.ts';
+import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
 import { LUA_KEEP_INDEX_ALIVE } from './lua.ts';
 import { inviteRecordSchema, toInvite, type Invite, type InviteRecord } from './invite-record.ts';
 import { issueInviteToken } from './invite-token.ts';
 import { removeInvite } from './remove-invite.ts';
 
 /**
- * KEYS[1] invite object, KEYS[2] active-by-org index, KEYS[3] active-by-email-hash index
- * ARGV[1] invite JSON, ARGV[2] TTL seconds, ARGV[3] member (UUID N form), ARGV[4] score (expiry, unix seconds)
- * Safe to run twice: the same id, value and scores land again.
+ * KEYS[1] invite object, KEYS[2] active-by-org index, KEYS[3] active-by-email-hash index,
+ * KEYS[4] the organisation's invite-create throttle counter (same hash tag: the hit rides in this round trip)
+ * ARGV[1] invite JSON, ARGV[2] TTL seconds, ARGV[3] member (UUID N form), ARGV[4] score (expiry, unix seconds),
+ * ARGV[5] throttle limit, ARGV[6] seconds left in the throttle window, ARGV[7] most active invites, ARGV[8] now (unix seconds)
+ * Returns {1} created; {0, seconds left} over the throttle; {2} at the active-invite cap. Every attempt counts
+ * (a script hammering at the cap is throttled too); a refused one writes nothing else. Live members are those
+ * scored after now, counted in O(log N). Safe to run twice: the same id, value and scores land again, and the cap
+ * lets a member that is already in pass.
  */
 export const CREATE_INVITE: LuaScript = {
   name: 'invites.create',
@@ -23,17 +29,28 @@ export const CREATE_INVITE: LuaScript = {
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
 local email_index_key = KEYS[3]
+local throttle_key = KEYS[4]
 local invite_json = ARGV[1]
 local ttl = tonumber(ARGV[2])
 local member = ARGV[3]
 local expires_at = ARGV[4]
+local throttle_limit = tonumber(ARGV[5])
+local throttle_window_ttl = tonumber(ARGV[6])
+local max_active = tonumber(ARGV[7])
+local now = ARGV[8]
 ${LUA_KEEP_INDEX_ALIVE}
+${LUA_THROTTLE_HIT}
+local hits, window_left = hit_throttle(throttle_key, throttle_window_ttl)
+if hits > throttle_limit then return {0, window_left} end
+if not redis.call('ZSCORE', org_index_key, member) and redis.call('ZCOUNT', org_index_key, '(' .. now, '+inf') >= max_active then
+  return {2}
+end
 redis.call('SET', object_key, invite_json, 'EX', ttl)
 redis.call('ZADD', org_index_key, expires_at, member)
 redis.call('ZADD', email_index_key, expires_at, member)
 keep_index_alive(org_index_key, ttl)
 keep_index_alive(email_index_key, ttl)
-return 1
+return {1}
 `,
 };
 
@@ -46,7 +63,12 @@ export interface CreateInviteInput {
   correlationId: string;
 }
 
-export async function createInvite(deps: Deps, input: CreateInviteInput): Promise<{ invite: Invite; token: string }> {
+export type CreateOutcome =
+  | { ok: true; invite: Invite; token: string }
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
+  | { ok: false; reason: 'limit-reached'; maxActive: number };
+
+export async function createInvite(deps: Deps, input: CreateInviteInput): Promise<CreateOutcome> {
   const { keys, config, clock } = deps;
   const inviteId = uuidv7();
   const token = issueInviteToken(input.organizationId, inviteId);
@@ -90,18 +112,40 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     ),
   ];
   const target = { objectKey, orgIndexKey, emailIndexKey, member, correlationId: input.correlationId };
+  const counter = await throttleWindow(deps, {
+    action: 'invite-create',
+    scope: { kind: 'org', id: input.organizationId },
+    subject: input.organizationId,
+  });
+  let reply: unknown;
   try {
-    await runScript(
+    reply = await runScript(
       deps.redis.atMostOnce,
       CREATE_INVITE,
-      [objectKey, orgIndexKey, emailIndexKey],
-      [encodeJson(inviteRecordSchema, record), String(config.inviteTtlSeconds), member, String(record.expiresAtUnixSeconds)],
+      [objectKey, orgIndexKey, emailIndexKey, counter.key],
+      [
+        encodeJson(inviteRecordSchema, record),
+        String(config.inviteTtlSeconds),
+        member,
+        String(record.expiresAtUnixSeconds),
+        String(counter.limit),
+        String(counter.ttlSeconds),
+        String(config.inviteMaxActivePerOrg),
+        String(Math.floor(createdAtMs / 1000)),
+      ],
     );
   } catch (error) {
     // A missed deadline leaves the outcome unknown: the script may still land. The id is fresh, so taking it
     // back cannot touch anything else, and it usually runs after the late create on the same connection path.
     await removeInvite(deps, target);
     throw error;
+  }
+  const [status, windowLeft] = Array.isArray(reply) ? reply : [];
+  if (status === 0) return { ok: false, reason: 'rate-limited', retryAfterSeconds: retryAfter(windowLeft, counter.ttlSeconds) };
+  if (status === 2) return { ok: false, reason: 'limit-reached', maxActive: config.inviteMaxActivePerOrg };
+  if (status !== 1) {
+    await removeInvite(deps, target);
+    throw new Error('invites.create: unexpected script reply');
   }
   try {
     await dbCall('commit', 'audit.invite.created', (signal) => deps.db.transaction(statements, { signal }));
@@ -110,5 +154,5 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     await removeInvite(deps, target);
     throw error;
   }
-  return { invite: toInvite(record), token };
+  return { ok: true, invite: toInvite(record), token };
 }

@@ -1,0 +1,48 @@
+// throttle.hit: one script counts a hit in its fixed window; over the limit is a typed refusal, an unreachable Redis lets the hit through.
+import { errorKind } from '../../log/logger.ts';
+import { runScript, type LuaScript } from '../../redis/index.ts';
+import type { Deps } from '../../deps.ts';
+import { LUA_THROTTLE_HIT } from './lua.ts';
+import { throttleWindow, type ThrottleSubject } from './window.ts';
+
+/**
+ * KEYS[1] throttle counter (registry row throttleCounter)
+ * ARGV[1] seconds left in the window (the TTL of a new or TTL-less counter)
+ * Returns {count, seconds left}.
+ */
+export const THROTTLE_HIT: LuaScript = {
+  name: 'throttle.hit',
+  source: `
+local counter_key = KEYS[1]
+local window_ttl = tonumber(ARGV[1])
+${LUA_THROTTLE_HIT}
+local count, ttl = hit_throttle(counter_key, window_ttl)
+return {count, ttl}
+`,
+};
+
+export type ThrottleOutcome = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Seconds a refused caller is told to wait: the counter's TTL, never past the end of the window the app counts in
+ * (the next window is a new key, whatever the old one's TTL says), and never 0 (Redis rounds the last half second down).
+ */
+export function retryAfter(ttlSeconds: unknown, windowLeftSeconds: number): number {
+  const ttl = typeof ttlSeconds === 'number' && Number.isFinite(ttlSeconds) ? Math.ceil(ttlSeconds) : windowLeftSeconds;
+  return Math.max(1, Math.min(ttl, windowLeftSeconds));
+}
+
+export async function hitThrottle(deps: Deps, target: ThrottleSubject & { correlationId: string }): Promise<ThrottleOutcome> {
+  const window = await throttleWindow(deps, target);
+  let reply: unknown;
+  try {
+    reply = await runScript(deps.redis.throttle, THROTTLE_HIT, [window.key], [String(window.ttlSeconds)]);
+  } catch (error) {
+    // Fail open (docs/design.md#failure-semantics): availability wins, this WARN is the signal. No key, no subject.
+    deps.logger.warn('throttle_unavailable', { action: target.action, errorKind: errorKind(error), correlationId: target.correlationId });
+    return { allowed: true };
+  }
+  const [count, ttl] = Array.isArray(reply) ? reply : [];
+  if (typeof count !== 'number' || count <= window.limit) return { allowed: true };
+  return { allowed: false, retryAfterSeconds: retryAfter(ttl, window.ttlSeconds) };
+}

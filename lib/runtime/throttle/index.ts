@@ -1,0 +1,8 @@
+// throttle: fixed-window counters in Redis (registry row throttleCounter), one table of limits, failing open.
+import { hitThrottle } from './hit-throttle.ts';
+
+export const throttle = { hit: hitThrottle };
+export { THROTTLE_HIT, retryAfter } from './hit-throttle.ts';
+export { LUA_THROTTLE_HIT } from './lua.ts';
+export { THROTTLE_LIMITS } from './limits.ts';
+export { throttleWindow } from './window.ts';

@@ -1,0 +1,25 @@
+// Every throttle's limit and window as one table of data, with the reason for each row (docs/design.md#limits).
+import type { Keyspace } from '../../keys/index.ts';
+
+/** The registry's allow-list of throttle actions (THROTTLE_ACTIONS in lib/keys). */
+export type ThrottleAction = Parameters<Keyspace['throttleCounter']>[1];
+
+export interface ThrottleLimit {
+  /** Hits allowed per fixed window; the next one answers 429. */
+  limit: number;
+  windowSeconds: number;
+}
+
+/**
+ * invite-create, per organisation: 120 per 10 minutes. A person at the admin screen needs several seconds per
+ * invite (120 would take them 10 minutes non-stop), and a hundred-person onboarding list still fits one window; a
+ * script looping on create is stopped within seconds and needs over an hour to reach the active-invite cap.
+ * invite-accept, per account: 20 per 10 minutes. A person accepts a handful of invites, ever, plus a retry or two;
+ * 20 is far above that and far below what token guessing (every attempt counts, failed or not) would need.
+ */
+export const THROTTLE_LIMITS = {
+  'invite-create': { limit: 120, windowSeconds: 600 },
+  'invite-accept': { limit: 20, windowSeconds: 600 },
+} as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
+
+export type LimitedAction = keyof typeof THROTTLE_LIMITS;
