@@ -93,10 +93,17 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
+/** How long a SIGTERM may take: Redis refuses to shut down while its final save fails (say, its folder was deleted). */
+const STOP_GRACE_MS = 10_000;
+
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
+    const force = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
