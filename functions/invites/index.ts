@@ -12,7 +12,6 @@ import {
 } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
-import { throttle } from '../../lib/runtime/throttle/index.ts';
 import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, listInvitesRoute } from './routes.ts';
 
 export const invitesFunction = createFunctionApp();
@@ -73,14 +72,6 @@ invitesFunction.openapi(cancelInviteRoute, async (c) => {
 invitesFunction.openapi(acceptInviteRoute, async (c) => {
   const { token } = c.req.valid('json');
   const principal = await c.get('auth').principal();
-  // Every attempt counts, failed ones too (token guessing); its own round trip, before the accept (docs/design.md#limits).
-  const throttled = await throttle.hit(c.get('deps'), {
-    action: 'invite-accept',
-    scope: { kind: 'user', id: principal.userId },
-    subject: principal.userId,
-    correlationId: c.get('correlationId'),
-  });
-  if (!throttled.allowed) throw rateLimited(throttled.retryAfterSeconds);
   if (principal.verifiedEmail === undefined) throw forbidden('accepting an invitation needs a verified email claim');
   const outcome = await invites.accept(c.get('deps'), {
     token,
@@ -92,6 +83,7 @@ invitesFunction.openapi(acceptInviteRoute, async (c) => {
     if (outcome.reason === 'wrong-recipient') throw forbidden('this invitation is addressed to another email');
     if (outcome.reason === 'email-belongs-to-another-user') throw forbidden('this email belongs to another account');
     if (outcome.reason === 'role-conflict') throw roleConflict(outcome.heldRole);
+    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
     throw inviteInvalid();
   }
   return c.json({ organizationId: outcome.organizationId, locationId: outcome.locationId, roleCode: outcome.roleCode }, 200);

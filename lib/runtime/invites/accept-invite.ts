@@ -7,6 +7,7 @@ import { sha256Hex } from '../../crypto/index.ts';
 import { runScript, type LuaScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../auth/org-access.ts';
+import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
 import { LUA_EMAIL_INDEX_KEY, LUA_SAME } from './lua.ts';
 import type { InviteRecord } from './invite-record.ts';
 import { readInviteToken } from './invite-token.ts';
@@ -16,6 +17,8 @@ import { readConsumed } from './read-consumed.ts';
 import { returnInvite } from './return-invite.ts';
 
 /**
+ * KEYS[5] is this account's invite-accept throttle counter in the token's organisation (same hash tag). Every
+ * attempt counts first, failed ones too: over the limit, {5, seconds left in the window} and nothing else happens.
  * Returns {0} unknown / expired / wrong token / consumed by someone else, {2} right token but another recipient
  * (nothing consumed), {1, receipt} consumed now: object and both index entries removed and the receipt written in the
  * same step, so only one caller can win; {3, receipt} consumed earlier by this same account with this token (a repeat
@@ -37,10 +40,16 @@ local attempt = ARGV[6]
 local correlation_id = ARGV[7]
 local now_ms = ARGV[8]
 local receipt_ttl = tonumber(ARGV[9])
+local throttle_key = KEYS[5]
+local throttle_limit = tonumber(ARGV[10])
+local throttle_window_ttl = tonumber(ARGV[11])
+${LUA_THROTTLE_HIT}
 ${LUA_EMAIL_INDEX_KEY}
 ${LUA_SAME}
 ${LUA_NEW_RECEIPT}
 ${LUA_KEEP_RECEIPT}
+local hits, window_left = hit_throttle(throttle_key, throttle_window_ttl)
+if hits > throttle_limit then return {5, window_left} end
 local value = redis.call('GET', object_key)
 if not value then
   local raw_receipt = redis.call('GET', receipt_key)
@@ -67,7 +76,8 @@ return {1, receipt}
 export type AcceptOutcome =
   | { ok: true; organizationId: string; locationId: string | null; roleCode: RoleCode }
   | { ok: false; reason: 'invalid' | 'wrong-recipient' | 'email-belongs-to-another-user' }
-  | { ok: false; reason: 'role-conflict'; heldRole: RoleCode };
+  | { ok: false; reason: 'role-conflict'; heldRole: RoleCode }
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
 
 export async function acceptInvite(
   deps: Deps,
@@ -83,6 +93,13 @@ export async function acceptInvite(
     // Bytes that do not form valid UUIDs: the same answer as an unknown token.
     return { ok: false, reason: 'invalid' };
   }
+  // Counted per account within the token's organisation: the tenant is in the key (one tenant's traffic never
+  // locks an account out of another), and the hit rides in the accept's own round trip.
+  const counter = await throttleWindow(deps, {
+    action: 'invite-accept',
+    scope: { kind: 'org', id: target.organizationId },
+    subject: input.userId,
+  });
   const reply = await runScript(
     deps.redis.atMostOnce,
     ACCEPT_INVITE,
@@ -91,6 +108,7 @@ export async function acceptInvite(
       keys.inviteActiveByOrg(target.organizationId),
       keys.inviteReceipt(target.organizationId, target.inviteId),
       keys.inviteReceiptsByOrg(target.organizationId),
+      counter.key,
     ],
     [
       await sha256Hex(input.token),
@@ -102,9 +120,12 @@ export async function acceptInvite(
       input.correlationId,
       String(deps.clock.now()),
       String(INVITE_RECEIPT_TTL_SECONDS),
+      String(counter.limit),
+      String(counter.ttlSeconds),
     ],
   );
   const [status, rawReceipt] = Array.isArray(reply) ? reply : [];
+  if (status === 5) return { ok: false, reason: 'rate-limited', retryAfterSeconds: retryAfter(rawReceipt, counter.ttlSeconds) };
   if (status === 2) return { ok: false, reason: 'wrong-recipient' };
   if (status !== 1 && status !== 3) return { ok: false, reason: 'invalid' };
   const { receipt, record } = await readConsumed(deps, {

@@ -14,7 +14,7 @@ export interface ThrottleLimit {
  * invite-create, per organisation: 120 per 10 minutes. A person at the admin screen needs several seconds per
  * invite (120 would take them 10 minutes non-stop), and a hundred-person onboarding list still fits one window; a
  * script looping on create is stopped within seconds and needs over an hour to reach the active-invite cap.
- * invite-accept, per account: 20 per 10 minutes. A person accepts a handful of invites, ever, plus a retry or two;
+ * invite-accept, per account within the token's organisation (counted inside the accept script): 20 per 10 minutes. A person accepts a handful of invites, ever, plus a retry or two;
  * 20 is far above that and far below what token guessing (every attempt counts, failed or not) would need.
  */
 export const THROTTLE_LIMITS = {
