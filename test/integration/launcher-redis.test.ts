@@ -1,10 +1,11 @@
 // The redis-server `npm start` runs has a password of its own, kept 0600 in the data folder, never on a command line.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, type Server } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { startBystander, type Bystander } from '../support/bystander.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provideRedis, type ProvidedRedis } from '../../local/launcher/redis.ts';
 import { createTeardown, type Teardown } from '../../local/stack/teardown.ts';
@@ -13,9 +14,7 @@ let work: string;
 let dataDir: string;
 let argvLog: string;
 let savedPath: string | undefined;
-let bystander: Server;
-let bystanderPort: number;
-let bystanderConnections = 0;
+let bystander: Bystander;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'launcher-redis-'));
@@ -29,17 +28,12 @@ beforeAll(async () => {
   chmodSync(join(bin, 'redis-server'), 0o755);
   savedPath = process.env.PATH;
   process.env.PATH = `${bin}:${savedPath ?? ''}`;
-  bystander = createServer((socket) => {
-    bystanderConnections += 1;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => bystander.listen(0, '127.0.0.2', resolve));
-  bystanderPort = (bystander.address() as { port: number }).port;
+  bystander = await startBystander({ host: '127.0.0.2' });
 });
 
 afterAll(async () => {
   process.env.PATH = savedPath;
-  await new Promise<void>((resolve) => bystander?.close(() => resolve()));
+  await bystander?.close();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -115,9 +109,9 @@ describe('the launcher redis-server', () => {
   });
 
   it('cannot MIGRATE keys to another host, not even from a script', async () => {
-    const migrate = ['migrate', '127.0.0.2', bystanderPort, key, 0, 1000];
+    const migrate = ['migrate', '127.0.0.2', bystander.port, key, 0, 1000];
     expect(await rest(first, ['eval', `return redis.call('${migrate.join("','")}')`, 0])).toMatchObject({ status: 400 });
-    expect(bystanderConnections).toBe(0);
+    expect(bystander.accepted).toBe(0);
     expect(await rest(first, ['get', key])).toEqual({ status: 200, json: { result: 'kept' } });
   });
 

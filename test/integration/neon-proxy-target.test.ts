@@ -1,44 +1,16 @@
 // The local Neon proxy reaches its one configured PostgreSQL and nothing else: no browser page, no other port, no redirecting parameter.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import { startNeonProxy, type NeonProxy } from '../../local/emulators/neon/index.ts';
+import { startBystander, type Bystander } from '../support/bystander.ts';
 
 const databaseUrl = inject('databaseUrl');
 const target = new URL(databaseUrl);
 
 /** A TCP listener standing in for "something else on this machine" (a dev redis-server, another database). */
-interface Bystander {
-  port: number;
-  /** Connections it has accepted so far. */
-  readonly accepted: number;
-  close(): Promise<void>;
-}
-
-async function startBystander(listen: { host: string } | { path: string }): Promise<Bystander> {
-  let accepted = 0;
-  const server: Server = createServer((socket) => {
-    accepted += 1;
-    socket.end('+PONG\r\n');
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    if ('path' in listen) server.listen(listen.path, resolve);
-    else server.listen(0, listen.host, resolve);
-  });
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address !== null ? address.port : 0,
-    get accepted() {
-      return accepted;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 let proxy: NeonProxy;
 let socketDir: string;
 let sameHost: Bystander;

@@ -1,8 +1,8 @@
 // The REST proxy refuses commands that reconfigure or stop Redis or reach other hosts, as Upstash refuses a command, unless allowAdmin.
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:net';
 import { Redis as Upstash } from '@upstash/redis';
 import { Redis } from 'ioredis';
+import { startBystander, type Bystander } from '../support/bystander.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisRestProxy, type RedisRestProxy } from '../../local/emulators/upstash/index.ts';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
@@ -11,9 +11,7 @@ import { startRedisServer, type RedisServerHandle } from '../../local/processes/
 let redis: RedisServerHandle;
 let direct: Redis;
 let proxy: RedisRestProxy;
-let bystander: Server;
-let bystanderPort: number;
-let bystanderConnections = 0;
+let bystander: Bystander;
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -21,19 +19,14 @@ beforeAll(async () => {
   await direct.connect();
   proxy = await startRedisRestProxy({ redisUrl: redis.url });
   // "Another host": a listener on a second loopback address that counts who reaches it.
-  bystander = createServer((socket) => {
-    bystanderConnections += 1;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => bystander.listen(0, '127.0.0.2', resolve));
-  bystanderPort = (bystander.address() as { port: number }).port;
+  bystander = await startBystander({ host: '127.0.0.2' });
 });
 
 afterAll(async () => {
   direct?.disconnect();
   await proxy?.close();
   await redis?.stop();
-  await new Promise<void>((resolve) => bystander?.close(() => resolve()));
+  await bystander?.close();
 });
 
 async function post(
@@ -80,7 +73,7 @@ describe('admin commands', () => {
     await direct.set(migrated, 'stays');
     const dirBefore = await direct.config('GET', 'dir');
     for (const command of ADMIN_COMMANDS) {
-      const body = command.body.map((part) => (part === 0 ? bystanderPort : part === 'k' ? migrated : part));
+      const body = command.body.map((part) => (part === 0 ? bystander.port : part === 'k' ? migrated : part));
       const answer = await post(proxy, '', body);
       expect({ body: command.body, ...answer }).toEqual({ body: command.body, ...refused(command.name) });
     }
@@ -89,7 +82,7 @@ describe('admin commands', () => {
     expect(await direct.get(migrated)).toBe('stays');
     expect((await direct.info('replication')).includes('role:master')).toBe(true);
     expect(await direct.acl('USERS')).toEqual(['default']);
-    expect(bystanderConnections).toBe(0);
+    expect(bystander.accepted).toBe(0);
   });
 
   it('fail inline in a pipeline while the rest runs, and abort a whole transaction', async () => {

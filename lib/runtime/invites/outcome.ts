@@ -31,11 +31,11 @@ interface Attempt {
  * scope rolls the whole transaction back (RS409 from invite_assert_role_compatible, migrations/0003).
  */
 export async function recordAcceptance(deps: Deps, attempt: Attempt): Promise<RecordOutcome> {
-  const { record, actorUserId, correlationId } = attempt;
+  const { record, actorUserId } = attempt;
   const at = new Date(deps.clock.now());
   // Built before the call: an invalid audit event is a bug, not an unavailable database.
   const statements = [
-    outcomeStatement(record, 'accepted', actorUserId, correlationId, at),
+    outcomeStatement('accepted', attempt, at),
     {
       // A known id is a no-op; the same email under another id is an identity conflict and fails (23505).
       text: 'INSERT INTO users (id, email) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
@@ -50,42 +50,16 @@ export async function recordAcceptance(deps: Deps, attempt: Attempt): Promise<Re
              VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
       params: [uuidv7(), actorUserId, record.organizationId, record.locationId, record.roleCode, record.createdByUserId],
     },
-    auditStatement(
-      {
-        action: 'invite.accepted',
-        actorUserId,
-        organizationId: record.organizationId,
-        locationId: record.locationId,
-        targetId: record.inviteId,
-        correlationId,
-        details: { roleCode: record.roleCode },
-      },
-      at,
-    ),
+    inviteAudit('invite.accepted', attempt, at),
   ];
   return finish(deps, 'invites.accept.grant', record.inviteId, statements);
 }
 
 /** One transaction: the outcome row and `invite.cancelled`. */
 export async function recordCancellation(deps: Deps, attempt: Attempt): Promise<RecordOutcome> {
-  const { record, actorUserId, correlationId } = attempt;
   const at = new Date(deps.clock.now());
-  const statements = [
-    outcomeStatement(record, 'cancelled', actorUserId, correlationId, at),
-    auditStatement(
-      {
-        action: 'invite.cancelled',
-        actorUserId,
-        organizationId: record.organizationId,
-        locationId: record.locationId,
-        targetId: record.inviteId,
-        correlationId,
-        details: { roleCode: record.roleCode },
-      },
-      at,
-    ),
-  ];
-  return finish(deps, 'invites.cancel.audit', record.inviteId, statements);
+  const statements = [outcomeStatement('cancelled', attempt, at), inviteAudit('invite.cancelled', attempt, at)];
+  return finish(deps, 'invites.cancel.audit', attempt.record.inviteId, statements);
 }
 
 /** The outcomes already written for these invites (one query), by invite id. */
@@ -101,7 +75,25 @@ export async function readOutcomes(deps: Deps, inviteIds: string[], kind: PgCall
   return new Map(rows.map((row) => [row.invite_id, { outcome: row.outcome, actorUserId: row.actor_user_id }]));
 }
 
-function outcomeStatement(record: InviteRecord, outcome: StoredOutcome['outcome'], actorUserId: string, correlationId: string, at: Date) {
+/** The audit row of an invite's outcome: who, in which tenant and outlet, with the role it carried. */
+function inviteAudit(action: 'invite.accepted' | 'invite.cancelled', attempt: Attempt, at: Date) {
+  const { record, actorUserId, correlationId } = attempt;
+  return auditStatement(
+    {
+      action,
+      actorUserId,
+      organizationId: record.organizationId,
+      locationId: record.locationId,
+      targetId: record.inviteId,
+      correlationId,
+      details: { roleCode: record.roleCode },
+    },
+    at,
+  );
+}
+
+function outcomeStatement(outcome: StoredOutcome['outcome'], attempt: Attempt, at: Date) {
+  const { record, actorUserId, correlationId } = attempt;
   return {
     text: `INSERT INTO invite_outcomes (invite_id, organization_id, outcome, actor_user_id, location_id, role_code, decided_at, correlation_id)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
