@@ -30,3 +30,34 @@ CREATE TABLE webhook_deliveries (
   kind text NOT NULL,
   received_at timestamptz NOT NULL DEFAULT now()
 );
+
+-- One rotation, atomically: refuses (SQLSTATE RS404) an unknown connection, (RS409) a rotation signed no later than the
+-- one that set the current credentials, and (RS412) a row whose credential_version moved since the caller sealed the new
+-- password for expected_version + 1 (the seal is bound to that version: the caller re-reads and seals again). A replayed
+-- webhook id fails on webhook_deliveries' primary key (23505). Returns the new credential_version.
+CREATE FUNCTION syrve_rotate_credentials(
+  p_webhook_id text, p_organization uuid, p_connection uuid, p_expected_version integer, p_rotated_at timestamptz,
+  p_login text, p_password_ciphertext text, p_password_key_id text
+) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  current syrve_connections%ROWTYPE;
+BEGIN
+  SELECT * INTO current FROM syrve_connections WHERE id = p_connection AND organization_id = p_organization FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'no such connection' USING ERRCODE = 'RS404';
+  END IF;
+  IF current.credentials_rotated_at IS NOT NULL AND current.credentials_rotated_at >= p_rotated_at THEN
+    RAISE EXCEPTION 'superseded by a newer rotation' USING ERRCODE = 'RS409';
+  END IF;
+  IF current.credential_version <> p_expected_version THEN
+    RAISE EXCEPTION 'credential version moved' USING ERRCODE = 'RS412';
+  END IF;
+  INSERT INTO webhook_deliveries (webhook_id, kind) VALUES (p_webhook_id, 'syrve.credentials-rotated');
+  UPDATE syrve_connections
+     SET login = p_login, password_ciphertext = p_password_ciphertext, password_key_id = p_password_key_id,
+         credential_version = p_expected_version + 1, credentials_rotated_at = p_rotated_at, updated_at = now()
+   WHERE id = p_connection;
+  RETURN p_expected_version + 1;
+END
+$$;
