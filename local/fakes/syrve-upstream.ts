@@ -7,7 +7,7 @@ import type { SyrveStore } from '../../lib/upstream/syrve/index.ts';
 export interface FakeSyrveOptions {
   /** login → plain password; the fake compares `pass` with its SHA-1 hex as iiko does. */
   accounts?: Record<string, string>;
-  /** How long a key stays valid after login; iiko's own default is about an hour. */
+  /** How long a key stays valid after login (default one hour). */
   sessionTtlMs?: number;
   stores?: SyrveStore[];
   /** 0 (the default) picks a free port. */
