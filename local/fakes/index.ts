@@ -1,0 +1,2 @@
+// Fake upstream servers for the local stack, the tests and the bench.
+export { startFakeSyrve, type FakeSyrve } from './syrve-upstream.ts';
