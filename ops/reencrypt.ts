@@ -7,7 +7,7 @@ import type { SecretBinding } from '../lib/crypto/index.ts';
 /** Anything with pg's `query` shape: pg.Client or a pool client. */
 export interface ReencryptClient {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  query(text: string, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(text: string, params?: unknown[]): Promise<{ rows: any[] }>;
 }
 
 type FailureReason = 'unknown-key' | 'does-not-open' | 'bad-row';
@@ -54,14 +54,20 @@ const COUNT_BY_KEY = `SELECT password_key_id, count(*)::int AS n FROM syrve_conn
 const NEXT_BATCH = `SELECT id, organization_id, password_ciphertext, password_key_id, credential_version
   FROM syrve_connections WHERE password_key_id <> $1 AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`;
 
-// Optimistic: a row rotated or re-encrypted since we read it is left alone (its new seal uses the newest key anyway).
-const MOVE = `UPDATE syrve_connections SET password_ciphertext = $1, password_key_id = $2, updated_at = now()
-  WHERE id = $3 AND password_key_id = $4 AND password_ciphertext = $5 AND credential_version = $6`;
+// One statement per batch, one round trip. Optimistic: a row rotated or re-encrypted since we read it no longer
+// matches and is left alone (a rotation seals with the newest key its function knows; a rerun catches the rest).
+const MOVE = `UPDATE syrve_connections AS c
+  SET password_ciphertext = m.new_ciphertext, password_key_id = $1, updated_at = now()
+  FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::int[])
+    AS m (id, new_ciphertext, old_key_id, old_ciphertext, credential_version)
+  WHERE c.id = m.id AND c.password_key_id = m.old_key_id AND c.password_ciphertext = m.old_ciphertext
+    AND c.credential_version = m.credential_version
+  RETURNING c.id`;
 
 /**
  * Re-seals, under `keys[0]`, every `syrve_connections` password sealed with another key, opening each with
  * its own key and binding and sealing with the same binding. Safe to kill at any moment and to run twice at
- * once: each row is one autocommitted, conditional UPDATE, and a rerun selects only rows still on an old key.
+ * once: each batch is one autocommitted UPDATE, conditional per row, and a rerun selects only rows still on an old key.
  */
 export async function reencryptSecrets(
   client: ReencryptClient,
@@ -87,15 +93,28 @@ export async function reencryptSecrets(
     }
     const { rows } = await client.query(NEXT_BATCH, [newest.kid, after, options.batchSize]);
     if (rows.length === 0) break;
+    const resealed: Resealed[] = [];
     for (const raw of rows) {
-      const outcome = await moveRow(client, keys, raw);
-      if (outcome === 'moved' || outcome === 'skipped') {
-        result[outcome]++;
+      const outcome = await reseal(keys, raw);
+      if (typeof outcome !== 'string') {
+        resealed.push(outcome);
       } else {
         const failure = { id: String((raw as { id: unknown }).id), reason: outcome };
         result.failed.push(failure);
         report({ kind: 'failed', ...failure });
       }
+    }
+    if (resealed.length > 0) {
+      const { rows: moved } = await client.query(MOVE, [
+        newest.kid,
+        resealed.map((r) => r.row.id),
+        resealed.map((r) => r.ciphertext),
+        resealed.map((r) => r.row.password_key_id),
+        resealed.map((r) => r.row.password_ciphertext),
+        resealed.map((r) => r.row.credential_version),
+      ]);
+      result.moved += moved.length;
+      result.skipped += resealed.length - moved.length;
     }
     after = String((rows.at(-1) as { id: unknown }).id);
     report({ kind: 'batch', batch, moved: result.moved, skipped: result.skipped, failed: result.failed.length, total });
@@ -113,7 +132,13 @@ async function countByKeyId(client: ReencryptClient, newestKeyId: string): Promi
   return counts;
 }
 
-async function moveRow(client: ReencryptClient, keys: readonly SecretKey[], raw: unknown): Promise<'moved' | 'skipped' | FailureReason> {
+interface Resealed {
+  row: z.infer<typeof Row>;
+  ciphertext: string;
+}
+
+/** Opens a row's password with its own key and binding and seals it with the newest key and the same binding. */
+async function reseal(keys: readonly SecretKey[], raw: unknown): Promise<Resealed | FailureReason> {
   const parsed = Row.safeParse(raw);
   if (!parsed.success) return 'bad-row';
   const row = parsed.data;
@@ -123,10 +148,9 @@ async function moveRow(client: ReencryptClient, keys: readonly SecretKey[], raw:
     connectionId: row.id,
     credentialVersion: row.credential_version,
   };
-  let sealed;
   try {
     const plaintext = await openSecret(keys, { keyId: row.password_key_id, ciphertext: row.password_ciphertext }, binding);
-    sealed = await sealSecret(keys, plaintext, binding);
+    return { row, ciphertext: (await sealSecret(keys, plaintext, binding)).ciphertext };
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
     if (error.reason === 'unknown-key' || error.reason === 'does-not-open') return error.reason;
@@ -134,13 +158,4 @@ async function moveRow(client: ReencryptClient, keys: readonly SecretKey[], raw:
     if (error.reason === 'bad-binding') return 'bad-row';
     throw error;
   }
-  const { rowCount } = await client.query(MOVE, [
-    sealed.ciphertext,
-    sealed.keyId,
-    row.id,
-    row.password_key_id,
-    row.password_ciphertext,
-    row.credential_version,
-  ]);
-  return rowCount === 1 ? 'moved' : 'skipped';
 }

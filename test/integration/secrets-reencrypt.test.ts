@@ -194,7 +194,7 @@ describe('reencryptSecrets', () => {
     // The webhook commits new credentials just before our UPDATE of that row reaches the database.
     const racing = {
       query: async (text: string, params?: unknown[]) => {
-        if (!raced && text.startsWith('UPDATE') && params?.[2] === target.id) {
+        if (!raced && text.startsWith('UPDATE') && (params?.[1] as string[] | undefined)?.includes(target.id) === true) {
           raced = true;
           const sealed = await sealSecret([rotationKey], rotated.password, bindingOf(rotated));
           await db.query(
@@ -212,6 +212,39 @@ describe('reencryptSecrets', () => {
     // The next pass picks up whatever is still on the old key.
     expect(await reencryptSecrets(db, keys, { batchSize: 10 })).toMatchObject({ total: left, moved: left, remaining: 0 });
     await expectAllOpen([rows[0]!, rotated, rows[2]!], [newestKey]);
+  });
+
+  it('skips a row whose rotation commits while our UPDATE waits for its lock', async () => {
+    const rows = await seed(3, oldKey);
+    const target = rows[1]!;
+    const rotated = { ...target, credentialVersion: target.credentialVersion + 1, password: 'canary-rotated-pw' };
+    const webhook = new pg.Client({ connectionString: scratch.url });
+    await webhook.connect();
+    try {
+      let waited: Promise<unknown> | undefined;
+      const racing = {
+        query: async (text: string, params?: unknown[]) => {
+          if (waited !== undefined || !text.startsWith('UPDATE')) return db.query(text, params);
+          // The rotation's transaction holds the row; ours queues behind it and re-checks the row after its commit.
+          const sealed = await sealSecret([oldKey], rotated.password, bindingOf(rotated));
+          await webhook.query('BEGIN');
+          await webhook.query('UPDATE syrve_connections SET password_ciphertext = $1, credential_version = $2 WHERE id = $3', [
+            sealed.ciphertext,
+            rotated.credentialVersion,
+            target.id,
+          ]);
+          const ours = db.query(text, params);
+          waited = new Promise((resolve) => setTimeout(resolve, 200)).then(() => webhook.query('COMMIT'));
+          await waited;
+          return ours;
+        },
+      };
+      const result = await reencryptSecrets(racing, keys, { batchSize: 10 });
+      expect(result).toMatchObject({ total: 3, moved: 2, skipped: 1, failed: [], remaining: 1 });
+      await expectAllOpen([rows[0]!, rotated, rows[2]!]);
+    } finally {
+      await webhook.end();
+    }
   });
 
   it('moves each row once when two runs race', async () => {
