@@ -6,3 +6,5 @@ export { base64urlEncode, base64urlDecode } from './base64url.ts';
 export { bytesToHex } from './hex.ts';
 export { timingSafeEqual } from './timing-safe-equal.ts';
 export { uuidToBytes, bytesToUuid } from './uuid.ts';
+export { sealSecret, openSecret, SecretBoxError } from './secret-box.ts';
+export type { SecretBinding, SealedSecret } from './secret-box.ts';

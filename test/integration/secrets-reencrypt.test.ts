@@ -1,0 +1,388 @@
+// `npm run secrets:reencrypt` against a scratch PostgreSQL: moves, failures by id, resuming after a stop or a kill, races, and the CLI's output.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { uuidv7 } from 'uuidv7';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SecretKey } from '../../lib/config/secrets-keys.ts';
+import { bytesToHex, openSecret, sealSecret } from '../../lib/crypto/index.ts';
+import type { SecretBinding } from '../../lib/crypto/index.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
+import { reencryptSecrets, type ReencryptProgress } from '../../ops/reencrypt.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'ops/secrets-reencrypt.ts');
+
+function newKey(kid: string): SecretKey {
+  return { kid, key: new Uint8Array(randomBytes(32)) };
+}
+const oldKey = newKey('old');
+const newestKey = newKey('new');
+const keys = [newestKey, oldKey];
+const env = (list: SecretKey[]) => list.map((k) => `${k.kid}:${Buffer.from(k.key).toString('base64')}`).join(',');
+
+interface Seeded {
+  id: string;
+  organizationId: string;
+  credentialVersion: number;
+  password: string;
+}
+
+let scratch: ScratchDatabase;
+let db: pg.Client;
+let organizationId: string;
+
+beforeAll(async () => {
+  // A database of its own: the tool walks the whole table, which other test files also write to.
+  scratch = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+  db = new pg.Client({ connectionString: scratch.url });
+  await db.connect();
+  organizationId = uuidv7();
+  await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'Reencrypt org']);
+});
+
+afterEach(async () => {
+  await db.query('DELETE FROM syrve_connections');
+});
+
+afterAll(async () => {
+  await db?.end();
+  await scratch?.drop();
+});
+
+const bindingOf = (row: Pick<Seeded, 'id' | 'organizationId' | 'credentialVersion'>): SecretBinding => ({
+  purpose: 'syrve-password',
+  organizationId: row.organizationId,
+  connectionId: row.id,
+  credentialVersion: row.credentialVersion,
+});
+
+/** `n` connections sealed with `key`, ids in insertion order (uuidv7), versions 1–3, canary passwords. */
+async function seed(n: number, key: SecretKey): Promise<Seeded[]> {
+  const rows: Seeded[] = [];
+  for (let i = 0; i < n; i++) {
+    const row = { id: uuidv7(), organizationId, credentialVersion: 1 + (i % 3), password: `canary-pw-${i}-${bytesToHex(randomBytes(6))}` };
+    const sealed = await sealSecret([key], row.password, bindingOf(row));
+    await db.query(
+      `INSERT INTO syrve_connections (id, organization_id, name, base_url, login, password_ciphertext, password_key_id, credential_version)
+       VALUES ($1, $2, $3, 'http://127.0.0.1:9/', 'api', $4, $5, $6)`,
+      [row.id, organizationId, `conn ${row.id}`, sealed.ciphertext, sealed.keyId, row.credentialVersion],
+    );
+    rows.push(row);
+  }
+  return rows;
+}
+
+async function stored(): Promise<Map<string, { keyId: string; ciphertext: string; updatedAt: Date }>> {
+  const { rows } = await db.query('SELECT id, password_key_id, password_ciphertext, updated_at FROM syrve_connections');
+  return new Map(rows.map((r) => [r.id, { keyId: r.password_key_id, ciphertext: r.password_ciphertext, updatedAt: r.updated_at }]));
+}
+
+/** Every row opens with the key it names, under its own binding, to the password it was seeded with. */
+async function expectAllOpen(seeded: Seeded[], using: SecretKey[] = keys): Promise<void> {
+  const now = await stored();
+  for (const row of seeded) {
+    const sealed = now.get(row.id)!;
+    expect(await openSecret(using, sealed, bindingOf(row))).toBe(row.password);
+  }
+}
+
+describe('reencryptSecrets', () => {
+  it('moves every row to the newest key in batches, then finds nothing to do', async () => {
+    const old = await seed(25, oldKey);
+    const current = await seed(3, newestKey);
+    const before = await stored();
+    const events: ReencryptProgress[] = [];
+    const result = await reencryptSecrets(db, keys, { batchSize: 10, onProgress: (p) => events.push(p) });
+
+    expect(result).toEqual({ total: 25, moved: 25, skipped: 0, failed: [], remaining: 0, stopped: false });
+    expect(events).toEqual([
+      { kind: 'start', newestKeyId: 'new', total: 25, byKeyId: { old: 25 } },
+      { kind: 'batch', batch: 1, moved: 10, skipped: 0, failed: 0, total: 25 },
+      { kind: 'batch', batch: 2, moved: 20, skipped: 0, failed: 0, total: 25 },
+      { kind: 'batch', batch: 3, moved: 25, skipped: 0, failed: 0, total: 25 },
+    ]);
+    const after = await stored();
+    for (const row of old) {
+      expect(after.get(row.id)!.keyId).toBe('new');
+      expect(after.get(row.id)!.updatedAt.getTime()).toBeGreaterThanOrEqual(before.get(row.id)!.updatedAt.getTime());
+    }
+    // The old key is no longer needed; rows already on the new key were not touched.
+    await expectAllOpen([...old, ...current], [newestKey]);
+    for (const row of current) expect(after.get(row.id)).toEqual(before.get(row.id));
+
+    const again = await reencryptSecrets(db, keys, { batchSize: 10 });
+    expect(again).toEqual({ total: 0, moved: 0, skipped: 0, failed: [], remaining: 0, stopped: false });
+  });
+
+  it('counts only on a dry run', async () => {
+    await seed(4, oldKey);
+    const before = await stored();
+    expect(await reencryptSecrets(db, keys, { batchSize: 2, dryRun: true })).toMatchObject({ total: 4, moved: 0, remaining: 4 });
+    expect(await stored()).toEqual(before);
+  });
+
+  it('reports a row that does not open by its id, counts it failed, and moves the others', async () => {
+    const rows = await seed(12, oldKey);
+    const [corrupted, copied, orphaned] = [rows[2]!, rows[5]!, rows[9]!];
+    const original = await stored();
+    const flip = (text: string) => text.slice(0, 20) + (text[20] === 'A' ? 'B' : 'A') + text.slice(21);
+    await db.query('UPDATE syrve_connections SET password_ciphertext = $1 WHERE id = $2', [
+      flip(original.get(corrupted.id)!.ciphertext),
+      corrupted.id,
+    ]);
+    // Another row's ciphertext, under that row's key: the binding refuses it.
+    await db.query('UPDATE syrve_connections SET password_ciphertext = $1 WHERE id = $2', [
+      original.get(rows[0]!.id)!.ciphertext,
+      copied.id,
+    ]);
+    await db.query("UPDATE syrve_connections SET password_key_id = 'retired' WHERE id = $1", [orphaned.id]);
+
+    const events: ReencryptProgress[] = [];
+    const result = await reencryptSecrets(db, keys, { batchSize: 5, onProgress: (p) => events.push(p) });
+    expect(result.failed).toEqual([
+      { id: corrupted.id, reason: 'does-not-open' },
+      { id: copied.id, reason: 'does-not-open' },
+      { id: orphaned.id, reason: 'unknown-key' },
+    ]);
+    expect(result).toMatchObject({ total: 12, moved: 9, skipped: 0, remaining: 3 });
+    expect(events.filter((e) => e.kind === 'failed').map((e) => e.kind === 'failed' && e.id)).toEqual([
+      corrupted.id,
+      copied.id,
+      orphaned.id,
+    ]);
+    expect(events.at(-1)).toEqual({ kind: 'batch', batch: 3, moved: 9, skipped: 0, failed: 3, total: 12 });
+    const failedIds = new Set([corrupted.id, copied.id, orphaned.id]);
+    await expectAllOpen(
+      rows.filter((r) => !failedIds.has(r.id)),
+      [newestKey],
+    );
+    // What is reported carries ids and counts only.
+    const reported = JSON.stringify([events, result]);
+    for (const row of rows) expect(reported).not.toContain(row.password);
+    for (const sealed of original.values()) expect(reported).not.toContain(sealed.ciphertext);
+  });
+
+  it('stops between batches when asked, leaving every row readable, and a rerun finishes the job', async () => {
+    const rows = await seed(30, oldKey);
+    const stop = new AbortController();
+    const first = await reencryptSecrets(db, keys, {
+      batchSize: 8,
+      signal: stop.signal,
+      onProgress: (p) => p.kind === 'batch' && stop.abort(),
+    });
+    expect(first).toMatchObject({ total: 30, moved: 8, remaining: 22, stopped: true });
+    const midway = [...(await stored()).values()].map((r) => r.keyId);
+    expect(midway.filter((k) => k === 'new')).toHaveLength(8);
+    await expectAllOpen(rows);
+
+    const second = await reencryptSecrets(db, keys, { batchSize: 8 });
+    expect(second).toMatchObject({ total: 22, moved: 22, remaining: 0, stopped: false });
+    await expectAllOpen(rows, [newestKey]);
+  });
+
+  // A function still on the old SECRETS_KEYS (mid-deploy) seals with the old key: only the ciphertext check catches that.
+  it.each([
+    ['the new key', newestKey, 0],
+    ['the old key (a function not yet redeployed)', oldKey, 1],
+  ] as const)('skips a row rotated under %s between its read and its write, keeping the rotation', async (_, rotationKey, left) => {
+    const rows = await seed(3, oldKey);
+    const target = rows[1]!;
+    const rotated = { ...target, credentialVersion: target.credentialVersion + 1, password: 'canary-rotated-pw' };
+    let raced = false;
+    // The webhook commits new credentials just before our UPDATE of that row reaches the database.
+    const racing = {
+      query: async (text: string, params?: unknown[]) => {
+        if (!raced && text.startsWith('UPDATE') && (params?.[1] as string[] | undefined)?.includes(target.id) === true) {
+          raced = true;
+          const sealed = await sealSecret([rotationKey], rotated.password, bindingOf(rotated));
+          await db.query(
+            'UPDATE syrve_connections SET password_ciphertext = $1, password_key_id = $2, credential_version = $3 WHERE id = $4',
+            [sealed.ciphertext, sealed.keyId, rotated.credentialVersion, target.id],
+          );
+        }
+        return db.query(text, params);
+      },
+    };
+    const result = await reencryptSecrets(racing, keys, { batchSize: 10 });
+    expect(raced).toBe(true);
+    expect(result).toMatchObject({ total: 3, moved: 2, skipped: 1, failed: [], remaining: left });
+    await expectAllOpen([rows[0]!, rotated, rows[2]!]);
+    // The next pass picks up whatever is still on the old key.
+    expect(await reencryptSecrets(db, keys, { batchSize: 10 })).toMatchObject({ total: left, moved: left, remaining: 0 });
+    await expectAllOpen([rows[0]!, rotated, rows[2]!], [newestKey]);
+  });
+
+  it('skips a row whose rotation commits while our UPDATE waits for its lock', async () => {
+    const rows = await seed(3, oldKey);
+    const target = rows[1]!;
+    const rotated = { ...target, credentialVersion: target.credentialVersion + 1, password: 'canary-rotated-pw' };
+    const webhook = new pg.Client({ connectionString: scratch.url });
+    await webhook.connect();
+    try {
+      let waited: Promise<unknown> | undefined;
+      const racing = {
+        query: async (text: string, params?: unknown[]) => {
+          if (waited !== undefined || !text.startsWith('UPDATE')) return db.query(text, params);
+          // The rotation's transaction holds the row; ours queues behind it and re-checks the row after its commit.
+          const sealed = await sealSecret([oldKey], rotated.password, bindingOf(rotated));
+          await webhook.query('BEGIN');
+          await webhook.query('UPDATE syrve_connections SET password_ciphertext = $1, credential_version = $2 WHERE id = $3', [
+            sealed.ciphertext,
+            rotated.credentialVersion,
+            target.id,
+          ]);
+          const ours = db.query(text, params);
+          waited = new Promise((resolve) => setTimeout(resolve, 200)).then(() => webhook.query('COMMIT'));
+          await waited;
+          return ours;
+        },
+      };
+      const result = await reencryptSecrets(racing, keys, { batchSize: 10 });
+      expect(result).toMatchObject({ total: 3, moved: 2, skipped: 1, failed: [], remaining: 1 });
+      await expectAllOpen([rows[0]!, rotated, rows[2]!]);
+    } finally {
+      await webhook.end();
+    }
+  });
+
+  it('moves each row once when two runs race', async () => {
+    const rows = await seed(40, oldKey);
+    const other = new pg.Client({ connectionString: scratch.url });
+    await other.connect();
+    try {
+      const [a, b] = await Promise.all([reencryptSecrets(db, keys, { batchSize: 5 }), reencryptSecrets(other, keys, { batchSize: 5 })]);
+      expect(a.moved + b.moved).toBe(40);
+      expect(a.failed.length + b.failed.length).toBe(0);
+    } finally {
+      await other.end();
+    }
+    await expectAllOpen(rows, [newestKey]);
+  });
+});
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI under node with tsx's loader (not the tsx binary), so a kill reaches the process doing the work. */
+function runCli(args: string[], vars: Record<string, string>, killAfter?: RegExp, signal: NodeJS.Signals = 'SIGKILL'): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...vars },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (killAfter?.test(stdout) === true) {
+        killAfter = undefined;
+        child.kill(signal);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+describe('npm run secrets:reencrypt', () => {
+  const secretsKeys = env(keys);
+  const forbiddenKeyMaterial = keys.flatMap((k) => [
+    Buffer.from(k.key).toString('base64'),
+    Buffer.from(k.key).toString('base64url'),
+    bytesToHex(k.key),
+  ]);
+
+  function expectNothingSecret(run: Run, seeded: Seeded[]): void {
+    const output = run.stdout + run.stderr;
+    for (const value of forbiddenKeyMaterial) expect(output).not.toContain(value);
+    for (const row of seeded) expect(output).not.toContain(row.password);
+  }
+
+  it('prints the total, one line per batch and a summary, and nothing secret', async () => {
+    const rows = await seed(15, oldKey);
+    const ciphertexts = [...(await stored()).values()].map((r) => r.ciphertext);
+    const dry = await runCli(['--dry-run'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('15 rows to move to key new (old: 15)');
+
+    const run = await runCli(['--batch-size', '4'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split('\n')).toEqual([
+      'secrets:reencrypt: 15 rows to move to key new (old: 15)',
+      'secrets:reencrypt: batch 1: 4/15 moved, 0 skipped, 0 failed',
+      'secrets:reencrypt: batch 2: 8/15 moved, 0 skipped, 0 failed',
+      'secrets:reencrypt: batch 3: 12/15 moved, 0 skipped, 0 failed',
+      'secrets:reencrypt: batch 4: 15/15 moved, 0 skipped, 0 failed',
+      'secrets:reencrypt: done: 15 moved, 0 skipped, 0 failed; 0 rows on an older key',
+    ]);
+    expectNothingSecret(run, rows);
+    for (const ciphertext of ciphertexts) expect(run.stdout).not.toContain(ciphertext);
+    await expectAllOpen(rows, [newestKey]);
+    // Positive control: the canaries are the kind of text the check would find.
+    expect(`x${rows[0]!.password}x${forbiddenKeyMaterial[0]}`).toContain(rows[0]!.password);
+  });
+
+  it('lists a row that does not open by id and exits 2', async () => {
+    const rows = await seed(3, oldKey);
+    await db.query(
+      "UPDATE syrve_connections SET password_ciphertext = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' WHERE id = $1",
+      [rows[1]!.id],
+    );
+    const run = await runCli([], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain(`secrets:reencrypt: row ${rows[1]!.id} failed: does-not-open`);
+    expect(run.stdout).toContain('done: 2 moved, 0 skipped, 1 failed; 1 rows on an older key');
+    expectNothingSecret(run, rows);
+  });
+
+  it('refuses bad settings with exit 1 and without echoing them', async () => {
+    const pasted = `canary-arg-${bytesToHex(randomBytes(8))}`;
+    const runs = [
+      await runCli([`--key=${pasted}`], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys }),
+      await runCli([pasted], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys }),
+      await runCli([], { DATABASE_URL: scratch.url, SECRETS_KEYS: `k1:${pasted}` }),
+      await runCli([], { DATABASE_URL: scratch.url }),
+      await runCli([], { SECRETS_KEYS: secretsKeys }),
+      await runCli(['--batch-size', '0'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys }),
+    ];
+    for (const run of runs) {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^secrets:reencrypt: /);
+      expect(run.stdout + run.stderr).not.toContain(pasted);
+      expectNothingSecret(run, []);
+    }
+  });
+
+  it('can be killed at any moment: every row still opens and a rerun finishes', async () => {
+    const rows = await seed(200, oldKey);
+    const killed = await runCli(['--batch-size', '1'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys }, /batch 3:/);
+    expect(killed.signal).toBe('SIGKILL');
+    const midway = [...(await stored()).values()].filter((r) => r.keyId === 'new').length;
+    expect(midway).toBeGreaterThanOrEqual(3);
+    expect(midway).toBeLessThan(200);
+    await expectAllOpen(rows);
+
+    const rerun = await runCli(['--batch-size', '50'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys });
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain(`${200 - midway} rows to move`);
+    await expectAllOpen(rows, [newestKey]);
+  });
+
+  it('stops after the batch in hand on SIGINT and exits 2', async () => {
+    const rows = await seed(200, oldKey);
+    const stopped = await runCli(['--batch-size', '1'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys }, /batch 2:/, 'SIGINT');
+    expect(stopped.code).toBe(2);
+    expect(stopped.stderr).toContain('SIGINT: stopping after this batch');
+    expect(stopped.stdout).toMatch(/done: \d+ moved, 0 skipped, 0 failed; \d+ rows on an older key \(stopped early\)/);
+    await expectAllOpen(rows);
+  });
+});
