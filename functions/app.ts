@@ -12,6 +12,8 @@ import type { Deps } from '../lib/deps.ts';
 import { authFunction } from './auth/index.ts';
 import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
+import { syrveFunction } from './syrve/index.ts';
+import { webhooksFunction } from './webhooks/index.ts';
 
 /** Request bodies of this API are small JSON documents. */
 const MAX_BODY_BYTES = 16 * 1024;
@@ -38,6 +40,8 @@ export function createApp(resolveDeps: ResolveDeps): OpenAPIHono<HonoEnv> {
   app.route('/', healthFunction);
   app.route('/', authFunction);
   app.route('/', invitesFunction);
+  app.route('/', syrveFunction);
+  app.route('/', webhooksFunction);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'runstate', version: '0.1.0' } });
   app.notFound((c) => c.json(errorBody(new AppError(404, 'NOT_FOUND', 'no such route')), 404));

@@ -5,8 +5,18 @@ import { createDb } from './pg/db.ts';
 import { createRedisStore } from './redis/index.ts';
 import { createJsonLogger, type Logger } from './log/logger.ts';
 import { systemClock, type Clock, type Deps } from './deps.ts';
+import { SingleFlight } from './runtime/single-flight.ts';
+import { createSyrveClient, type SyrveUpstream } from './upstream/syrve/index.ts';
 
-export function createDeps(config: Config, overrides: { logger?: Logger; clock?: Clock } = {}): Deps {
+export interface DepsOverrides {
+  logger?: Logger;
+  clock?: Clock;
+  syrve?: SyrveUpstream;
+  /** Entries that build Deps per request pass one per isolate, so callers in it share their in-flight logins. */
+  inflight?: SingleFlight;
+}
+
+export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
   const redis = createRedisStore(config.redis);
   const sameStore = config.revocationRedis.url === config.redis.url && config.revocationRedis.token === config.redis.token;
   return {
@@ -20,5 +30,7 @@ export function createDeps(config: Config, overrides: { logger?: Logger; clock?:
     }),
     clock: overrides.clock ?? systemClock,
     logger: overrides.logger ?? createJsonLogger(),
+    syrve: overrides.syrve ?? createSyrveClient({ appEnv: config.appEnv }),
+    inflight: overrides.inflight ?? new SingleFlight(),
   };
 }

@@ -4,6 +4,8 @@ import type { Keyspace } from './keys/index.ts';
 import type { Db } from './pg/index.ts';
 import type { RedisStore } from './redis/index.ts';
 import type { Logger } from './log/logger.ts';
+import type { SingleFlight } from './runtime/single-flight.ts';
+import type { SyrveUpstream } from './upstream/syrve/index.ts';
 
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
@@ -22,4 +24,8 @@ export interface Deps {
   db: Db;
   clock: Clock;
   logger: Logger;
+  /** The Syrve/iiko RMS client (local/fakes/syrve-upstream.ts stands in for it in dev and tests). */
+  syrve: SyrveUpstream;
+  /** In-flight work shared within one isolate (one per Worker isolate, Lambda container or Node process). */
+  inflight: SingleFlight;
 }

@@ -9,6 +9,13 @@ export const INVITE_RECEIPT_TTL_SECONDS = 3_600;
 /** Far above any real team's pending invitations; low enough that one organisation's index stays small (docs/design.md#limits). */
 export const INVITE_MAX_ACTIVE_PER_ORG = 1_000;
 
+/** iiko's REST sessions end after about an hour idle and say nothing of it; ten minutes stays well inside. */
+export const SYRVE_SESSION_CACHE_SECONDS = 600;
+export const SYRVE_RECONNECT_COOLDOWN_SECONDS = 900;
+export const SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS = 86_400;
+/** Outlives any login in flight (lock 15 s, waits, deadlines) that could still try to store a session of older credentials. */
+export const SYRVE_CREDENTIAL_VERSION_TTL_SECONDS = 300;
+
 export interface RestEndpoint {
   url: string;
   token: string;
@@ -27,13 +34,14 @@ export interface Config {
   databaseUrl: string;
   neonLocalProxyUrl?: string;
   auth: AuthConfig;
-  // Used from issue 7 (the secret box for Syrve credentials) and issue 9 (TOTP secrets): the first key encrypts, all decrypt.
+  /** The secret box's keys (Syrve passwords; later TOTP secrets): the first one seals, all open. */
   secretsKeys: SecretKey[];
   indexHashKey: string;
-  // Used from issue 7 (the credential-rotation webhook's Standard Webhooks signature).
+  /** The credential-rotation webhook's Standard Webhooks secret (`whsec_…`). */
   webhookSecret?: string;
   inviteTtlSeconds: number;
   inviteMaxActivePerOrg: number;
+  syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -112,6 +120,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ...(e.WEBHOOK_SECRET !== undefined ? { webhookSecret: e.WEBHOOK_SECRET } : {}),
     inviteTtlSeconds: e.INVITE_TTL_SECONDS ?? INVITE_TTL_SECONDS,
     inviteMaxActivePerOrg: e.INVITE_MAX_ACTIVE_PER_ORG ?? INVITE_MAX_ACTIVE_PER_ORG,
+    syrve: {
+      sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
+      reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,
+    },
   };
 }
 

@@ -27,9 +27,16 @@ export const envSchema = z.object({
   AUTH_AUDIENCE: optionalText,
   SECRETS_KEYS: optionalText,
   INDEX_HASH_KEY: z.string().min(32, 'at least 32 characters'),
-  WEBHOOK_SECRET: z.string().startsWith('whsec_').optional(),
+  WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]{22,}={0,2}$/, 'whsec_ followed by the base64 of at least 16 random bytes')
+    .optional(),
   /** Test-only override of the 3 h invite TTL, so expiry can be observed in seconds. */
   INVITE_TTL_SECONDS: z.coerce.number().int().min(1).max(10_800).optional(),
   /** Live invites one organisation may hold at once (docs/api.md#environment). */
   INVITE_MAX_ACTIVE_PER_ORG: z.coerce.number().int().min(1).max(100_000).optional(),
+  /** Upper bound of a cached Syrve session's TTL when the upstream gives no expiry; 0 or less caches nothing. */
+  SYRVE_SESSION_CACHE_SECONDS: z.coerce.number().int().min(-1).max(86_400).optional(),
+  /** How long a connection stays shut after 7 failed reconnects before it may log in again. */
+  SYRVE_RECONNECT_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
 });

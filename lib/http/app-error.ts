@@ -9,11 +9,20 @@ export type ErrorCode =
   | 'ROLE_CONFLICT'
   | 'INVITE_LIMIT_REACHED'
   | 'RATE_LIMITED'
+  | 'CONNECTION_EXISTS'
+  | 'CONNECTION_DISABLED'
+  | 'CONNECTION_CHANGED'
+  | 'WEBHOOK_SIGNATURE_INVALID'
+  | 'WEBHOOK_REPLAYED'
+  | 'ROTATION_SUPERSEDED'
+  | 'UPSTREAM_FAILED'
+  | 'UPSTREAM_BUSY'
+  | 'NOT_CONFIGURED'
   | 'REVOCATION_UNAVAILABLE'
   | 'STORE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 429 | 500 | 502 | 503;
 
 export class AppError extends Error {
   constructor(
@@ -50,6 +59,23 @@ export const revocationUnavailable = () =>
   new AppError(503, 'REVOCATION_UNAVAILABLE', 'the revocation store is unreachable; try again shortly');
 export const storeUnavailable = (message = 'a store this operation needs is unreachable; try again shortly') =>
   new AppError(503, 'STORE_UNAVAILABLE', message);
+
+export const connectionExists = () => new AppError(409, 'CONNECTION_EXISTS', 'this organisation already has a connection of that name');
+export const connectionDisabled = () => new AppError(409, 'CONNECTION_DISABLED', 'this connection is disabled');
+export const connectionChanged = () =>
+  new AppError(409, 'CONNECTION_CHANGED', "the connection's credentials were rotated during the call; try again");
+export const webhookSignatureInvalid = () =>
+  new AppError(401, 'WEBHOOK_SIGNATURE_INVALID', 'missing or invalid webhook signature, or a timestamp more than 5 minutes off');
+export const webhookReplayed = () => new AppError(409, 'WEBHOOK_REPLAYED', 'this webhook id was already used');
+export const rotationSuperseded = () =>
+  new AppError(409, 'ROTATION_SUPERSEDED', 'a rotation signed at the same time or later already set these credentials');
+/** The upstream refused or failed; `reason` is one of our outcome words, never an upstream body. */
+export const upstreamFailed = (reason: string) => new AppError(502, 'UPSTREAM_FAILED', `the Syrve/iiko server call failed (${reason})`);
+export const upstreamBusy = (retryAfterSeconds: number) =>
+  new AppError(503, 'UPSTREAM_BUSY', 'another caller is logging in to this connection and did not finish in time; try again', {
+    'retry-after': String(retryAfterSeconds),
+  });
+export const notConfigured = (what: string) => new AppError(503, 'NOT_CONFIGURED', `${what} is not configured on this deployment`);
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string };

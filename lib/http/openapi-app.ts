@@ -13,27 +13,31 @@ const errorResponseSchema = z.object({
 });
 
 const retryAfterHeader = {
-  'retry-after': { description: 'Seconds until the throttle window ends', schema: { type: 'integer' as const, minimum: 1 } },
+  'retry-after': {
+    description: 'Seconds to wait: until the throttle window ends (429), or for a login in progress (503 UPSTREAM_BUSY)',
+    schema: { type: 'integer' as const, minimum: 1 },
+  },
 };
 
 /** The error responses every authenticated route can give, for the OpenAPI document. */
 export function errorResponses<S extends number>(...statuses: S[]) {
   const descriptions: Record<number, string> = {
     400: 'VALIDATION_FAILED',
-    401: 'UNAUTHENTICATED or TOKEN_REVOKED',
+    401: 'UNAUTHENTICATED or TOKEN_REVOKED (WEBHOOK_SIGNATURE_INVALID on webhooks)',
     403: 'FORBIDDEN',
     404: 'NOT_FOUND',
-    409: 'ROLE_CONFLICT or INVITE_LIMIT_REACHED',
+    409: 'ROLE_CONFLICT, INVITE_LIMIT_REACHED, CONNECTION_EXISTS, CONNECTION_DISABLED, CONNECTION_CHANGED, WEBHOOK_REPLAYED or ROTATION_SUPERSEDED',
     410: 'INVITE_INVALID',
     429: 'RATE_LIMITED, with a retry-after header (seconds)',
-    503: 'REVOCATION_UNAVAILABLE or STORE_UNAVAILABLE',
+    502: 'UPSTREAM_FAILED',
+    503: 'REVOCATION_UNAVAILABLE, STORE_UNAVAILABLE, UPSTREAM_BUSY (with retry-after) or NOT_CONFIGURED',
   };
   return Object.fromEntries(
     statuses.map((status) => [
       status,
       {
         description: descriptions[status] ?? 'error',
-        ...(status === 429 ? { headers: retryAfterHeader } : {}),
+        ...(status === 429 || status === 503 ? { headers: retryAfterHeader } : {}),
         content: { 'application/json': { schema: errorResponseSchema } },
       },
     ]),

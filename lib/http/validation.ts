@@ -4,7 +4,7 @@ import type * as z from 'zod';
 import { validationFailed } from './app-error.ts';
 import type { HonoEnv } from './hono-env.ts';
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .slice(0, 5)
     .map((issue) => {

@@ -19,9 +19,10 @@ type Builders = {
   inviteActiveByEmailHash(orgId: string, emailHash: HashedSegment): string;
   inviteReceipt(orgId: string, inviteId: string): string;
   inviteReceiptsByOrg(orgId: string): string;
-  // Used from issue 7 (Syrve sessions): the shared runtime session and its single-flight refresh lock.
   syrveRuntimeToken(orgId: string, connectionId: string): string;
   syrveRuntimeTokenRefreshLock(orgId: string, connectionId: string): string;
+  syrveReconnectFailures(orgId: string, connectionId: string): string;
+  syrveCredentialVersion(orgId: string, connectionId: string): string;
   // Used from issue 9 (sign-in): MFA challenges, the half-finished login, the active organisation and outlet.
   mfaChallenge(userId: string, challengeId: string): string;
   authSessionState(userId: string, sessionStateId: string): string;
@@ -82,6 +83,10 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     syrveRuntimeToken: (orgId, connectionId) => finish(`${org(orgId)}:syrve:runtime-token:${normalizeUuid(connectionId, 'connectionId')}`),
     syrveRuntimeTokenRefreshLock: (orgId, connectionId) =>
       finish(`${org(orgId)}:syrve:runtime-token-refresh-lock:${normalizeUuid(connectionId, 'connectionId')}`),
+    syrveReconnectFailures: (orgId, connectionId) =>
+      finish(`${org(orgId)}:syrve:reconnect-failures:${normalizeUuid(connectionId, 'connectionId')}`),
+    syrveCredentialVersion: (orgId, connectionId) =>
+      finish(`${org(orgId)}:syrve:credential-version:${normalizeUuid(connectionId, 'connectionId')}`),
     mfaChallenge: (userId, challengeId) => finish(`${user(userId)}:mfa:challenge:${normalizeUuid(challengeId, 'challengeId')}`),
     authSessionState: (userId, sessionStateId) =>
       finish(`${user(userId)}:auth:session-state:${normalizeUuid(sessionStateId, 'sessionStateId')}`),

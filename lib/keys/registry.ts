@@ -1,5 +1,11 @@
 // The key registry as data: one entry per key pattern with its value type, TTL rule and payload limits.
-import { INVITE_RECEIPT_TTL_SECONDS, INVITE_TTL_SECONDS } from '../config/index.ts';
+import {
+  INVITE_RECEIPT_TTL_SECONDS,
+  INVITE_TTL_SECONDS,
+  SYRVE_CREDENTIAL_VERSION_TTL_SECONDS,
+  SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS,
+  SYRVE_RECONNECT_COOLDOWN_SECONDS,
+} from '../config/index.ts';
 import { KEY_ENVS, KEY_PREFIX_PATTERN, THROTTLE_ACTIONS, type ScopeKind } from './namespace.ts';
 import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 
@@ -22,6 +28,8 @@ export type KeyName =
   | 'inviteReceiptsByOrg'
   | 'syrveRuntimeToken'
   | 'syrveRuntimeTokenRefreshLock'
+  | 'syrveReconnectFailures'
+  | 'syrveCredentialVersion'
   | 'mfaChallenge'
   | 'authSessionState'
   | 'activeContext'
@@ -222,6 +230,43 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     forbiddenPayload: ['passwords', 'password hashes', 'API keys', 'permanent secrets', 'runtime token/session value'],
     auditCounterpart: 'Critical reconnect failure audit after retry exhaustion only',
     cleanup: 'Compare-and-delete by the lock owner on release; expire by TTL',
+  }),
+  entry({
+    name: 'syrveReconnectFailures',
+    scopeKinds: ['org'],
+    domain: 'syrve',
+    purpose: 'reconnect-failures',
+    idPattern: UUID_PATTERN,
+    idLabel: '<connectionId>',
+    valueType: 'counter',
+    ttl: {
+      rule: `The reconnect cooldown (SYRVE_RECONNECT_COOLDOWN_SECONDS, ${SYRVE_RECONNECT_COOLDOWN_SECONDS} s default), set again on every increment in the same script`,
+      maxSeconds: SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS,
+    },
+    allowedPayload: ['count of consecutive failed reconnects (upstream 403 on a fresh session, refused login)'],
+    forbiddenPayload: ['status bodies', 'session ids', 'passwords', 'password hashes'],
+    auditCounterpart: 'syrve.reconnect_exhausted (critical) when the count reaches 7, written once',
+    cleanup:
+      'Deleted on a successful upstream call, on credential rotation and on re-enable; expires after the cooldown, which closes the circuit',
+    notes: 'At 7 the connection stops logging in: calls fail fast without an upstream request until the key is gone.',
+  }),
+  entry({
+    name: 'syrveCredentialVersion',
+    scopeKinds: ['org'],
+    domain: 'syrve',
+    purpose: 'credential-version',
+    idPattern: UUID_PATTERN,
+    idLabel: '<connectionId>',
+    valueType: 'counter',
+    ttl: {
+      rule: `Exactly ${SYRVE_CREDENTIAL_VERSION_TTL_SECONDS} s from the rotation: longer than any login in flight can still try to store its session`,
+      seconds: SYRVE_CREDENTIAL_VERSION_TTL_SECONDS,
+    },
+    allowedPayload: ['the newest credential_version (an integer)'],
+    forbiddenPayload: ['credentials', 'session ids', 'anything but the integer'],
+    auditCounterpart: 'syrve.credentials_rotated',
+    cleanup: 'Expire by TTL; only ever raised, never lowered',
+    notes: 'A login that started with older credentials cannot store its session while this says a newer version exists.',
   }),
   entry({
     name: 'mfaChallenge',

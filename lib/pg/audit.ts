@@ -1,10 +1,21 @@
 // The append-only audit trail: validated events, as a Statement to batch with other writes or written alone.
 import * as z from 'zod';
 import { uuidv7 } from 'uuidv7';
-import type { Db, Statement } from './db.ts';
+import type { CallOptions, Db, Statement } from './db.ts';
 
 /** Every audit action there is; later features add theirs here. */
-export const AUDIT_ACTIONS = ['invite.created', 'invite.cancelled', 'invite.accepted', 'session.revoked'] as const;
+export const AUDIT_ACTIONS = [
+  'invite.created',
+  'invite.cancelled',
+  'invite.accepted',
+  'session.revoked',
+  'syrve.connection_created',
+  'syrve.connection_disabled',
+  'syrve.connection_enabled',
+  'syrve.connection_tested',
+  'syrve.credentials_rotated',
+  'syrve.reconnect_exhausted',
+] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
 // a token, password, secret or session id, whatever its value looks like.
@@ -73,10 +84,9 @@ export function auditStatement(event: AuditEvent, now: Date): Statement {
   };
 }
 
-// Used from issue 7 (the reconnect cap's critical event and the rotation's safe status, written alone); today only tests.
 /** Writes one audit event on its own (one round trip) and returns the new row's id. */
-export async function writeAudit(db: Db, event: AuditEvent, now: Date): Promise<{ id: string }> {
+export async function writeAudit(db: Db, event: AuditEvent, now: Date, options: CallOptions = {}): Promise<{ id: string }> {
   const statement = auditStatement(event, now);
-  await db.query(statement.text, statement.params);
+  await db.query(statement.text, statement.params, options);
   return { id: statement.params[0] as string };
 }

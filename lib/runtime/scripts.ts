@@ -11,6 +11,7 @@ import {
   RETURN_INVITE,
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
+import { COUNT_RECONNECT_FAILURE, DELETE_IF_EQUALS, RESET_SESSION, STORE_SESSION, TAKE_REFRESH_LOCK } from './syrve/index.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
   CREATE_INVITE,
@@ -22,4 +23,9 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   RECEIPTS_DUE,
   FORGET_RECEIPTS,
   THROTTLE_HIT,
+  TAKE_REFRESH_LOCK,
+  STORE_SESSION,
+  DELETE_IF_EQUALS,
+  COUNT_RECONNECT_FAILURE,
+  RESET_SESSION,
 ];

@@ -42,6 +42,8 @@ export interface FakeSyrve {
   refuseLogins(on: boolean): void;
   /** Every key issued so far stops working (403), as after an upstream restart. */
   expireSessions(): void;
+  /** Every session key issued since start, live or not. */
+  issuedSessions(): string[];
 }
 
 const DEFAULT_FAKE_STORES: SyrveStore[] = [
@@ -86,6 +88,8 @@ export async function startFakeSyrve(options: FakeSyrveOptions = {}): Promise<Fa
   const stores = options.stores ?? DEFAULT_FAKE_STORES;
   // key → expiry (ms since epoch)
   const sessions = new Map<string, number>();
+  // Every key ever handed out, for canary tests that search for session ids where they must not be.
+  const issued: string[] = [];
   const pending = new Set<NodeJS.Timeout>();
   let stats = { logins: 0, failedLogins: 0, calls: 0, forbiddenAnswers: 0, logouts: 0 };
   let delayMs = 0;
@@ -116,6 +120,7 @@ export async function startFakeSyrve(options: FakeSyrveOptions = {}): Promise<Fa
         stats.logins += 1;
         const key = randomUUID();
         sessions.set(key, Date.now() + sessionTtlMs);
+        issued.push(key);
         return answer(res, 200, key);
       }
       case '/resto/api/logout': {
@@ -164,6 +169,7 @@ export async function startFakeSyrve(options: FakeSyrveOptions = {}): Promise<Fa
       for (const key of sessions.keys()) isLive(key);
       return { ...stats, liveSessions: sessions.size };
     },
+    issuedSessions: () => [...issued],
     resetStats: () => {
       stats = { logins: 0, failedLogins: 0, calls: 0, forbiddenAnswers: 0, logouts: 0 };
     },

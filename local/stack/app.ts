@@ -2,10 +2,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../../functions/app.ts';
 import { loadConfig, type Config } from '../../lib/config/index.ts';
-import { createDeps } from '../../lib/create-deps.ts';
-import type { Clock, Deps } from '../../lib/deps.ts';
+import { createDeps, type DepsOverrides } from '../../lib/create-deps.ts';
+import type { Deps } from '../../lib/deps.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
-import type { Logger } from '../../lib/log/logger.ts';
 
 export interface ComposedApp {
   config: Config;
@@ -25,7 +24,7 @@ export interface RequestOptions {
 }
 
 /** Validates `env` as a deployment would (loadConfig throws naming bad variables) and builds the app on one Deps. */
-export function composeApp(env: Record<string, string | undefined>, overrides: { logger?: Logger; clock?: Clock } = {}): ComposedApp {
+export function composeApp(env: Record<string, string | undefined>, overrides: DepsOverrides = {}): ComposedApp {
   const config = loadConfig(env);
   const deps = createDeps(config, overrides);
   const app = createApp(() => deps);

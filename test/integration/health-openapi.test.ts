@@ -28,8 +28,21 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   const doc = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
   expect(doc.openapi).toBe('3.1.0');
   expect(Object.keys(doc.paths).sort()).toEqual(
-    ['/auth/logout', '/healthz', '/invites/accept', '/orgs/{orgId}/invites', '/orgs/{orgId}/invites/{inviteId}'].sort(),
+    [
+      '/auth/logout',
+      '/healthz',
+      '/invites/accept',
+      '/orgs/{orgId}/invites',
+      '/orgs/{orgId}/invites/{inviteId}',
+      '/orgs/{orgId}/syrve/connections',
+      '/orgs/{orgId}/syrve/connections/{connectionId}',
+      '/orgs/{orgId}/syrve/connections/{connectionId}/enable',
+      '/orgs/{orgId}/syrve/connections/{connectionId}/stores',
+      '/orgs/{orgId}/syrve/connections/{connectionId}/test',
+      '/webhooks/syrve/credentials-rotated',
+    ].sort(),
   );
+  expect(Object.keys(doc.paths['/webhooks/syrve/credentials-rotated']!)).toEqual(['post']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/invites']!).sort()).toEqual(['get', 'post']);
 });
 

@@ -5,6 +5,9 @@ export { newInvitee } from '../../local/stack/fixtures.ts';
 
 export const TEST_JWT_SECRET = 'test-only-hs256-secret-0123456789abcdef';
 export const TEST_INDEX_HASH_KEY = 'test-only-index-hash-key-0123456789abcdef';
+/** The secret box's key (32 bytes, base64) and the rotation webhook's secret, test-only. */
+export const TEST_SECRETS_KEYS = `test1:${btoa('test-only-secret-box-key-32bytes')}`;
+export const TEST_WEBHOOK_SECRET = `whsec_${btoa('test-only-webhook-secret-24b')}`;
 
 /** A new organisation with one location and an OrganizationAdmin whose token is signed with the test secret. */
 export function seedOrganization(db: SqlRunner): Promise<SeededOrganization> {

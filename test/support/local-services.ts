@@ -3,7 +3,7 @@
 import { inject } from 'vitest';
 import { startServices, type Services } from '../../local/stack/services.ts';
 import { createTeardown } from '../../local/stack/teardown.ts';
-import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET } from './fixtures.ts';
+import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET, TEST_SECRETS_KEYS, TEST_WEBHOOK_SECRET } from './fixtures.ts';
 
 export interface LocalServices extends Services {
   databaseUrl: string;
@@ -25,7 +25,14 @@ export async function startLocalServices(options: { redisUrl?: string; separateR
     return {
       ...services,
       databaseUrl,
-      env: { APP_ENV: 'test', AUTH_JWT_SECRET: TEST_JWT_SECRET, INDEX_HASH_KEY: TEST_INDEX_HASH_KEY, ...services.env },
+      env: {
+        APP_ENV: 'test',
+        AUTH_JWT_SECRET: TEST_JWT_SECRET,
+        INDEX_HASH_KEY: TEST_INDEX_HASH_KEY,
+        SECRETS_KEYS: TEST_SECRETS_KEYS,
+        WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+        ...services.env,
+      },
       close: async () => void (await teardown.run()),
     };
   } catch (error) {

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
 import { composeApp } from '../../local/stack/app.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
+import type { DepsOverrides } from '../../lib/create-deps.ts';
 import { startLocalServices } from './local-services.ts';
 import { mintToken, type TokenClaims } from './tokens.ts';
 import { TEST_JWT_SECRET, seedOrganization as seedOrganizationInto } from './fixtures.ts';
@@ -16,6 +17,8 @@ export interface StackOptions {
   /** Put the denylist behind a proxy of its own, so faults on the main store's proxy leave auth working. */
   separateRevocationProxy?: boolean;
   env?: Record<string, string>;
+  /** Dependencies to swap (clock, Syrve client); the logger is the stack's own, collecting `logs`. */
+  deps?: Omit<DepsOverrides, 'logger'>;
 }
 
 export type TestStack = Awaited<ReturnType<typeof startStack>>;
@@ -27,14 +30,12 @@ export async function startStack(options: StackOptions = {}) {
     ...(options.separateRevocationProxy === true ? { separateRevocationProxy: true } : {}),
   });
   const logs: string[] = [];
-  const { app, config, deps, request } = composeApp(
-    {
-      ...services.env,
-      ...(options.inviteTtlSeconds !== undefined ? { INVITE_TTL_SECONDS: String(options.inviteTtlSeconds) } : {}),
-      ...options.env,
-    },
-    { logger: createJsonLogger((line) => logs.push(line)) },
-  );
+  const env = {
+    ...services.env,
+    ...(options.inviteTtlSeconds !== undefined ? { INVITE_TTL_SECONDS: String(options.inviteTtlSeconds) } : {}),
+    ...options.env,
+  };
+  const { app, config, deps, request } = composeApp(env, { ...options.deps, logger: createJsonLogger((line) => logs.push(line)) });
   // Inspectors talk to the servers directly, to check what the app really left behind.
   const db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();
@@ -57,5 +58,6 @@ export async function startStack(options: StackOptions = {}) {
   const { redisProxy, neonProxy } = services;
   // The denylist's own proxy with separateRevocationProxy, else the main one.
   const revocationProxy = services.revocationProxy ?? redisProxy;
-  return { app, config, deps, logs, redisProxy, revocationProxy, neonProxy, db, redis, request, token, seedOrganization, close };
+  // `env` composes more app instances on the same services (separate clients, one Redis).
+  return { env, app, config, deps, logs, redisProxy, revocationProxy, neonProxy, db, redis, request, token, seedOrganization, close };
 }

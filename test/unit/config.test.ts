@@ -22,7 +22,7 @@ const prod = {
   AUTH_AUDIENCE: 'runstate',
   SECRETS_KEYS: `k1:${btoa(String.fromCharCode(...new Uint8Array(32)))}`,
   INDEX_HASH_KEY: 'k'.repeat(32),
-  WEBHOOK_SECRET: 'whsec_abc',
+  WEBHOOK_SECRET: `whsec_${btoa('sixteen-bytes-xx')}`,
 };
 
 function problems(env: Record<string, string | undefined>): string[] {

@@ -127,6 +127,8 @@ export const BUILDER_CASES: BuilderCase[] = [
   },
   twoIds('syrveRuntimeToken', 'org', 'syrve', 'runtime-token'),
   twoIds('syrveRuntimeTokenRefreshLock', 'org', 'syrve', 'runtime-token-refresh-lock'),
+  twoIds('syrveReconnectFailures', 'org', 'syrve', 'reconnect-failures'),
+  twoIds('syrveCredentialVersion', 'org', 'syrve', 'credential-version'),
   twoIds('mfaChallenge', 'user', 'mfa', 'challenge'),
   twoIds('authSessionState', 'user', 'auth', 'session-state'),
   twoIds('activeContext', 'user', 'context', 'active'),

@@ -11,6 +11,7 @@ const ALLOWED = new Set([
   'INCR',
   'EXPIRE',
   'TTL',
+  'PTTL',
   'ZADD',
   'ZREM',
   'ZRANGE',

@@ -1,0 +1,129 @@
+// The Syrve/iiko connection function: create, list, test, stores, disable and enable (OrganizationAdmin of the organisation).
+import type { Context } from 'hono';
+import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
+import type { Principal } from '../../lib/auth/claims.ts';
+import {
+  connectionChanged,
+  connectionDisabled,
+  connectionExists,
+  notFound,
+  upstreamBusy,
+  upstreamFailed,
+  validationFailed,
+} from '../../lib/http/app-error.ts';
+import type { HonoEnv } from '../../lib/http/hono-env.ts';
+import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { syrve } from '../../lib/runtime/syrve/index.ts';
+import type { SyrveConnection } from '../../lib/runtime/syrve/connection.ts';
+import type { UseOutcome } from '../../lib/runtime/syrve/use-connection.ts';
+import {
+  createConnectionRoute,
+  disableConnectionRoute,
+  enableConnectionRoute,
+  listConnectionsRoute,
+  listStoresRoute,
+  testConnectionRoute,
+} from './routes.ts';
+
+export const syrveFunction = createFunctionApp();
+
+syrveFunction.use('/orgs/*', requireAuth);
+
+syrveFunction.openapi(createConnectionRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const body = c.req.valid('json');
+  const deps = c.get('deps');
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const outcome = await syrve.create(deps, {
+    organizationId,
+    ...body,
+    actorUserId: principal.userId,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'bad-base-url') throw validationFailed(`baseUrl: ${outcome.problem}`);
+    throw connectionExists();
+  }
+  return c.json({ connection: outcome.connection }, 201);
+});
+
+syrveFunction.openapi(listConnectionsRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const deps = c.get('deps');
+  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  return c.json({ connections: await syrve.list(deps, organizationId) }, 200);
+});
+
+syrveFunction.openapi(testConnectionRoute, async (c) => {
+  const { connection } = await adminAndConnection(c, c.req.valid('param'));
+  if (!connection.enabled) throw connectionDisabled();
+  const result = await syrve.test(c.get('deps'), connection, c.get('correlationId'));
+  return c.json({ test: result.test, session: result.session }, 200);
+});
+
+syrveFunction.openapi(listStoresRoute, async (c) => {
+  const { connection } = await adminAndConnection(c, c.req.valid('param'));
+  const outcome = await syrve.stores(c.get('deps'), connection, c.get('correlationId'));
+  if (!outcome.ok) throw outcomeError(outcome);
+  return c.json({ stores: outcome.value, session: outcome.session }, 200);
+});
+
+syrveFunction.openapi(disableConnectionRoute, async (c) => {
+  const { principal, connection } = await adminAndConnection(c, c.req.valid('param'));
+  await syrve.setEnabled(c.get('deps'), {
+    connection,
+    enabled: false,
+    actorUserId: principal.userId,
+    correlationId: c.get('correlationId'),
+  });
+  return c.body(null, 204);
+});
+
+syrveFunction.openapi(enableConnectionRoute, async (c) => {
+  const { principal, connection } = await adminAndConnection(c, c.req.valid('param'));
+  await syrve.setEnabled(c.get('deps'), {
+    connection,
+    enabled: true,
+    actorUserId: principal.userId,
+    correlationId: c.get('correlationId'),
+  });
+  return c.body(null, 204);
+});
+
+/**
+ * The role check and the connection read run side by side; the role's answer comes first, so a caller without the
+ * role learns nothing about which connections exist.
+ */
+async function adminAndConnection(
+  c: Context<HonoEnv>,
+  params: { orgId: string; connectionId: string },
+): Promise<{ principal: Principal; connection: SyrveConnection }> {
+  const deps = c.get('deps');
+  const ref = { organizationId: params.orgId.toLowerCase(), connectionId: params.connectionId.toLowerCase() };
+  const loading = syrve.load(deps, ref);
+  loading.catch(() => undefined);
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: ref.organizationId });
+  const connection = await loading;
+  if (connection === undefined) throw notFound('no such connection in this organisation');
+  return { principal, connection };
+}
+
+function outcomeError(outcome: Exclude<UseOutcome<unknown>, { ok: true }>): Error {
+  switch (outcome.reason) {
+    case 'disabled':
+      return connectionDisabled();
+    case 'credentials-changed':
+      return connectionChanged();
+    case 'lock-timeout':
+      return upstreamBusy(1);
+    case 'circuit-open':
+      return upstreamFailed('reconnects exhausted; the connection waits for its cooldown, a rotation or re-enable');
+    case 'reconnect-exhausted':
+      return upstreamFailed('the upstream refused 7 reconnects');
+    case 'login-refused':
+      return upstreamFailed('the upstream refused the login');
+    case 'upstream-failed':
+      return upstreamFailed('the upstream did not answer as expected');
+  }
+}

@@ -1,0 +1,68 @@
+// Route definitions (OpenAPI) of the Syrve/iiko connection function.
+import { createRoute } from '@hono/zod-openapi';
+import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import {
+  connectionListResponse,
+  connectionParams,
+  connectionResponse,
+  createConnectionBody,
+  orgParams,
+  storesResponse,
+  testResponse,
+} from './schemas.ts';
+
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+export const createConnectionRoute = createRoute({
+  method: 'post',
+  path: '/orgs/{orgId}/syrve/connections',
+  summary: 'Connect a Syrve/iiko RMS server (OrganizationAdmin)',
+  security: bearerSecurity,
+  request: { params: orgParams, body: { ...json(createConnectionBody), required: true } },
+  responses: { 201: { description: 'created', ...json(connectionResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
+});
+
+export const listConnectionsRoute = createRoute({
+  method: 'get',
+  path: '/orgs/{orgId}/syrve/connections',
+  summary: "The organisation's connections, oldest first (OrganizationAdmin)",
+  security: bearerSecurity,
+  request: { params: orgParams },
+  responses: { 200: { description: 'connections', ...json(connectionListResponse) }, ...errorResponses(400, 401, 403, 503) },
+});
+
+export const testConnectionRoute = createRoute({
+  method: 'post',
+  path: '/orgs/{orgId}/syrve/connections/{connectionId}/test',
+  summary: 'Run one cheap upstream call through the runtime session (OrganizationAdmin)',
+  security: bearerSecurity,
+  request: { params: connectionParams },
+  responses: { 200: { description: 'the result', ...json(testResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+});
+
+export const listStoresRoute = createRoute({
+  method: 'get',
+  path: '/orgs/{orgId}/syrve/connections/{connectionId}/stores',
+  summary: "The RMS server's stores, through the runtime session (OrganizationAdmin)",
+  security: bearerSecurity,
+  request: { params: connectionParams },
+  responses: { 200: { description: 'stores', ...json(storesResponse) }, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
+});
+
+export const disableConnectionRoute = createRoute({
+  method: 'delete',
+  path: '/orgs/{orgId}/syrve/connections/{connectionId}',
+  summary: 'Disable a connection: deletes its runtime session and logs it out upstream (OrganizationAdmin)',
+  security: bearerSecurity,
+  request: { params: connectionParams },
+  responses: { 204: { description: 'disabled' }, ...errorResponses(400, 401, 403, 404, 503) },
+});
+
+export const enableConnectionRoute = createRoute({
+  method: 'post',
+  path: '/orgs/{orgId}/syrve/connections/{connectionId}/enable',
+  summary: 'Enable a connection again; closes its reconnect circuit (OrganizationAdmin)',
+  security: bearerSecurity,
+  request: { params: connectionParams },
+  responses: { 204: { description: 'enabled' }, ...errorResponses(400, 401, 403, 404, 503) },
+});

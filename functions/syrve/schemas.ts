@@ -1,0 +1,37 @@
+// Request and response schemas of the Syrve/iiko connection routes.
+import * as z from 'zod';
+import { connectionSchema } from '../../lib/runtime/syrve/index.ts';
+
+export const orgParams = z.strictObject({ orgId: z.uuid() });
+export const connectionParams = z.strictObject({ orgId: z.uuid(), connectionId: z.uuid() });
+
+/** Printable text without control characters: names and logins end up in logs of the upstream and in admin pages. */
+const printable = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\p{Cc}]+$/u, 'no control characters');
+
+export const createConnectionBody = z.strictObject({
+  name: printable(100),
+  baseUrl: z
+    .string()
+    .min(1)
+    .max(2048)
+    .describe('https:// origin (and optional path prefix) of the RMS server; loopback http:// in dev/test only'),
+  login: printable(200),
+  password: z.string().min(1).max(256).describe('Sealed (AES-256-GCM) before it is stored; never returned.'),
+});
+
+export const connectionResponse = z.object({ connection: connectionSchema });
+export const connectionListResponse = z.object({ connections: z.array(connectionSchema) });
+export const testResponse = z.object({
+  test: z.enum(['ok', 'failed']),
+  session: z.enum(['cached', 'acquired', 'none']).describe("'none' when the test failed before an upstream call was made"),
+});
+export const storesResponse = z.object({
+  stores: z.array(z.object({ id: z.string(), code: z.string().nullable(), name: z.string() })),
+  session: z.enum(['cached', 'acquired']),
+});

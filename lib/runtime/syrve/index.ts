@@ -1,0 +1,22 @@
+// syrve: Syrve/iiko RMS connections in PostgreSQL (sealed credentials) and their one shared runtime session in Redis.
+import { createConnection } from './create-connection.ts';
+import { listConnections } from './list-connections.ts';
+import { loadConnection } from './connection.ts';
+import { rotateCredentials } from './rotate-credentials.ts';
+import { setEnabled } from './set-enabled.ts';
+import { listStores, testConnection } from './use-connection.ts';
+
+export const syrve = {
+  create: createConnection,
+  list: listConnections,
+  load: loadConnection,
+  stores: listStores,
+  test: testConnection,
+  setEnabled,
+  rotate: rotateCredentials,
+};
+export { connectionSchema } from './connection.ts';
+export { TAKE_REFRESH_LOCK, STORE_SESSION } from './acquire-session.ts';
+export { DELETE_IF_EQUALS } from './compare-and-delete.ts';
+export { COUNT_RECONNECT_FAILURE } from './reconnect-failures.ts';
+export { RESET_SESSION } from './reset-session.ts';

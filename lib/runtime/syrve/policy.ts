@@ -1,0 +1,21 @@
+// The numbers of the Syrve runtime session: attempts, lock, deadlines and waits, in one place (docs/design.md#syrve-runtime-sessions).
+import { KEY_REGISTRY } from '../../keys/index.ts';
+
+/** One request tries the upstream call at most this often, and this many consecutive failures open the circuit. */
+export const MAX_RECONNECT_ATTEMPTS = 7;
+
+/** The refresh lock's TTL (registry row syrveRuntimeTokenRefreshLock: 15 s). */
+export const LOCK_TTL_MS = (KEY_REGISTRY.find((entry) => entry.name === 'syrveRuntimeTokenRefreshLock')?.ttl.seconds ?? 15) * 1000;
+
+/** A login's deadline: well inside the lock, so the holder still owns it when it stores the session. */
+export const LOGIN_TIMEOUT_MS = 5_000;
+
+/** Deadline of one upstream call with a session. */
+export const CALL_TIMEOUT_MS = 5_000;
+
+/** A waiter gives up this long after the lock's TTL: a holder that died has left a lock that expired by then. */
+export const WAIT_MARGIN_MS = 2_000;
+
+/** Waiters re-read every 50–150 ms: jitter keeps a crowd of waiters from polling in step. */
+export const POLL_MIN_MS = 50;
+export const POLL_JITTER_MS = 100;
