@@ -233,6 +233,19 @@ describe('403 from the upstream', () => {
     expect((await stack.request('GET', storesPath(org, connection), { token: org.adminToken })).status).toBe(200);
   });
 
+  it('a slow 403 stops retrying when another attempt could not finish inside the request budget', async () => {
+    const { org, connection } = await setUp();
+    fake.forbidAlways(true);
+    fake.setDelay(250);
+    // A clock 20× fast: each login + call (0.5 s real) spends 10 s of the 20 s budget.
+    const start = Date.now();
+    const fast = composeApp(stack.env, { clock: { now: () => start + (Date.now() - start) * 20 } });
+    const response = await fast.request('GET', storesPath(org, connection), { token: org.adminToken });
+    expect(response.status).toBe(502);
+    expect(fake.stats().calls).toBeLessThanOrEqual(2);
+    expect(fake.stats().calls).toBeGreaterThanOrEqual(1);
+  });
+
   it('a refused password counts too: seven refused logins open the circuit', async () => {
     const { org, connection } = await setUp();
     fake.refuseLogins(true);

@@ -6,7 +6,9 @@ import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newInvitee, seedOrganization, TEST_JWT_SECRET } from '../support/fixtures.ts';
+import { newInvitee, seedOrganization, TEST_JWT_SECRET, TEST_WEBHOOK_SECRET } from '../support/fixtures.ts';
+import { startFakeSyrve } from '../../local/fakes/index.ts';
+import { signStandardWebhook } from '../../lib/webhooks/standard-webhooks.ts';
 import { startLocalServices, type LocalServices } from '../support/local-services.ts';
 import { mintToken } from '../support/tokens.ts';
 import { buildWorker, type BuiltWorker } from './build-worker.ts';
@@ -138,6 +140,42 @@ describe('the worker in workerd', () => {
     const other = await mintToken(TEST_JWT_SECRET, { userId: newInvitee().userId, email: person.email });
     const stolen = await call('POST', '/invites/accept', { token: other, body: { token: inviteToken } });
     expect(stolen).toEqual({ status: 410, body: { error: { code: 'INVITE_INVALID', message: expect.any(String) } } });
+  });
+
+  it('runs a Syrve connection end to end: sealed password, login with its SHA-1, XML stores, a signed rotation', async () => {
+    const fake = await startFakeSyrve({ accounts: { worker: 'worker-password' } });
+    try {
+      const org = await seedOrganization(db);
+      const created = await call('POST', `/orgs/${org.organizationId}/syrve/connections`, {
+        token: org.adminToken,
+        body: { name: 'RMS', baseUrl: fake.url, login: 'worker', password: 'worker-password' },
+      });
+      expect(created.status).toBe(201);
+      const connectionId = (created.body.connection as { connectionId: string }).connectionId;
+      const stores = await call('GET', `/orgs/${org.organizationId}/syrve/connections/${connectionId}/stores`, { token: org.adminToken });
+      expect(stores.status).toBe(200);
+      expect((stores.body.stores as Array<{ name: string }>).map((store) => store.name)).toContain('Bar & Kitchen');
+      expect(fake.stats().logins).toBe(1);
+
+      fake.setAccount('worker-2', 'rotated-password');
+      const rawBody = JSON.stringify({ organizationId: org.organizationId, connectionId, login: 'worker-2', password: 'rotated-password' });
+      const id = `msg_${connectionId}`;
+      const timestampSeconds = Math.floor(Date.now() / 1000);
+      const rotated = await mf.dispatchFetch('http://runstate.test/webhooks/syrve/credentials-rotated', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(timestampSeconds),
+          'webhook-signature': await signStandardWebhook({ secret: TEST_WEBHOOK_SECRET, id, timestampSeconds, rawBody }),
+        },
+        body: rawBody,
+      });
+      expect(rotated.status).toBe(200);
+      expect(await rotated.json()).toEqual({ connectionId, test: 'ok' });
+    } finally {
+      await fake.close();
+    }
   });
 
   it('answers unknown routes with the JSON 404 body', async () => {

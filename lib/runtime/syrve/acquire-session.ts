@@ -81,19 +81,27 @@ export type AcquireOutcome =
   | { ok: false; reason: 'lock-timeout' }
   | { ok: false; reason: 'credentials-changed' };
 
-/** Callers of one isolate share the acquisition in flight for the same connection and credential version. */
-export function acquireSession(deps: Deps, connection: SyrveConnection, correlationId: string): Promise<AcquireOutcome> {
+/**
+ * Callers of one isolate share the acquisition in flight for the same connection and credential version. A waiter
+ * gives up at the lock's TTL plus a margin, or at `waitUntil` (the caller's budget) if that comes first.
+ */
+export function acquireSession(deps: Deps, connection: SyrveConnection, correlationId: string, waitUntil: number): Promise<AcquireOutcome> {
   if (deps.config.syrve.sessionCacheSeconds <= 0) return loginUncached(deps, connection, correlationId);
   const key = `${deps.keys.syrveRuntimeToken(connection.organizationId, connection.connectionId)}#${connection.credentialVersion}`;
-  return deps.inflight.run(key, () => acquireUnderLock(deps, connection, correlationId));
+  return deps.inflight.run(key, () => acquireUnderLock(deps, connection, correlationId, waitUntil));
 }
 
-async function acquireUnderLock(deps: Deps, connection: SyrveConnection, correlationId: string): Promise<AcquireOutcome> {
+async function acquireUnderLock(
+  deps: Deps,
+  connection: SyrveConnection,
+  correlationId: string,
+  waitUntil: number,
+): Promise<AcquireOutcome> {
   const { keys, clock } = deps;
   const sessionKey = keys.syrveRuntimeToken(connection.organizationId, connection.connectionId);
   const lockKey = keys.syrveRuntimeTokenRefreshLock(connection.organizationId, connection.connectionId);
   const owner = bytesToHex(randomBytes(16));
-  const giveUpAt = clock.now() + LOCK_TTL_MS + WAIT_MARGIN_MS;
+  const giveUpAt = Math.min(clock.now() + LOCK_TTL_MS + WAIT_MARGIN_MS, waitUntil);
   for (;;) {
     const reply = await runScript(
       deps.redis.retrySafe,

@@ -19,3 +19,10 @@ export const WAIT_MARGIN_MS = 2_000;
 /** Waiters re-read every 50–150 ms: jitter keeps a crowd of waiters from polling in step. */
 export const POLL_MIN_MS = 50;
 export const POLL_JITTER_MS = 100;
+
+/**
+ * One request's time for the session work (waits, logins, calls, retries): no attempt starts that could not finish
+ * inside it, so even a server that answers every call with a slow 403 cannot hold a request past the platform's
+ * limit (Lambda: 29 s in sst.config.ts; docs/design.md#postgresql-deadlines).
+ */
+export const REQUEST_BUDGET_MS = 20_000;

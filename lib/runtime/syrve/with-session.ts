@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.ts';
 import { acquireSession, readSession, type ActiveSession } from './acquire-session.ts';
 import type { SyrveConnection } from './connection.ts';
 import { countReconnectFailure } from './reconnect-failures.ts';
-import { MAX_RECONNECT_ATTEMPTS } from './policy.ts';
+import { CALL_TIMEOUT_MS, LOGIN_TIMEOUT_MS, MAX_RECONNECT_ATTEMPTS, REQUEST_BUDGET_MS } from './policy.ts';
 
 export type SessionCallOutcome<T> =
   | { ok: true; value: T; session: 'cached' | 'acquired' }
@@ -33,7 +33,12 @@ export async function callWithSession<T>(
   const sessionKey = keys.syrveRuntimeToken(connection.organizationId, connection.connectionId);
   const failuresKey = keys.syrveReconnectFailures(connection.organizationId, connection.connectionId);
   let acquiredOnce = false;
+  const budgetEndsAt = deps.clock.now() + REQUEST_BUDGET_MS;
   for (let attempt = 1; ; attempt += 1) {
+    // A retry that could not finish a login and a call inside the budget is not started.
+    if (attempt > 1 && deps.clock.now() + LOGIN_TIMEOUT_MS + CALL_TIMEOUT_MS > budgetEndsAt) {
+      return { ok: false, reason: 'reconnect-exhausted', attempts: attempt - 1 };
+    }
     // The hit path: session and circuit in one round trip.
     const [raw, failuresRaw] = await redisCall('syrve.session.read', () =>
       deps.redis.retrySafe.mget<(string | null)[]>(sessionKey, failuresKey),
@@ -45,7 +50,7 @@ export async function callWithSession<T>(
     if (cached !== undefined && typeof raw === 'string') {
       session = { sessionId: cached.sessionId, raw, source: 'cached' };
     } else {
-      const acquired = await acquireSession(deps, connection, correlationId);
+      const acquired = await acquireSession(deps, connection, correlationId, budgetEndsAt - LOGIN_TIMEOUT_MS - CALL_TIMEOUT_MS);
       if (!acquired.ok) return acquired;
       session = acquired.session;
     }
