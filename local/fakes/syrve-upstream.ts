@@ -12,6 +12,11 @@ export interface FakeSyrveOptions {
   stores?: SyrveStore[];
   /** 0 (the default) picks a free port. */
   port?: number;
+  /**
+   * Serves `PUT /_fake/accounts/{login}` (body: the new password) so a shell can change a password as an operator
+   * would on the real server; npm start turns it on for its rotation walkthrough. Off by default.
+   */
+  accountsRoute?: boolean;
 }
 
 export interface FakeSyrveStats {
@@ -78,6 +83,10 @@ function storesXml(stores: SyrveStore[]): string {
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<corporateItemDtoes>${rows.join('')}</corporateItemDtoes>`;
 }
 
+const ACCOUNTS_PATH = '/_fake/accounts/';
+// A password is short; anything bigger is a mistake, not a password.
+const MAX_PASSWORD_BYTES = 4096;
+
 function answer(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) }).end(body);
 }
@@ -105,9 +114,34 @@ export async function startFakeSyrve(options: FakeSyrveOptions = {}): Promise<Fa
     return false;
   };
 
+  function setAccountFromRequest(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (req.method !== 'PUT') return answer(res, 405, 'method not allowed');
+    // Browsers send Origin on every PUT, same-origin (a rebound DNS name) or not; curl sends none.
+    if (req.headers.origin !== undefined) return answer(res, 403, 'not from a browser');
+    let login: string;
+    try {
+      login = decodeURIComponent(path.slice(ACCOUNTS_PATH.length));
+    } catch {
+      return answer(res, 400, 'the login is not valid percent-encoding');
+    }
+    if (login === '' || login.length > 200 || login.includes('/')) return answer(res, 400, 'one login, 1 to 200 characters');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_PASSWORD_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size === 0 || size > MAX_PASSWORD_BYTES) return answer(res, 400, `the body is the password, 1 to ${MAX_PASSWORD_BYTES} bytes`);
+      accounts.set(login, Buffer.concat(chunks).toString('utf8'));
+      answer(res, 204, '');
+    });
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
     const query = url.searchParams;
+    if (options.accountsRoute === true && url.pathname.startsWith(ACCOUNTS_PATH)) return setAccountFromRequest(req, res, url.pathname);
     if (req.method !== 'GET') return answer(res, 405, 'method not allowed');
     switch (url.pathname) {
       case '/resto/api/auth': {

@@ -1,4 +1,4 @@
-// The text `npm start` prints when ready: where things are, the demo tenant, tokens, and curl lines to paste.
+// The text `npm start` prints when ready: where things are, the demo tenant and connection, tokens, and curl lines to paste.
 import type { SeedResult } from './seed.ts';
 
 export const READY_PREFIX = 'runstate is ready on ';
@@ -8,6 +8,16 @@ export interface BannerFacts {
   baseUrl: string;
   seed: SeedResult;
   invitee: { userId: string; email: string; token: string };
+  syrve: {
+    connectionId: string;
+    /** The fake iiko RMS server the demo connection points at. */
+    upstreamUrl: string;
+    enabled: boolean;
+    /** The data folder, when not the default one the webhook command would find by itself. */
+    dataDir?: string | undefined;
+    /** WEBHOOK_SECRET came from the environment, so the webhook command must run where it is set. */
+    secretFromEnv: boolean;
+  };
   organizationName: string;
   locationName: string;
   secretsFile: string;
@@ -58,6 +68,7 @@ export function readyBanner(f: BannerFacts): string {
     accept,
     '# 5. The admin tries to cancel the accepted invite: 404 NOT_FOUND (an invite ends exactly once).',
     `${curl} -X DELETE "$BASE/orgs/$ORG/invites/$INVITE_ID" ${asAdmin}`,
+    ...syrveLines(f, curl, asAdmin),
     '',
     'Services:',
     ...f.services.map(([label, description]) => `  ${label.padEnd(width)}  ${description}`),
@@ -66,4 +77,35 @@ export function readyBanner(f: BannerFacts): string {
       `(set RUNSTATE_DATA_DIR to put it elsewhere; delete ${f.stagedDataDir !== undefined ? 'both' : 'it'} to start afresh).`,
     `${STOP_PREFIX} (or SIGTERM) stops everything this launcher started: ${f.stoppers.join(', ')}.`,
   ].join('\n');
+}
+
+/** The Syrve/iiko part of the walkthrough: test, stores, and a rotation done as an operator would (password first, then the webhook). */
+function syrveLines(f: BannerFacts, curl: string, asAdmin: string): string[] {
+  const route = (suffix: string): string => `"$BASE/orgs/$ORG/syrve/connections/$CONNECTION/${suffix}"`;
+  const webhookEnv = f.syrve.dataDir !== undefined ? `RUNSTATE_DATA_DIR=${shellQuote(f.syrve.dataDir)} ` : '';
+  const secretFrom = f.syrve.secretFromEnv
+    ? 'WEBHOOK_SECRET from the environment: run it where that is set'
+    : `its secret stays in ${f.secretsFile}`;
+  return [
+    '# Syrve/iiko: the demo connection logs in to a fake iiko RMS server on this machine (login demo; the password is sealed in PostgreSQL).',
+    `CONNECTION=${f.syrve.connectionId}`,
+    `SYRVE_FAKE=${f.syrve.upstreamUrl}`,
+    ...(f.syrve.enabled
+      ? []
+      : ['# The demo connection was disabled; this enables it again: 204.', `${curl} -X POST ${route('enable')} ${asAdmin}`]),
+    '# 6. The admin tests the connection: 200, "test":"ok" (the first call logs in upstream; every later caller shares that session).',
+    `${curl} -X POST ${route('test')} ${asAdmin}`,
+    '# 7. The stores on the RMS server, through the same runtime session: 200, "session":"cached".',
+    `${curl} ${route('stores')} ${asAdmin}`,
+    "# 8. Rotate the password: set a new one on the RMS server (the fake's loopback-only account route: 204), then send the signed",
+    `#    rotation webhook (${secretFrom}): 200, the connection re-tested with the new password ("test":"ok").`,
+    "NEW_PW=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')",
+    `printf %s "$NEW_PW" | ${curl} -X PUT --data-binary @- "$SYRVE_FAKE/_fake/accounts/demo"`,
+    `printf %s "$NEW_PW" | ${webhookEnv}npm run -s webhook -- rotate --url "$BASE" --org "$ORG" --connection "$CONNECTION" --login demo --password-stdin`,
+  ];
+}
+
+/** One shell word, whatever the path holds. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

@@ -4,7 +4,7 @@ import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 
-export const DEV_SECRET_NAMES = ['AUTH_JWT_SECRET', 'INDEX_HASH_KEY', 'SECRETS_KEYS', 'WEBHOOK_SECRET'] as const;
+export const DEV_SECRET_NAMES = ['AUTH_JWT_SECRET', 'INDEX_HASH_KEY', 'SECRETS_KEYS', 'WEBHOOK_SECRET', 'SYRVE_DEMO_PASSWORD'] as const;
 export type DevSecretName = (typeof DEV_SECRET_NAMES)[number];
 
 export interface DevSecrets {
@@ -20,6 +20,8 @@ const GENERATORS: Record<DevSecretName, () => string> = {
   INDEX_HASH_KEY: () => randomBytes(32).toString('base64url'),
   SECRETS_KEYS: () => `dev:${randomBytes(32).toString('base64')}`,
   WEBHOOK_SECRET: () => `whsec_${randomBytes(24).toString('base64')}`,
+  // The demo connection's first password, which the launcher's fake iiko server accepts (local/launcher/seed-syrve.ts).
+  SYRVE_DEMO_PASSWORD: () => randomBytes(24).toString('base64url'),
 };
 
 const fileSchema = z.object(

@@ -1,4 +1,4 @@
-// `npm start`: brings up what is missing (Redis, PostgreSQL, proxies), migrates, seeds the demo tenant, serves every function.
+// `npm start`: brings up what is missing (Redis, PostgreSQL, proxies, a fake iiko server), migrates, seeds the demo, serves every function.
 import type { Server } from 'node:http';
 import { serveNode } from '../../functions/entries/node.ts';
 import { loadConfig } from '../../lib/config/index.ts';
@@ -6,6 +6,8 @@ import { envSchema } from '../../lib/config/schema.ts';
 import { loadDevSecrets } from './dev-secrets.ts';
 import { applyMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
 import { DEMO, demoInvitee, seedDemo, type DemoTokenOptions } from './seed.ts';
+import { demoConnectionPort, seedDemoConnection } from './seed-syrve.ts';
+import { startDemoUpstream } from './demo-upstream.ts';
 import { readyBanner } from './banner.ts';
 import { startCleanupCron } from './cron.ts';
 import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
@@ -61,26 +63,45 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   const neonLocalProxyUrl = await neonProxyFor(env, database.url, stack);
   checkpoint();
 
-  const tokenOptions: DemoTokenOptions = {
-    ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
-    ...(env.AUTH_AUDIENCE ? { audience: env.AUTH_AUDIENCE } : {}),
-  };
-  const jwtSecret = secrets.values.AUTH_JWT_SECRET;
-  const { applied, seed, invitee } = await withPgClient(database.url, async (client) => ({
-    applied: (await applyMigrationsFromDisk(client)).applied,
-    seed: await seedDemo(client, jwtSecret, tokenOptions),
-    invitee: await demoInvitee(client, jwtSecret, tokenOptions),
-  }));
-  if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
-
+  // SYRVE_DEMO_PASSWORD is the launcher's, for the seed and the fake; the app never needs it.
+  const { SYRVE_DEMO_PASSWORD: demoPassword, ...appSecrets } = secrets.values;
   const config = loadConfig({
     ...env,
-    ...secrets.values,
+    ...appSecrets,
     UPSTASH_REDIS_REST_URL: redis.url,
     UPSTASH_REDIS_REST_TOKEN: redis.token,
     DATABASE_URL: database.url,
     NEON_LOCAL_PROXY_URL: neonLocalProxyUrl,
   });
+  const tokenOptions: DemoTokenOptions = {
+    ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
+    ...(env.AUTH_AUDIENCE ? { audience: env.AUTH_AUDIENCE } : {}),
+  };
+  const jwtSecret = secrets.values.AUTH_JWT_SECRET;
+  const { applied, seed, invitee, upstream, connection } = await withPgClient(database.url, async (client) => {
+    const migrated = await applyMigrationsFromDisk(client);
+    const tenant = await seedDemo(client, jwtSecret, tokenOptions);
+    const newcomer = await demoInvitee(client, jwtSecret, tokenOptions);
+    const fake = await startDemoUpstream(await demoConnectionPort(client), config.port, stack);
+    const seeded = await seedDemoConnection(client, {
+      baseUrl: fake.url,
+      secretsKeys: config.secretsKeys,
+      password: demoPassword,
+      upstream: fake,
+    });
+    return { applied: migrated.applied, seed: tenant, invitee: newcomer, upstream: fake, connection: seeded };
+  });
+  checkpoint();
+  if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
+  if (connection.moved && !connection.created)
+    say(`the demo Syrve connection now points at ${connection.baseUrl} (its previous port was taken)`);
+  if (connection.resealed) {
+    say(
+      "the demo Syrve connection's stored password does not open with this SECRETS_KEYS (dev-secrets.json replaced, or a database " +
+        `shared with another data folder): sealed SYRVE_DEMO_PASSWORD again as credential version ${connection.credentialVersion}`,
+    );
+  }
+
   const server = (await serveNode(config)) as Server;
   stack.add('HTTP server', () => closeServer(server));
   checkpoint();
@@ -95,6 +116,14 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       baseUrl,
       seed,
       invitee,
+      syrve: {
+        connectionId: connection.connectionId,
+        upstreamUrl: upstream.url,
+        enabled: connection.enabled,
+        // The webhook command finds the secret by the data folder; a folder chosen by RUNSTATE_DATA_DIR must be named to it.
+        dataDir: dataDir === resolveDataDir({}) ? undefined : dataDir,
+        secretFromEnv: secrets.fromEnv.includes('WEBHOOK_SECRET'),
+      },
       organizationName: DEMO.organizationName,
       locationName: DEMO.locationName,
       secretsFile,
@@ -108,6 +137,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
           'Secrets',
           `${secretsFile} (mode 0600)${secrets.fromEnv.length > 0 ? `; from the environment: ${secrets.fromEnv.join(', ')}` : ''}`,
         ],
+        ['Syrve', `fake iiko RMS server on ${upstream.url}: accepts the demo connection's current login and password`],
         ['Cron', cron?.description ?? 'not scheduled yet: the cleanup function arrives in a later issue (hook: local/launcher/cron.ts)'],
       ],
       stoppers: stack.names(),

@@ -1,4 +1,4 @@
-// `npm start` end to end: spawn the launcher, follow the lines it prints, seed twice, stop it and see everything go.
+// `npm start` end to end: spawn the launcher, follow the lines it prints (invites, then the Syrve demo), seed twice, stop and restart it.
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../local/processes/free-port.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
+import { DEMO_SYRVE } from '../../local/launcher/seed-syrve.ts';
 import {
   baseEnv,
   call,
@@ -42,7 +43,7 @@ function newDataDir(): string {
 }
 
 describe('npm start with REDIS_URL and DATABASE_URL', () => {
-  it('prints a flow that works: create, list, accept, the same 200 on a repeat, 404 on a late cancel; seeding repeats; SIGTERM stops it', async () => {
+  it('prints a flow that works: invites, then the Syrve test, stores and rotation; seeding repeats; SIGTERM stops it; a restart keeps the connection working', async () => {
     const dataDir = newDataDir();
     const port = await freePort();
     const databaseUrl = inject('databaseUrl');
@@ -84,20 +85,43 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     await db.end();
     expect(roles.rows).toEqual([{ role_code: 'Accountant', location_id: location }]);
 
-    // The curl lines, pasted into bash as printed, give the same story.
+    // The curl lines, pasted into bash as printed, give the same story, then test the demo Syrve connection, list its
+    // stores and rotate its password; a shell with nothing of the launcher's environment, so the lines carry what they need.
     const script = /^BASE=[\s\S]*?\n\n/m.exec(banner)?.[0];
     expect(script).toBeDefined();
-    const { stdout: curlOut } = await run('bash', ['-c', script as string], { timeout: 20_000 });
-    expect([...curlOut.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual(['201', '200', '200', '200', '404']);
+    const connection = printed(banner, 'CONNECTION');
+    const upstream = printed(banner, 'SYRVE_FAKE');
+    expect(connection).toBe(DEMO_SYRVE.connectionId);
+    expect(upstream).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // Only for this test: the new password the script made up, to look for it where it must not be.
+    const reveal = `${script as string}printf 'NEW_PW=%s\\n' "$NEW_PW"\n`;
+    const { stdout: curlOut } = await run('bash', ['-c', reveal], { cwd: REPO_ROOT, env: baseEnv({}), timeout: 60_000 });
+    expect([...curlOut.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual(['201', '200', '200', '200', '404', '200', '200', '204']);
     expect(curlOut).toMatch(/^INVITE_TOKEN=rsi_\S+$/m);
+    expect(curlOut).toMatch(/^\{"test":"ok","session":"acquired"\}$/m);
+    expect(curlOut).toMatch(/^\{"stores":\[\{[^\n]*"name":"Main store"[^\n]*\],"session":"cached"\}$/m);
+    expect(curlOut).toMatch(/^HTTP 200 {2}webhook-id \S+$/m);
+    expect(curlOut).toContain(`{"connectionId":"${connection}","test":"ok"}`);
+    const newPassword = /^NEW_PW=([0-9a-f]{32})$/m.exec(curlOut)?.[1] as string;
+    expect(newPassword).toBeDefined();
 
-    // Secrets: kept 0600 in the data folder, and none of them is ever printed.
+    // Secrets: kept 0600 in the data folder, and none of them (nor the rotated password) is ever printed.
     const secretsFile = join(dataDir, 'dev-secrets.json');
     expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
     const secrets = JSON.parse(readFileSync(secretsFile, 'utf8')) as Record<string, string>;
-    expect(Object.keys(secrets).sort()).toEqual(['AUTH_JWT_SECRET', 'INDEX_HASH_KEY', 'SECRETS_KEYS', 'WEBHOOK_SECRET']);
-    for (const value of Object.values(secrets)) expect(launcher.output()).not.toContain(value);
+    expect(Object.keys(secrets).sort()).toEqual([
+      'AUTH_JWT_SECRET',
+      'INDEX_HASH_KEY',
+      'SECRETS_KEYS',
+      'SYRVE_DEMO_PASSWORD',
+      'WEBHOOK_SECRET',
+    ]);
+    for (const value of [...Object.values(secrets), newPassword]) {
+      expect(launcher.output()).not.toContain(value);
+      expect(curlOut.replace(`NEW_PW=${newPassword}`, '')).not.toContain(value);
+    }
     expect(launcher.output()).not.toContain(secrets.SECRETS_KEYS!.slice('dev:'.length));
+    expect(launcher.output()).not.toContain(secrets.WEBHOOK_SECRET!.slice('whsec_'.length));
 
     // Seeding alone: idempotent, one JSON object on stdout, and its token is signed with the same dev secret.
     const seedEnv = { ...env, PORT: '' };
@@ -119,8 +143,29 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
 
     expect(await stop(launcher)).toBe(0);
     expect(await portIsClosed(port)).toBe(true);
-    expect(launcher.output()).toMatch(/stopped HTTP server[\s\S]*stopped Neon proxy[\s\S]*stopped Redis REST proxy/);
-  }, 120_000);
+    expect(await portIsClosed(Number(new URL(upstream).port))).toBe(true);
+    expect(launcher.output()).toMatch(
+      /stopped HTTP server[\s\S]*stopped fake Syrve upstream[\s\S]*stopped Neon proxy[\s\S]*stopped Redis REST proxy/,
+    );
+
+    // Restarted: the same connection on the same fake port, which learns the rotated password from the row (it was only
+    // told over its account route, which a restart forgets), so the test passes with no step of the walkthrough repeated.
+    const restarted = launch(env, running);
+    const secondBanner = await whenReady(restarted);
+    expect(printed(secondBanner, 'CONNECTION')).toBe(connection);
+    expect(printed(secondBanner, 'SYRVE_FAKE')).toBe(upstream);
+    const tested = await call('POST', `${base}/orgs/${org}/syrve/connections/${connection}/test`, adminToken);
+    expect(tested).toEqual({ status: 200, json: { test: 'ok', session: 'acquired' } });
+    const stores = await call('GET', `${base}/orgs/${org}/syrve/connections/${connection}/stores`, adminToken);
+    expect(stores).toMatchObject({ status: 200, json: { session: 'cached' } });
+    const db2 = new pg.Client({ connectionString: databaseUrl });
+    await db2.connect();
+    const rows = await db2.query('SELECT base_url, login, credential_version FROM syrve_connections WHERE id = $1', [connection]);
+    await db2.end();
+    expect(rows.rows).toEqual([{ base_url: upstream, login: 'demo', credential_version: 2 }]);
+    expect(restarted.output()).not.toContain(newPassword);
+    expect(await stop(restarted)).toBe(0);
+  }, 150_000);
 });
 
 describe('npm start with nothing configured', () => {
