@@ -101,6 +101,20 @@ describe('one login for the fleet', () => {
   });
 });
 
+describe('caching off (SYRVE_SESSION_CACHE_SECONDS=0)', () => {
+  it('stores nothing: every call logs in, and out again to give the seat back', async () => {
+    const { org, connection } = await setUp();
+    const uncached = composeApp({ ...stack.env, SYRVE_SESSION_CACHE_SECONDS: '0' });
+    for (let i = 0; i < 2; i += 1) {
+      const response = await uncached.request('GET', storesPath(org, connection), { token: org.adminToken });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { session: string }).session).toBe('acquired');
+    }
+    expect(fake.stats()).toMatchObject({ logins: 2, logouts: 2 });
+    expect(await stack.redis.exists(sessionKey(org, connection.connectionId))).toBe(0);
+  });
+});
+
 describe('the refresh lock', () => {
   it('a non-owner release is refused and the lock keeps its TTL', async () => {
     const { org, connection } = await setUp();

@@ -79,6 +79,18 @@ describe('loadConfig', () => {
     expect(problems({ ...dev, SECRETS_KEYS: 'k1:bm90LTMyLWJ5dGVz' }).join('\n')).toMatch(/SECRETS_KEYS: .*32 bytes/);
   });
 
+  it('refuses a webhook secret too short to sign with, without echoing it', () => {
+    const found = problems({ ...dev, WEBHOOK_SECRET: 'whsec_abc' }).join('\n');
+    expect(found).toMatch(/WEBHOOK_SECRET: whsec_ followed by the base64 of at least 16 random bytes/);
+    expect(found).not.toContain('whsec_abc');
+  });
+
+  it('reads the Syrve session bounds, a non-positive cache meaning none', () => {
+    expect(loadConfig(dev).syrve).toEqual({ sessionCacheSeconds: 600, reconnectCooldownSeconds: 900 });
+    expect(loadConfig({ ...dev, SYRVE_SESSION_CACHE_SECONDS: '0' }).syrve.sessionCacheSeconds).toBe(0);
+    expect(problems({ ...dev, SYRVE_RECONNECT_COOLDOWN_SECONDS: '0' }).join()).toMatch(/SYRVE_RECONNECT_COOLDOWN_SECONDS/);
+  });
+
   it('allows the short invite TTL in test only', () => {
     expect(loadConfig({ ...dev, APP_ENV: 'test', INVITE_TTL_SECONDS: '2' }).inviteTtlSeconds).toBe(2);
     expect(problems({ ...dev, INVITE_TTL_SECONDS: '2' }).join()).toMatch(/INVITE_TTL_SECONDS/);
