@@ -30,7 +30,7 @@ export interface OperationFigures {
   upstreamLogins: number;
   p50Ms: number;
   p99Ms: number;
-  /** Calls per second of the sequential timed run (one call at a time). */
+  /** Calls per second of the timed run: one call at a time for an operation, the whole crowd for a burst. */
   perSecond: number;
 }
 
