@@ -1,4 +1,4 @@
-// Runs an async step for indices 0..count-1 with at most `limit` in flight: fast fixture set-up, never used in a timed section.
+// Runs an async step for indices 0..count-1 with at most `limit` in flight: fast fixture set-up, and the crowd of callers of a burst bench.
 export async function mapConcurrently<T>(count: number, limit: number, step: (index: number) => Promise<T>): Promise<T[]> {
   const results = new Array<T>(count);
   let next = 0;

@@ -1,4 +1,4 @@
-// What one named operation bench is, and the figures the runner measures for it.
+// What one named operation bench (sequential calls) or burst bench (concurrent calls) is, and the figures the runner measures for it.
 import type { BenchStack } from './stack.ts';
 
 /** One call of the operation; throws when the answer is not the one a working system gives. */
@@ -26,15 +26,38 @@ export interface OperationFigures {
   revocationRoundTrips: number;
   /** PostgreSQL round trips per call: HTTP /sql requests + WebSocket connections at the Neon proxy. */
   pgRoundTrips: number;
+  /** Logins at the fake Syrve upstream per call, i.e. licence seats taken (0 for anything that never goes upstream). */
+  upstreamLogins: number;
   p50Ms: number;
   p99Ms: number;
-  /** Calls per second of the sequential timed run (one call at a time). */
+  /** Calls per second of the timed run: one call at a time for an operation, the whole crowd for a burst. */
   perSecond: number;
 }
 
 export interface OperationResult extends OperationFigures {
   name: string;
   calls: number;
+}
+
+/**
+ * A fixed number of calls made `concurrency` at a time, no warm-up, whatever `--calls` says: for figures that only a
+ * crowd shows (how many logins a cold cache costs when callers arrive together).
+ */
+export interface BurstBench {
+  name: string;
+  describe: string;
+  calls: number;
+  concurrency: number;
+  /** Fixtures and warm-up outside the timed section; the calls' indices are 0..calls-1. */
+  prepare(stack: BenchStack): Promise<BenchCall>;
+}
+
+export interface BurstResult extends OperationResult {
+  concurrency: number;
+  /** Upstream logins during the burst, in all (the per-call figure of a burst rounds to nothing). */
+  totalUpstreamLogins: number;
+  /** From the first call's start to the last call's end. */
+  wallMs: number;
 }
 
 /** Checks an HTTP answer and reads its body, as a real client would. */

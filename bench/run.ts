@@ -1,9 +1,9 @@
 // `npm run bench`: round trips and latency of each operation bench against a one-PING baseline, on a self-contained stack.
-import { parseBenchArgs, USAGE, WARMUP_CALLS } from './args.ts';
-import { operationBenches } from './operations/index.ts';
-import type { OperationResult } from './operation.ts';
-import { formatTable, toJson } from './report.ts';
-import { runOperation } from './runner.ts';
+import { parseBenchArgs, selected, USAGE, WARMUP_CALLS } from './args.ts';
+import { burstBenches, operationBenches } from './operations/index.ts';
+import type { BurstResult, OperationResult } from './operation.ts';
+import { BASELINE, formatTable, toJson } from './report.ts';
+import { runBurst, runOperation } from './runner.ts';
 import { startBenchStack } from './stack.ts';
 import { createTeardown } from '../local/stack/teardown.ts';
 
@@ -21,6 +21,10 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  const operations = operationBenches.filter((bench) => bench.name === BASELINE || selected(args, bench.name));
+  const bursts = burstBenches.filter((bench) => selected(args, bench.name));
+  if (![...operationBenches, ...burstBenches].some((bench) => selected(args, bench.name)))
+    throw new Error(`--only ${args.only.join(',')} selects nothing`);
   const teardown = createTeardown();
   // Ctrl-C or a kill still stops redis-server and drops the scratch database.
   const stopOnSignal = (signal: NodeJS.Signals, code: number) =>
@@ -36,15 +40,20 @@ async function main(): Promise<void> {
     const stack = await startBenchStack(teardown);
     if (args.latencyMs > 0) stack.addLatency(args.latencyMs);
     const results: OperationResult[] = [];
-    for (const bench of operationBenches) {
+    for (const bench of operations) {
       // Progress goes to stderr, so --json leaves stdout one JSON document.
       process.stderr.write(`bench: ${bench.name} …\n`);
       results.push(await runOperation(stack, bench, { calls: args.calls, warmup: WARMUP_CALLS }));
     }
-    if (args.json) console.log(JSON.stringify(toJson(results), null, 2));
+    const burstResults: BurstResult[] = [];
+    for (const bench of bursts) {
+      process.stderr.write(`bench: ${bench.name} (${bench.calls} calls, ${bench.concurrency} at a time) …\n`);
+      burstResults.push(await runBurst(stack, bench));
+    }
+    if (args.json) console.log(JSON.stringify(toJson(results, burstResults), null, 2));
     else {
-      const descriptions = new Map(operationBenches.map((b) => [b.name, b.describe]));
-      console.log(formatTable(results, { warmup: WARMUP_CALLS, latencyMs: args.latencyMs, descriptions }));
+      const descriptions = new Map([...operations, ...bursts].map((b) => [b.name, b.describe]));
+      console.log(formatTable(results, { warmup: WARMUP_CALLS, latencyMs: args.latencyMs, descriptions }, burstResults));
     }
   } finally {
     await teardown.run(report);

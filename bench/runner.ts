@@ -1,5 +1,6 @@
-// Runs one operation bench: warm-up, then N sequential timed calls with the proxies' round-trip counters around them.
-import type { OperationBench, OperationResult } from './operation.ts';
+// Runs one operation bench (warm-up, then N sequential timed calls) or one burst (its calls a crowd at a time), with the counters around them.
+import { mapConcurrently } from './concurrently.ts';
+import type { BurstBench, BurstResult, OperationBench, OperationResult } from './operation.ts';
 import type { BenchStack } from './stack.ts';
 
 export interface RunOptions {
@@ -37,9 +38,47 @@ export async function runOperation(stack: BenchStack, bench: OperationBench, opt
     redisRoundTrips: trips.redis / calls,
     revocationRoundTrips: trips.revocation / calls,
     pgRoundTrips: trips.pg / calls,
+    upstreamLogins: trips.upstreamLogins / calls,
     p50Ms: percentile(timings, 50),
     p99Ms: percentile(timings, 99),
     perSecond: calls / (wallMs / 1000),
+  };
+}
+
+export async function runBurst(stack: BenchStack, bench: BurstBench): Promise<BurstResult> {
+  const { calls, concurrency } = bench;
+  const call = await bench.prepare(stack);
+  const timings = new Float64Array(calls);
+  let wallMs: number;
+  let trips: ReturnType<BenchStack['counters']['read']>;
+  try {
+    stack.counters.reset();
+    const started = performance.now();
+    await mapConcurrently(calls, concurrency, async (i) => {
+      const before = performance.now();
+      await call(i);
+      timings[i] = performance.now() - before;
+    });
+    wallMs = performance.now() - started;
+    trips = stack.counters.read();
+  } finally {
+    await call.finish?.();
+  }
+
+  timings.sort();
+  return {
+    name: bench.name,
+    calls,
+    concurrency,
+    redisRoundTrips: trips.redis / calls,
+    revocationRoundTrips: trips.revocation / calls,
+    pgRoundTrips: trips.pg / calls,
+    upstreamLogins: trips.upstreamLogins / calls,
+    totalUpstreamLogins: trips.upstreamLogins,
+    p50Ms: percentile(timings, 50),
+    p99Ms: percentile(timings, 99),
+    perSecond: calls / (wallMs / 1000),
+    wallMs,
   };
 }
 

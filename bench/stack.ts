@@ -1,8 +1,9 @@
-// The bench stack: Redis, a scratch PostgreSQL database, the local stack with a second proxy for the denylist, and the real app.
+// The bench stack: Redis, a scratch PostgreSQL database, the local stack with a second proxy for the denylist, the fake Syrve upstream, and the real app.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
 import { createJsonLogger } from '../lib/log/logger.ts';
+import { startFakeSyrve } from '../local/fakes/index.ts';
 import { startRedisServer } from '../local/processes/redis-server.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL } from '../local/processes/scratch-database.ts';
 import { composeApp } from '../local/stack/app.ts';
@@ -14,11 +15,12 @@ import { mintToken, type TokenClaims } from '../local/stack/tokens.ts';
 const BENCH_JWT_SECRET = 'bench-only-hs256-secret-0123456789abcdef';
 const BENCH_INDEX_HASH_KEY = 'bench-only-index-hash-key-0123456789abcdef';
 
-/** Round trips counted at the proxies: main store, revocation store, PostgreSQL (HTTP /sql + WebSocket connections). */
+/** Counted at the proxies: main store, revocation store, PostgreSQL (HTTP /sql + WebSocket connections); and logins at the fake upstream. */
 export interface RoundTrips {
   redis: number;
   revocation: number;
   pg: number;
+  upstreamLogins: number;
 }
 
 export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;
@@ -48,11 +50,21 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
   const { redisProxy, neonProxy } = services;
   const revocationProxy = services.revocationProxy ?? redisProxy;
 
+  // The Syrve/iiko RMS server the connections point at, on loopback in this process (its logins are counted).
+  const syrveUpstream = await startFakeSyrve();
+  teardown.add('fake Syrve upstream', syrveUpstream.close);
+
+  // A secret-box key made for this run only: it seals the bench connections' passwords and is never printed.
+  const appEnv = {
+    APP_ENV: 'test',
+    KEY_PREFIX: keyPrefix,
+    AUTH_JWT_SECRET: BENCH_JWT_SECRET,
+    INDEX_HASH_KEY: BENCH_INDEX_HASH_KEY,
+    SECRETS_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+    ...services.env,
+  };
   // The app's logs would interleave with the report; the bench checks every response status instead.
-  const { app, config, deps, request } = composeApp(
-    { APP_ENV: 'test', KEY_PREFIX: keyPrefix, AUTH_JWT_SECRET: BENCH_JWT_SECRET, INDEX_HASH_KEY: BENCH_INDEX_HASH_KEY, ...services.env },
-    { logger: createJsonLogger(() => undefined) },
-  );
+  const { app, config, deps, request } = composeApp(appEnv, { logger: createJsonLogger(() => undefined) });
 
   // Fixtures go straight into PostgreSQL, outside the proxies, so they never show up in a count.
   const db = new pg.Client({ connectionString: database.url });
@@ -64,12 +76,14 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
       redisProxy.stats.reset();
       revocationProxy.stats.reset();
       neonProxy.stats.reset();
+      syrveUpstream.resetStats();
     },
     read(): RoundTrips {
       return {
         redis: redisProxy.stats.requests,
         revocation: revocationProxy.stats.requests,
         pg: neonProxy.stats.httpRequests + neonProxy.stats.wsConnections,
+        upstreamLogins: syrveUpstream.stats().logins,
       };
     },
   };
@@ -92,7 +106,20 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     neonProxy.faults.set({ delayMs: ms });
   };
 
-  return { app, config, deps, db, redis, redisUrl, counters, request, token, seedOrganization, addLatency };
+  return {
+    app,
+    config,
+    deps,
+    db,
+    redis,
+    redisUrl,
+    counters,
+    request,
+    token,
+    seedOrganization,
+    addLatency,
+    syrveUpstream,
+  };
 }
 
 async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Promise<void> {

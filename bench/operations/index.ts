@@ -1,8 +1,18 @@
-// Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs.
-import type { OperationBench } from '../operation.ts';
+// Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs. Bursts run after them.
+import type { BurstBench, OperationBench } from '../operation.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { redisPing } from './redis-ping.ts';
+import { loginsBurst, syrveBenches } from './syrve.ts';
 import { throttleHitBench } from './throttle.ts';
 
-export const operationBenches: OperationBench[] = [redisPing, ...inviteBenches, listBesideBigOrgBench, bigOrgPageBench, throttleHitBench];
+export const operationBenches: OperationBench[] = [
+  redisPing,
+  ...inviteBenches,
+  listBesideBigOrgBench,
+  bigOrgPageBench,
+  throttleHitBench,
+  ...syrveBenches,
+];
+
+export const burstBenches: BurstBench[] = [loginsBurst];
