@@ -15,6 +15,9 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
  * check. Whatever the route answered (400, 403, 404 …), a revoked token ends as 401 and an unanswered check as 503.
  */
 export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
+  // Every function is mounted at '/', so an earlier function's `use('/orgs/*', requireAuth)` may already have run for
+  // this request: checking again would cost a second denylist round trip for nothing.
+  if ((c.get('auth') as unknown) !== undefined) return next();
   const deps = c.get('deps');
   const match = BEARER.exec(c.req.header('authorization') ?? '');
   if (match?.[1] === undefined) throw unauthenticated();

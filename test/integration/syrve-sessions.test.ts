@@ -90,8 +90,11 @@ describe('one login for the fleet', () => {
     const { org, connection } = await setUp();
     expect((await stack.request('GET', storesPath(org, connection), { token: org.adminToken })).status).toBe(200);
     stack.redisProxy.stats.reset();
+    stack.revocationProxy.stats.reset();
     const response = await stack.request('GET', storesPath(org, connection), { token: org.adminToken });
     const roundTrips = stack.redisProxy.stats.requests;
+    // And one denylist check, however many functions guard '/orgs/*'.
+    expect(stack.revocationProxy.stats.requests).toBe(1);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { session: string; stores: { name: string }[] };
     expect(body.session).toBe('cached');
