@@ -2,7 +2,7 @@
 // line per task, failures contained; and `npm run cron -- --once` as an operator runs it.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled } from '../../lib/cron/run-scheduled.ts';
 import { runLockTtlMs, TASK_OVERRUN_MS } from '../../lib/cron/run-lock-ttl.ts';
@@ -12,6 +12,7 @@ import type { CronTask, TaskReport } from '../../lib/cron/task.ts';
 import type { Clock, Deps } from '../../lib/deps.ts';
 import { KEY_REGISTRY } from '../../lib/keys/index.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
+import { startCronTimer } from '../../local/launcher/cron.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
 // A prefix of its own: other files on this Redis may run the scheduled function too, and the lock is platform-wide.
@@ -263,6 +264,39 @@ describe('the tasks of one run', () => {
     expect(run).toMatchObject({ ran: true, failed: [], notStarted: ['later'] });
     expect(calls.count).toBe(0);
     expect(linesOf(lines, 'cron_run')).toEqual([expect.objectContaining({ level: 'warn', tasks: 1, notStarted: 1 })]);
+  });
+});
+
+describe('the npm start timer', () => {
+  it('runs the scheduled function every interval, one run after the other, and starts none after stop()', async () => {
+    const printed: string[] = [];
+    // The timer logs like the app under npm start: JSON lines on the console.
+    const spy = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void printed.push(String(line)));
+    const runs = () =>
+      printed
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Line)
+        .filter((line) => line.event === 'cron_run');
+    try {
+      const timer = startCronTimer(stack.config, { RUNSTATE_CRON_INTERVAL_SECONDS: '1' });
+      expect(timer?.description).toContain('every 1 s');
+      await expect.poll(() => runs().length, { timeout: 5_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+      await timer?.stop();
+      const count = runs().length;
+      await sleep(1_300);
+      expect(runs()).toHaveLength(count);
+      for (const run of runs()) expect(run).toMatchObject({ trigger: 'timer', failed: 0 });
+      expect(await stack.redis.exists(lockKey)).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('is off at 0, and refuses a value that is not whole seconds', () => {
+    expect(startCronTimer(stack.config, { RUNSTATE_CRON_INTERVAL_SECONDS: '0' })).toBeUndefined();
+    for (const bad of ['1.5', '-1', 'soon', '86401']) {
+      expect(() => startCronTimer(stack.config, { RUNSTATE_CRON_INTERVAL_SECONDS: bad })).toThrow(/^RUNSTATE_CRON_INTERVAL_SECONDS: /);
+    }
   });
 });
 
