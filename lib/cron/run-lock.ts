@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts';
  * KEYS[1] run lock (registry row `cronRunLock`)
  * ARGV[1] owner (128 random bits, hex), ARGV[2] TTL ms
  * Returns {1} when the lock is the caller's (taken now, or already: a retried call that landed), {0, PTTL ms} when
- * another run holds it. Safe to run twice, hence on the `retrySafe` client; a plain SET NX retried after it landed
+ * another run holds it (a held lock found without a TTL gets this run's TTL, so it cannot block every run forever). Safe to run twice, hence on the `retrySafe` client; a plain SET NX retried after it landed
  * would read its own lock as someone else's and skip the run.
  */
 export const TAKE_RUN_LOCK: LuaScript = {
@@ -18,7 +18,15 @@ local owner = ARGV[1]
 local ttl_ms = tonumber(ARGV[2])
 local holder = redis.call('GET', lock_key)
 if holder == owner then return {1} end
-if holder then return {0, redis.call('PTTL', lock_key)} end
+if holder then
+  local left = redis.call('PTTL', lock_key)
+  if left < 0 then
+    -- A lock without a TTL (written by hand, or PERSISTed) would stop every run for good: it gets one run's worth.
+    redis.call('EXPIRE', lock_key, math.ceil(ttl_ms / 1000))
+    left = redis.call('PTTL', lock_key)
+  end
+  return {0, left}
+end
 redis.call('SET', lock_key, owner, 'PX', ttl_ms)
 return {1}
 `,

@@ -391,7 +391,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idLabel: 'all',
     valueType: 'string',
     ttl: {
-      rule: `The run's tasks' time budgets, each plus 5 s of overrun, plus 2 s (lib/cron/run-lock-ttl.ts), at most ${RUN_LOCK_MAX_MS / 1000} s; set with the lock, never extended`,
+      rule: `The run's tasks' time budgets, each plus 5 s of overrun, plus 2 s (lib/cron/run-lock-ttl.ts), at most ${RUN_LOCK_MAX_MS / 1000} s; set with the lock and never extended (a held lock found without a TTL gets one)`,
       maxSeconds: RUN_LOCK_MAX_MS / 1000,
     },
     allowedPayload: ['random lock owner id (128 bits, hex)'],

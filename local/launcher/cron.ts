@@ -12,7 +12,7 @@ export interface CronHandle {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_INTERVAL_SECONDS = 60;
+const DEFAULT_INTERVAL_SECONDS = 60;
 
 // A launcher setting, not the app's: deployments schedule the function themselves (wrangler.toml, sst.config.ts).
 const intervalSchema = z.coerce.number().int().min(0).max(86_400).default(DEFAULT_INTERVAL_SECONDS);

@@ -139,6 +139,17 @@ describe('the run lock', () => {
     expect(calls.count).toBe(1);
   });
 
+  it('gives a held lock found without a TTL one run’s TTL, so it cannot block every run forever', async () => {
+    await stack.redis.set(lockKey, 'e'.repeat(32));
+    const ttlMs = runLockTtlMs(1, stack.config.cron.taskTimeBudgetMs);
+    const { deps, lines } = isolate();
+    expect(await runScheduled(deps, { trigger: 'timer', tasks: [slowTask('blocked', 0, { count: 0 })] })).toMatchObject({ ran: false });
+    const pttl = await stack.redis.pttl(lockKey);
+    expect(pttl).toBeGreaterThan(ttlMs - 2_000);
+    expect(pttl).toBeLessThanOrEqual(Math.ceil(ttlMs / 1000) * 1000);
+    expect(linesOf(lines, 'cron_skipped')[0]?.lockMsLeft).toBeGreaterThan(0);
+  });
+
   it('does not run when Redis cannot answer the lock, and says so once', async () => {
     const calls = { count: 0 };
     const { deps, lines } = isolate();
