@@ -1,7 +1,8 @@
-// AWS Lambda entry (API Gateway v2 / function URL events): configuration from the function's environment.
+// AWS Lambda entry (API Gateway v2 / function URL events, and the scheduled event of the cron): configuration from the function's environment.
 import { handle } from 'hono/aws-lambda';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
+import { runScheduled, type ScheduledRun } from '../../lib/cron/run-scheduled.ts';
 import { SingleFlight } from '../../lib/runtime/single-flight.ts';
 import { configFor } from './env-config.ts';
 
@@ -11,3 +12,10 @@ const inflight = new SingleFlight();
 const app = createApp(() => createDeps(configFor(process.env), { inflight }));
 
 export const handler = handle(app);
+
+/**
+ * The cron's target (EventBridge scheduled event). The event carries nothing the run needs, so it is not read.
+ * A run never throws for a store that failed (it logs and returns), so Lambda's async retries do not stack runs.
+ */
+export const scheduled = (_event: unknown): Promise<ScheduledRun> =>
+  runScheduled(createDeps(configFor(process.env), { inflight }), { trigger: 'lambda' });

@@ -1,6 +1,7 @@
-// Cloudflare Workers entry: configuration from the bindings, dependencies built per request.
+// Cloudflare Workers entry: configuration from the bindings, dependencies built per request and per scheduled event.
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
+import { runScheduled } from '../../lib/cron/run-scheduled.ts';
 import { SingleFlight } from '../../lib/runtime/single-flight.ts';
 import { configFor } from './env-config.ts';
 
@@ -8,6 +9,15 @@ import { configFor } from './env-config.ts';
 const inflight = new SingleFlight();
 const app = createApp((c) => createDeps(configFor(c.env as object), { inflight }));
 
+/** The parts of Workers' ExecutionContext this entry uses (the repository compiles without @cloudflare/workers-types). */
+interface ScheduledContext {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
 export default {
   fetch: app.fetch,
+  // The cron trigger (wrangler.toml [triggers]): which cron fired does not matter, every trigger runs the whole task list.
+  scheduled(_controller: unknown, env: object, ctx: ScheduledContext): void {
+    ctx.waitUntil(runScheduled(createDeps(configFor(env), { inflight }), { trigger: 'workers' }));
+  },
 };

@@ -16,6 +16,10 @@ export const SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS = 86_400;
 /** Outlives any login in flight (lock 15 s, waits, deadlines) that could still try to store a session of older credentials. */
 export const SYRVE_CREDENTIAL_VERSION_TTL_SECONDS = 300;
 
+/** Per task and run: enough for a few hundred index members or sessions, small enough for one Worker invocation. */
+export const CRON_TASK_COMMAND_BUDGET = 1_000;
+export const CRON_TASK_TIME_BUDGET_MS = 5_000;
+
 export interface RestEndpoint {
   url: string;
   token: string;
@@ -42,6 +46,7 @@ export interface Config {
   inviteTtlSeconds: number;
   inviteMaxActivePerOrg: number;
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
+  cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
 }
 
 export class ConfigError extends Error {
@@ -123,6 +128,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     syrve: {
       sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
       reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,
+    },
+    cron: {
+      taskCommandBudget: e.CRON_TASK_COMMAND_BUDGET ?? CRON_TASK_COMMAND_BUDGET,
+      taskTimeBudgetMs: e.CRON_TASK_TIME_BUDGET_MS ?? CRON_TASK_TIME_BUDGET_MS,
     },
   };
 }

@@ -35,6 +35,8 @@ type Builders = {
   revokedSession(sessionId: string): string;
   /** `jtiDigest` is sha256Hex(jti): 64 lowercase hex. */
   revokedJti(jtiDigest: string): string;
+  /** The scheduled function's run lock: one fixed id, nothing of the caller's reaches the key. */
+  cronRunLock(): string;
 };
 
 export type Keyspace = Readonly<
@@ -98,6 +100,7 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     jobCache: (scope, jobId) => finish(`${scoped(scope)}:job:cache:${normalizeUuid(jobId, 'jobId')}`),
     revokedSession: (sessionId) => finish(`${platform()}:auth:revoked-session:${normalizeUuid(sessionId, 'sessionId')}`),
     revokedJti: (jtiDigest) => finish(`${platform()}:auth:revoked-jti:${requireHex64(jtiDigest, 'jtiDigest')}`),
+    cronRunLock: () => finish(`${platform()}:cron:run-lock:all`),
 
     inviteObjectPrefix: (orgId) => `${org(orgId)}:invite:object:`,
     inviteActiveByEmailHashPrefix: (orgId) => `${org(orgId)}:invite:active-by-email-hash:`,

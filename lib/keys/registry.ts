@@ -6,6 +6,7 @@ import {
   SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS,
   SYRVE_RECONNECT_COOLDOWN_SECONDS,
 } from '../config/index.ts';
+import { RUN_LOCK_MAX_MS } from '../cron/run-lock-ttl.ts';
 import { KEY_ENVS, KEY_PREFIX_PATTERN, THROTTLE_ACTIONS, type ScopeKind } from './namespace.ts';
 import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 
@@ -36,7 +37,8 @@ export type KeyName =
   | 'throttleCounter'
   | 'jobCache'
   | 'revokedSession'
-  | 'revokedJti';
+  | 'revokedJti'
+  | 'cronRunLock';
 
 export interface RegistryEntry {
   /** Also the name of the keyspace builder that makes this key. */
@@ -378,5 +380,24 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     auditCounterpart: 'The revocation audit event in PostgreSQL',
     cleanup: 'Expire by TTL only; an early delete would un-revoke a live token',
     notes: 'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment.',
+  }),
+  entry({
+    name: 'cronRunLock',
+    scopeKinds: ['platform'],
+    domain: 'cron',
+    purpose: 'run-lock',
+    // One lock for the one task list every trigger runs; a second schedule with its own list would add its name here.
+    idPattern: 'all',
+    idLabel: 'all',
+    valueType: 'string',
+    ttl: {
+      rule: `The run's tasks' time budgets, each plus 5 s of overrun, plus 2 s (lib/cron/run-lock-ttl.ts), at most ${RUN_LOCK_MAX_MS / 1000} s; set with the lock and never extended (a held lock found without a TTL gets one)`,
+      maxSeconds: RUN_LOCK_MAX_MS / 1000,
+    },
+    allowedPayload: ['random lock owner id (128 bits, hex)'],
+    forbiddenPayload: ['secrets', 'task state or cursors (they live in PostgreSQL, cron_cursors)', 'correlation ids'],
+    auditCounterpart: 'None (the run logs cron_run and one cron_task line per task)',
+    cleanup: 'Compare-and-delete by its owner when the run ends; expire by TTL when the holder died',
+    notes: 'Saves work only (Upstash replicates asynchronously): every task is idempotent and safe to run twice at once anyway.',
   }),
 ]);

@@ -12,6 +12,7 @@ import {
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
 import { COUNT_RECONNECT_FAILURE, DELETE_IF_EQUALS, RESET_SESSION, STORE_SESSION, TAKE_REFRESH_LOCK } from './syrve/index.ts';
+import { RELEASE_RUN_LOCK, TAKE_RUN_LOCK } from '../cron/run-lock.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
   CREATE_INVITE,
@@ -28,4 +29,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   DELETE_IF_EQUALS,
   COUNT_RECONNECT_FAILURE,
   RESET_SESSION,
+  TAKE_RUN_LOCK,
+  RELEASE_RUN_LOCK,
 ];

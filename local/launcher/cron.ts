@@ -1,16 +1,60 @@
-// Placeholder hook for the cleanup cron under `npm start`: the cron function lands in a later issue and schedules itself here.
+// The scheduled function under `npm start`: a timer that runs it every RUNSTATE_CRON_INTERVAL_SECONDS, one run at a time.
+import * as z from 'zod';
 import type { Config } from '../../lib/config/index.ts';
+import { createDeps } from '../../lib/create-deps.ts';
+import { runScheduled } from '../../lib/cron/run-scheduled.ts';
+import { errorKind } from '../../lib/log/logger.ts';
 
 export interface CronHandle {
   /** One line for the ready banner. */
   description: string;
+  /** Starts no further run and waits for the one in hand (its task finishes within its budget; no later task starts). */
   stop(): Promise<void>;
 }
 
+const DEFAULT_INTERVAL_SECONDS = 60;
+
+// A launcher setting, not the app's: deployments schedule the function themselves (wrangler.toml, sst.config.ts).
+const intervalSchema = z.coerce.number().int().min(0).max(86_400).default(DEFAULT_INTERVAL_SECONDS);
+
 /**
- * Returns undefined until the cleanup function exists. When it does, this starts its timer
- * (each run bounded in commands and time, one structured log line of what it removed) and returns the handle the launcher stops.
+ * Undefined when RUNSTATE_CRON_INTERVAL_SECONDS is 0. The next run is armed only when the last one ended, so two
+ * never overlap in this process; the run lock keeps it apart from any other process on the same Redis.
  */
-export function startCleanupCron(_config: Config): CronHandle | undefined {
-  return undefined;
+export function startCronTimer(config: Config, env: Record<string, string | undefined>): CronHandle | undefined {
+  const raw = env.RUNSTATE_CRON_INTERVAL_SECONDS;
+  const parsed = intervalSchema.safeParse(raw === '' ? undefined : raw);
+  if (!parsed.success) throw new Error('RUNSTATE_CRON_INTERVAL_SECONDS: whole seconds, 0 to 86400 (0 turns the timer off)');
+  const seconds = parsed.data;
+  if (seconds === 0) return undefined;
+
+  // Its own Deps, as a separate invocation gets on Workers or Lambda; the lines go to this terminal like the app's.
+  const deps = createDeps(config);
+  const stopping = new AbortController();
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const arm = (): void => {
+    if (!stopping.signal.aborted) timer = setTimeout(tick, seconds * 1000);
+  };
+  const tick = (): void => {
+    running = runScheduled(deps, { trigger: 'timer', signal: stopping.signal })
+      .then(() => undefined)
+      // runScheduled logs what failed and returns; only a bug lands here, and it must not stop the timer or the launcher.
+      .catch((error: unknown) => deps.logger.error('cron_timer_failed', { errorKind: errorKind(error) }))
+      .finally(() => {
+        running = undefined;
+        arm();
+      });
+  };
+  arm();
+
+  return {
+    description: `the scheduled function every ${seconds} s, one run at a time (RUNSTATE_CRON_INTERVAL_SECONDS; 0 turns it off); its cron_* lines are logged here`,
+    async stop() {
+      stopping.abort();
+      clearTimeout(timer);
+      await running;
+    },
+  };
 }

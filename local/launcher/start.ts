@@ -9,7 +9,7 @@ import { DEMO, demoInvitee, seedDemo, type DemoTokenOptions } from './seed.ts';
 import { demoConnectionPort, seedDemoConnection } from './seed-syrve.ts';
 import { startDemoUpstream } from './demo-upstream.ts';
 import { readyBanner } from './banner.ts';
-import { startCleanupCron } from './cron.ts';
+import { startCronTimer } from './cron.ts';
 import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
 import { neonProxyFor, openDatabase } from './database.ts';
 import { withPgClient } from './pg-session.ts';
@@ -105,8 +105,8 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   const server = (await serveNode(config)) as Server;
   stack.add('HTTP server', () => closeServer(server));
   checkpoint();
-  const cron = startCleanupCron(config);
-  if (cron !== undefined) stack.add('cleanup cron', cron.stop);
+  const cron = startCronTimer(config, env);
+  if (cron !== undefined) stack.add('scheduled function timer', cron.stop);
 
   const baseUrl = `http://127.0.0.1:${config.port}`;
   const secretsFile = displayPath(secrets.file);
@@ -138,7 +138,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
           `${secretsFile} (mode 0600)${secrets.fromEnv.length > 0 ? `; from the environment: ${secrets.fromEnv.join(', ')}` : ''}`,
         ],
         ['Syrve', `fake iiko RMS server on ${upstream.url}: accepts the demo connection's current login and password`],
-        ['Cron', cron?.description ?? 'not scheduled yet: the cleanup function arrives in a later issue (hook: local/launcher/cron.ts)'],
+        ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
       ],
       stoppers: stack.names(),
       notes:

@@ -2,7 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LambdaContext } from 'hono/aws-lambda';
 import pg from 'pg';
-import { handler } from '../../functions/entries/lambda.ts';
+import { Redis as IORedis } from 'ioredis';
+import { inject } from 'vitest';
+import { handler, scheduled } from '../../functions/entries/lambda.ts';
+import { createKeyspace } from '../../lib/keys/index.ts';
 import { newInvitee, seedOrganization } from '../support/fixtures.ts';
 import { startLocalServices, type LocalServices } from '../support/local-services.ts';
 
@@ -119,5 +122,43 @@ describe('the Lambda handler', () => {
     });
     const audit = await db.query('SELECT action FROM audit_events WHERE target_id = $1', [body.invite.inviteId]);
     expect(audit.rows).toEqual([{ action: 'invite.created' }]);
+  });
+});
+
+/** What EventBridge sends a scheduled rule's target (the shape of `aws.events` "Scheduled Event"). */
+function scheduledEvent() {
+  return {
+    version: '0',
+    id: '53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '123456789012',
+    time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region: 'eu-central-1',
+    resources: ['arn:aws:events:eu-central-1:123456789012:rule/runstate-dev-CronRule'],
+    detail: {},
+  };
+}
+
+describe('the Lambda scheduled handler', () => {
+  it('runs the scheduled function under the run lock and releases it', async () => {
+    const redis = new IORedis(inject('redisUrl'));
+    // The entry's config (process.env, read once per container) uses the default prefix; the test env is APP_ENV=test.
+    const lockKey = createKeyspace({ prefix: 'mhpay', env: 'test' }).cronRunLock();
+    try {
+      await redis.set(lockKey, 'c'.repeat(32), 'PX', 30_000);
+      expect(await scheduled(scheduledEvent())).toMatchObject({ ran: false, reason: 'locked' });
+      expect(await redis.get(lockKey)).toBe('c'.repeat(32));
+
+      await redis.del(lockKey);
+      services.redisProxy.stats.reset();
+      const run = await scheduled(scheduledEvent());
+      expect(run).toMatchObject({ ran: true, failed: [], notStarted: [] });
+      // Taken and released through the REST proxy, as the deployed function reaches Upstash.
+      expect(services.redisProxy.stats.commands).toBeGreaterThanOrEqual(2);
+      expect(await redis.exists(lockKey)).toBe(0);
+    } finally {
+      await redis.quit();
+    }
   });
 });

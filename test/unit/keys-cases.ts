@@ -190,4 +190,12 @@ export const BUILDER_CASES: BuilderCase[] = [
       id: str(digest),
     }),
   },
+  {
+    name: 'cronRunLock',
+    // No input at all: the id is the fixed `all`.
+    valid: fc.tuple(),
+    any: fc.tuple(),
+    call: (keyspace) => loose(keyspace).cronRunLock(),
+    expect: () => ({ valid: true, scope: { kind: 'platform' }, domain: 'cron', purpose: 'run-lock', id: 'all' }),
+  },
 ];

@@ -3,12 +3,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { Redis as IORedis } from 'ioredis';
 import { Miniflare } from 'miniflare';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newInvitee, seedOrganization, TEST_JWT_SECRET, TEST_WEBHOOK_SECRET } from '../support/fixtures.ts';
 import { startFakeSyrve } from '../../local/fakes/index.ts';
 import { signStandardWebhook } from '../../lib/webhooks/standard-webhooks.ts';
+import { createKeyspace } from '../../lib/keys/index.ts';
 import { startLocalServices, type LocalServices } from '../support/local-services.ts';
 import { mintToken } from '../support/tokens.ts';
 import { buildWorker, type BuiltWorker } from './build-worker.ts';
@@ -24,7 +27,8 @@ let services: LocalServices;
 let db: pg.Client;
 let mf: Miniflare;
 
-function startWorker(bindings: Record<string, string>): Miniflare {
+function startWorker(bindings: Record<string, string>, options: { stdout?: (line: string) => void } = {}): Miniflare {
+  const { stdout } = options;
   return new Miniflare({
     modules: true,
     scriptPath: worker.scriptPath,
@@ -33,6 +37,25 @@ function startWorker(bindings: Record<string, string>): Miniflare {
     compatibilityDate: worker.compatibilityDate,
     compatibilityFlags: worker.compatibilityFlags,
     bindings,
+    // workerd's console output, line by line, for tests that read the worker's logs.
+    ...(stdout !== undefined
+      ? {
+          handleRuntimeStdio(out: Readable, err: Readable) {
+            readLines(out, stdout);
+            err.resume();
+          },
+        }
+      : {}),
+  });
+}
+
+function readLines(stream: Readable, onLine: (line: string) => void): void {
+  let pending = '';
+  stream.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) onLine(line);
   });
 }
 
@@ -183,6 +206,45 @@ describe('the worker in workerd', () => {
       status: 404,
       body: { error: { code: 'NOT_FOUND', message: expect.any(String) } },
     });
+  });
+});
+
+describe('the scheduled event', () => {
+  it('runs the scheduled function under the run lock: a held lock skips the run, a free one runs and is released', async () => {
+    // A prefix of its own: the lock is platform-wide, and this Redis is shared with the other tests of this project.
+    const keyPrefix = 'cronworker';
+    const lines: Array<Record<string, unknown>> = [];
+    const cronWorker = startWorker(
+      { ...services.env, KEY_PREFIX: keyPrefix },
+      {
+        stdout: (line) => {
+          if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+        },
+      },
+    );
+    const redis = new IORedis(inject('redisUrl'));
+    const lockKey = createKeyspace({ prefix: keyPrefix, env: 'test' }).cronRunLock();
+    try {
+      const scheduled = await cronWorker.getWorker();
+      await redis.set(lockKey, 'b'.repeat(32), 'PX', 30_000);
+      expect(await scheduled.scheduled({ cron: '*/5 * * * *' })).toMatchObject({ outcome: 'ok' });
+      await expect.poll(() => lines.map((line) => line.event)).toContain('cron_skipped');
+      expect(lines.find((line) => line.event === 'cron_skipped')).toMatchObject({ trigger: 'workers' });
+      expect(await redis.get(lockKey)).toBe('b'.repeat(32));
+
+      await redis.del(lockKey);
+      services.redisProxy.stats.reset();
+      expect(await scheduled.scheduled({ cron: '*/5 * * * *' })).toMatchObject({ outcome: 'ok' });
+      await expect.poll(() => lines.map((line) => line.event)).toContain('cron_run');
+      const run = lines.find((line) => line.event === 'cron_run');
+      expect(run).toMatchObject({ level: 'info', trigger: 'workers', failed: 0, notStarted: 0, correlationId: expect.any(String) });
+      // The lock was taken and released through the REST proxy: one script each.
+      expect(services.redisProxy.stats.commands).toBeGreaterThanOrEqual(2);
+      expect(await redis.exists(lockKey)).toBe(0);
+    } finally {
+      await redis.quit();
+      await cronWorker.dispose();
+    }
   });
 });
 
