@@ -9,6 +9,7 @@ import { handleError } from '../lib/http/error-handler.ts';
 import type { HonoEnv } from '../lib/http/hono-env.ts';
 import { validationHook } from '../lib/http/validation.ts';
 import type { Deps } from '../lib/deps.ts';
+import { auditExportsFunction } from './audit-exports/index.ts';
 import { authFunction } from './auth/index.ts';
 import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
@@ -42,6 +43,7 @@ export function createApp(resolveDeps: ResolveDeps): OpenAPIHono<HonoEnv> {
   app.route('/', invitesFunction);
   app.route('/', syrveFunction);
   app.route('/', webhooksFunction);
+  app.route('/', auditExportsFunction);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'runstate', version: '0.1.0' } });
   app.notFound((c) => c.json(errorBody(new AppError(404, 'NOT_FOUND', 'no such route')), 404));

@@ -16,6 +16,10 @@ export const SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS = 86_400;
 /** Outlives any login in flight (lock 15 s, waits, deadlines) that could still try to store a session of older credentials. */
 export const SYRVE_CREDENTIAL_VERSION_TTL_SECONDS = 300;
 
+/** A running job's cached progress lives this long after its last heartbeat (registry row jobCache); a job silent for
+ * twice as long is stalled and the next scheduled run resumes it. */
+export const JOB_CACHE_TTL_SECONDS = 120;
+
 /** Per task and run: enough for a few hundred index members or sessions, small enough for one Worker invocation. */
 export const CRON_TASK_COMMAND_BUDGET = 1_000;
 export const CRON_TASK_TIME_BUDGET_MS = 5_000;
@@ -47,6 +51,7 @@ export interface Config {
   inviteMaxActivePerOrg: number;
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
   cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
+  jobCacheTtlSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +84,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   if (e.INVITE_TTL_SECONDS !== undefined && e.APP_ENV !== 'test') {
     problems.push('INVITE_TTL_SECONDS: allowed only with APP_ENV=test; invites live exactly 3 hours');
+  }
+  if (e.JOB_CACHE_TTL_SECONDS !== undefined && e.APP_ENV !== 'test') {
+    problems.push('JOB_CACHE_TTL_SECONDS: allowed only with APP_ENV=test; the job cache lives 120 s');
   }
 
   if (production) {
@@ -133,6 +141,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       taskCommandBudget: e.CRON_TASK_COMMAND_BUDGET ?? CRON_TASK_COMMAND_BUDGET,
       taskTimeBudgetMs: e.CRON_TASK_TIME_BUDGET_MS ?? CRON_TASK_TIME_BUDGET_MS,
     },
+    jobCacheTtlSeconds: e.JOB_CACHE_TTL_SECONDS ?? JOB_CACHE_TTL_SECONDS,
   };
 }
 

@@ -39,6 +39,8 @@ export const envSchema = z.object({
   SYRVE_SESSION_CACHE_SECONDS: z.coerce.number().int().min(-1).max(86_400).optional(),
   /** How long a connection stays shut after 7 failed reconnects before it may log in again. */
   SYRVE_RECONNECT_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  /** Test-only override of the 120 s job-cache TTL (and so the stall threshold), so expiry can be observed in seconds. */
+  JOB_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(120).optional(),
   /** What one scheduled task may spend per run: Redis commands and SQL statements, and milliseconds. */
   CRON_TASK_COMMAND_BUDGET: z.coerce.number().int().min(10).max(100_000).optional(),
   CRON_TASK_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).optional(),

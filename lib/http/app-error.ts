@@ -15,6 +15,9 @@ export type ErrorCode =
   | 'WEBHOOK_SIGNATURE_INVALID'
   | 'WEBHOOK_REPLAYED'
   | 'ROTATION_SUPERSEDED'
+  | 'EXPORT_LIMIT_REACHED'
+  | 'EXPORT_NOT_READY'
+  | 'EXPORT_FINISHED'
   | 'UPSTREAM_FAILED'
   | 'UPSTREAM_BUSY'
   | 'NOT_CONFIGURED'
@@ -69,6 +72,15 @@ export const webhookSignatureInvalid = () =>
 export const webhookReplayed = () => new AppError(409, 'WEBHOOK_REPLAYED', 'this webhook id was already used');
 export const rotationSuperseded = () =>
   new AppError(409, 'ROTATION_SUPERSEDED', 'a rotation signed at the same time or later already set these credentials');
+export const exportLimitReached = (max: number) =>
+  new AppError(
+    409,
+    'EXPORT_LIMIT_REACHED',
+    `this organisation already has ${max} unfinished audit exports; wait for one to finish or cancel one`,
+  );
+export const exportNotReady = (state: string) =>
+  new AppError(409, 'EXPORT_NOT_READY', `the export is ${state}; its file can be downloaded once it is done`);
+export const exportFinished = (state: string) => new AppError(409, 'EXPORT_FINISHED', `the export is already ${state}`);
 /** The upstream refused or failed; `reason` is one of our outcome words, never an upstream body. */
 export const upstreamFailed = (reason: string) => new AppError(502, 'UPSTREAM_FAILED', `the Syrve/iiko server call failed (${reason})`);
 export const upstreamBusy = (retryAfterSeconds: number) =>

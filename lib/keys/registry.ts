@@ -2,6 +2,7 @@
 import {
   INVITE_RECEIPT_TTL_SECONDS,
   INVITE_TTL_SECONDS,
+  JOB_CACHE_TTL_SECONDS,
   SYRVE_CREDENTIAL_VERSION_TTL_SECONDS,
   SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS,
   SYRVE_RECONNECT_COOLDOWN_SECONDS,
@@ -346,7 +347,10 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: UUID_PATTERN,
     idLabel: '<jobId>',
     valueType: 'json',
-    ttl: { rule: 'Bounded TTL; not a system of record (duration set by the runtime TTL policy)' },
+    ttl: {
+      rule: `Exactly ${JOB_CACHE_TTL_SECONDS} s from the last heartbeat, set again by every heartbeat (JOB_CACHE_TTL_SECONDS; only APP_ENV=test may shorten it); not a system of record: the jobs row in PostgreSQL is`,
+      seconds: JOB_CACHE_TTL_SECONDS,
+    },
     allowedPayload: ['progress percent', 'last heartbeat', 'non-sensitive status', 'correlation id'],
     forbiddenPayload: ['durable job source of truth', 'outbox payload', 'secrets', 'raw bank lines', 'full account numbers'],
     auditCounterpart: 'Durable job/audit records outside Redis',

@@ -15,6 +15,9 @@ export const AUDIT_ACTIONS = [
   'syrve.connection_tested',
   'syrve.credentials_rotated',
   'syrve.reconnect_exhausted',
+  'audit.export_requested',
+  'audit.export_cancelled',
+  'audit.export_downloaded',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

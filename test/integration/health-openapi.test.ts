@@ -32,6 +32,9 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/auth/logout',
       '/healthz',
       '/invites/accept',
+      '/orgs/{orgId}/audit/exports',
+      '/orgs/{orgId}/audit/exports/{jobId}',
+      '/orgs/{orgId}/audit/exports/{jobId}/file',
       '/orgs/{orgId}/invites',
       '/orgs/{orgId}/invites/{inviteId}',
       '/orgs/{orgId}/syrve/connections',
@@ -44,6 +47,7 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   );
   expect(Object.keys(doc.paths['/webhooks/syrve/credentials-rotated']!)).toEqual(['post']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/invites']!).sort()).toEqual(['get', 'post']);
+  expect(Object.keys(doc.paths['/orgs/{orgId}/audit/exports/{jobId}']!).sort()).toEqual(['delete', 'get']);
 });
 
 it('echoes a safe x-correlation-id, stores it in the audit row, and replaces an unsafe one', async () => {

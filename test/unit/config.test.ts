@@ -95,4 +95,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...dev, APP_ENV: 'test', INVITE_TTL_SECONDS: '2' }).inviteTtlSeconds).toBe(2);
     expect(problems({ ...dev, INVITE_TTL_SECONDS: '2' }).join()).toMatch(/INVITE_TTL_SECONDS/);
   });
+
+  it('allows the short job-cache TTL in test only, at most the 120 s default', () => {
+    expect(loadConfig(dev).jobCacheTtlSeconds).toBe(120);
+    expect(loadConfig({ ...dev, APP_ENV: 'test', JOB_CACHE_TTL_SECONDS: '1' }).jobCacheTtlSeconds).toBe(1);
+    expect(problems({ ...dev, JOB_CACHE_TTL_SECONDS: '1' }).join()).toMatch(/JOB_CACHE_TTL_SECONDS/);
+    expect(problems({ ...dev, APP_ENV: 'test', JOB_CACHE_TTL_SECONDS: '121' }).join()).toMatch(/JOB_CACHE_TTL_SECONDS/);
+  });
 });

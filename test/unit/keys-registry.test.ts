@@ -35,6 +35,7 @@ describe('KEY_REGISTRY', () => {
     expect(registryEntry('inviteActiveByEmailHash').ttl.maxSeconds).toBe(10_800);
     expect(registryEntry('syrveRuntimeTokenRefreshLock').ttl.seconds).toBe(15);
     expect(registryEntry('mfaChallenge').ttl.seconds).toBe(300);
+    expect(registryEntry('jobCache').ttl.seconds).toBe(120);
     expect(registryEntry('revokedSession').ttl.rule).toMatch(/remaining/i);
     expect(registryEntry('revokedJti').ttl.rule).toMatch(/remaining/i);
   });
@@ -119,8 +120,9 @@ describe('auditKey', () => {
     expect(auditKey(keyspace.inviteActiveByOrg(ORG), 42).findings).toEqual([]);
     expect(auditKey(keyspace.syrveRuntimeTokenRefreshLock(ORG, OTHER), 16).findings).toEqual(['ttl-above-max']);
     expect(auditKey(keyspace.mfaChallenge(ORG, OTHER), 300).findings).toEqual([]);
+    expect(auditKey(keyspace.jobCache({ kind: 'org', id: ORG }, OTHER), 121).findings).toEqual(['ttl-above-max']);
     // No fixed bound: only a missing TTL is a finding.
-    expect(auditKey(keyspace.jobCache({ kind: 'org', id: ORG }, OTHER), 10_000_000).findings).toEqual([]);
+    expect(auditKey(keyspace.activeContext(ORG, OTHER), 10_000_000).findings).toEqual([]);
   });
 
   it('flags keys that match no entry, and over-long keys', () => {

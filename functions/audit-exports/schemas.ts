@@ -1,0 +1,14 @@
+// Request and response schemas of the audit export routes.
+import * as z from 'zod';
+import { jobSchema } from '../../lib/runtime/jobs/index.ts';
+
+export const orgParams = z.strictObject({ orgId: z.uuid() });
+export const jobParams = z.strictObject({ orgId: z.uuid(), jobId: z.uuid() });
+
+export const jobResponse = z.object({ job: jobSchema });
+export const csvFile = z
+  .string()
+  .describe(
+    'CSV (RFC 4180, CRLF): occurred_at, action, actor_user_id, location_id, target_id, correlation_id, details (JSON); ' +
+      "a cell starting with = + - @, a tab or a carriage return is prefixed with ' and quoted.",
+  );

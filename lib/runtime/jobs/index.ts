@@ -1,0 +1,15 @@
+// jobs: background jobs whose truth is a row in PostgreSQL, with a running job's progress cached in Redis (audit exports first).
+import { cancelAuditExport } from './cancel-export.ts';
+import { createAuditExport } from './create-export.ts';
+import { openAuditExportFile } from './export-file.ts';
+import { readAuditExport } from './read-export.ts';
+
+export const jobs = {
+  createAuditExport,
+  readAuditExport,
+  cancelAuditExport,
+  openAuditExportFile,
+};
+export { jobSchema } from './job-record.ts';
+export { AUDIT_EXPORT } from './policy.ts';
+export { auditExportTask } from './run-exports.ts';
