@@ -83,4 +83,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...dev, APP_ENV: 'test', INVITE_TTL_SECONDS: '2' }).inviteTtlSeconds).toBe(2);
     expect(problems({ ...dev, INVITE_TTL_SECONDS: '2' }).join()).toMatch(/INVITE_TTL_SECONDS/);
   });
+
+  it('takes the longest access-token lifetime from ACCESS_TOKEN_MAX_LIFETIME_SECONDS, 900 s when unset, 60–86 400', () => {
+    expect(loadConfig(dev).accessTokenMaxLifetimeSeconds).toBe(900);
+    expect(loadConfig({ ...prod, ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '3600' }).accessTokenMaxLifetimeSeconds).toBe(3600);
+    for (const value of ['59', '86401', '1.5', 'soon']) {
+      expect(problems({ ...dev, ACCESS_TOKEN_MAX_LIFETIME_SECONDS: value }).join()).toMatch(/ACCESS_TOKEN_MAX_LIFETIME_SECONDS/);
+    }
+  });
 });
