@@ -248,7 +248,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     forbiddenPayload: ['status bodies', 'session ids', 'passwords', 'password hashes'],
     auditCounterpart: 'syrve.reconnect_exhausted (critical) when the count reaches 7, written once',
     cleanup:
-      'Deleted on a successful upstream call, on credential rotation and on re-enable; expires after the cooldown, which closes the circuit',
+      'Deleted on a successful upstream call, on credential rotation and on re-enable; expires after the cooldown, which closes the circuit. The syrve-housekeeping task gives one without a TTL (or past the cooldown) the cooldown and deletes those of disabled connections',
     notes: 'At 7 the connection stops logging in: calls fail fast without an upstream request until the key is gone.',
   }),
   entry({

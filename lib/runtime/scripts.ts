@@ -13,6 +13,7 @@ import {
 import { THROTTLE_HIT } from './throttle/index.ts';
 import { COUNT_RECONNECT_FAILURE, DELETE_IF_EQUALS, RESET_SESSION, STORE_SESSION, TAKE_REFRESH_LOCK } from './syrve/index.ts';
 import { REPAIR_DENYLIST } from './revocation/index.ts';
+import { SYRVE_HOUSEKEEPING } from './syrve/index.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
   CREATE_INVITE,
@@ -30,4 +31,5 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   COUNT_RECONNECT_FAILURE,
   RESET_SESSION,
   REPAIR_DENYLIST,
+  SYRVE_HOUSEKEEPING,
 ];
