@@ -12,7 +12,6 @@ import {
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
 import { COUNT_RECONNECT_FAILURE, DELETE_IF_EQUALS, RESET_SESSION, STORE_SESSION, TAKE_REFRESH_LOCK } from './syrve/index.ts';
-import { REPAIR_DENYLIST } from './revocation/index.ts';
 import { SYRVE_HOUSEKEEPING } from './syrve/index.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
@@ -30,6 +29,5 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   DELETE_IF_EQUALS,
   COUNT_RECONNECT_FAILURE,
   RESET_SESSION,
-  REPAIR_DENYLIST,
   SYRVE_HOUSEKEEPING,
 ];

@@ -173,6 +173,22 @@ describe('denylist repair', () => {
     expect(await run(3)).toMatchObject({ visited: 0, done: false, commands: 0 });
   });
 
+  it('a revocation store that fails stops the run with an error and keeps the cursor, so the next run repeats the page', async () => {
+    const sessions = await loggedOut(5);
+    await stack.redis.flushall();
+    expect(await run(5)).toMatchObject({ visited: 2, repaired: 2, done: false });
+    const before = await cursor();
+    stack.revocationProxy.faults.set({ refuse: true });
+    try {
+      await expect(run()).rejects.toThrow();
+    } finally {
+      stack.revocationProxy.faults.clear();
+    }
+    expect(await cursor()).toBe(before);
+    expect(await run()).toMatchObject({ visited: 3, repaired: 3, done: true });
+    expect(await denylisted(sessions)).toEqual(sessions.map(() => true));
+  });
+
   it('two runs at once write each missing entry once', async () => {
     const sessions = await loggedOut(20);
     await stack.redis.flushall();

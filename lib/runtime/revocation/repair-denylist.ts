@@ -1,30 +1,13 @@
 // The denylist repair task: sessions PostgreSQL holds as revoked within the longest access-token lifetime get their denylist entry back when it is missing.
 import * as z from 'zod';
-import { decodeJson, encodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { decodeJson, encodeJson, redisCall } from '../../redis/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { readCursor, writeCursor } from '../../cron/cursor.ts';
 import type { CronTask, TaskReport } from '../../cron/task.ts';
 import type { CronBudget } from '../../cron/budget.ts';
 import type { Deps } from '../../deps.ts';
 
-/**
- * KEYS: revoked-session keys; ARGV[i]: the TTL seconds of KEYS[i] (a positive integer).
- * Writes each missing entry (`SET NX`), never touches one that exists; returns how many it wrote. One script for the
- * page, so the check and the write cannot be raced; safe to run twice and beside logout (both only ever add the marker).
- */
-export const REPAIR_DENYLIST: LuaScript = {
-  name: 'revocation.repair-denylist',
-  source: `
-local written = 0
-for i, key in ipairs(KEYS) do
-  local ttl = tonumber(ARGV[i])
-  if ttl and ttl > 0 and redis.call('SET', key, '1', 'EX', ttl, 'NX') then written = written + 1 end
-end
-return written
-`,
-};
-
-/** Sessions read per page: one SQL statement and one script each; the budget shrinks the last page. */
+/** Sessions read per page: one SQL statement and one pipeline each; the budget shrinks the last page. */
 const PAGE_SIZE = 200;
 
 /**
@@ -57,7 +40,7 @@ export const denylistRepairTask: CronTask = {
   name: TASK_NAME,
   async run(deps, budget) {
     const report: TaskReport = { task: TASK_NAME, visited: 0, removed: 0, repaired: 0, commands: 0, done: false };
-    // Room for the cursor read, one SQL page of at least one session and its script, and the cursor write.
+    // Room for the cursor read, one SQL page of at least one session and its pipeline, and the cursor write.
     if (budget.commandsLeft() < 4 || budget.exhausted()) return { ...report, commands: budget.used() };
     budget.spend(1);
     let position = decodeJson(positionSchema, await readCursor(deps, TASK_NAME)) ?? null;
@@ -113,16 +96,27 @@ async function revokedAfter(deps: Deps, position: Position | null, limit: number
   );
 }
 
-/** One script for the page on the revocation store; the budget counts one command per key. */
+/**
+ * One pipeline for the page on the revocation store: `SET key 1 EX ttl NX` per session, so an entry that exists is
+ * never touched and a missing one is written, with no read before the write to race. Not one script for the page:
+ * revoked-session keys carry no hash tag, and no script reaches across slots (docs/design.md#keys). SET NX is safe to
+ * send twice, so the retrySafe client carries it. The budget counts one command per key.
+ */
 async function writeMissing(deps: Deps, budget: CronBudget, rows: RevokedRow[]): Promise<number> {
   const due = rows.filter((row) => row.ttl_seconds > 0);
   if (due.length === 0) return 0;
   budget.spend(due.length);
-  const written = await runScript(
-    deps.revocation.retrySafe,
-    REPAIR_DENYLIST,
-    due.map((row) => deps.keys.revokedSession(row.id)),
-    due.map((row) => String(row.ttl_seconds)),
-  );
-  return typeof written === 'number' ? written : 0;
+  const replies = await redisCall('revocation.repairDenylist', () => {
+    const pipeline = deps.revocation.retrySafe.pipeline();
+    for (const row of due) pipeline.set(deps.keys.revokedSession(row.id), '1', { ex: row.ttl_seconds, nx: true });
+    // keepErrors: a per-command error must be seen, or the cursor would move past an entry that was never written.
+    return pipeline.exec({ keepErrors: true });
+  });
+  if (!Array.isArray(replies) || replies.length !== due.length) throw new Error('denylist repair: malformed pipeline reply');
+  let written = 0;
+  for (const reply of replies) {
+    if (reply.error !== undefined) throw new Error('denylist repair: a write failed');
+    if (reply.result === 'OK') written += 1;
+  }
+  return written;
 }
