@@ -19,6 +19,13 @@ export const SYRVE_CREDENTIAL_VERSION_TTL_SECONDS = 300;
 /** A running job's cached progress lives this long after its last heartbeat (registry row jobCache); a job silent for
  * twice as long is stalled and the next scheduled run resumes it. */
 export const JOB_CACHE_TTL_SECONDS = 120;
+/**
+ * The longest an access token may live. Logout's denylist entry lives for the presenting token's remaining life; the
+ * denylist repair (lib/runtime/revocation/repair-denylist.ts) writes missing entries again for sessions revoked within
+ * this, and sign-in will issue no token that lives longer. A token of an identity provider that lives longer is not
+ * covered by the repair (docs/design.md#denylist-repair).
+ */
+export const ACCESS_TOKEN_MAX_LIFETIME_SECONDS = 900;
 
 /** Per task and run: enough for a few hundred index members or sessions, small enough for one Worker invocation. */
 export const CRON_TASK_COMMAND_BUDGET = 1_000;
@@ -49,6 +56,7 @@ export interface Config {
   webhookSecret?: string;
   inviteTtlSeconds: number;
   inviteMaxActivePerOrg: number;
+  accessTokenMaxLifetimeSeconds: number;
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
   cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
   jobCacheTtlSeconds: number;
@@ -133,6 +141,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ...(e.WEBHOOK_SECRET !== undefined ? { webhookSecret: e.WEBHOOK_SECRET } : {}),
     inviteTtlSeconds: e.INVITE_TTL_SECONDS ?? INVITE_TTL_SECONDS,
     inviteMaxActivePerOrg: e.INVITE_MAX_ACTIVE_PER_ORG ?? INVITE_MAX_ACTIVE_PER_ORG,
+    accessTokenMaxLifetimeSeconds: e.ACCESS_TOKEN_MAX_LIFETIME_SECONDS ?? ACCESS_TOKEN_MAX_LIFETIME_SECONDS,
     syrve: {
       sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
       reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,

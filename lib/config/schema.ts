@@ -35,6 +35,8 @@ export const envSchema = z.object({
   INVITE_TTL_SECONDS: z.coerce.number().int().min(1).max(10_800).optional(),
   /** Live invites one organisation may hold at once (docs/api.md#environment). */
   INVITE_MAX_ACTIVE_PER_ORG: z.coerce.number().int().min(1).max(100_000).optional(),
+  /** The longest an access token may live; the denylist repair covers sessions revoked within it (docs/api.md#environment). */
+  ACCESS_TOKEN_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(86_400).optional(),
   /** Upper bound of a cached Syrve session's TTL when the upstream gives no expiry; 0 or less caches nothing. */
   SYRVE_SESSION_CACHE_SECONDS: z.coerce.number().int().min(-1).max(86_400).optional(),
   /** How long a connection stays shut after 7 failed reconnects before it may log in again. */

@@ -1,5 +1,6 @@
 // The key registry as data: one entry per key pattern with its value type, TTL rule and payload limits.
 import {
+  ACCESS_TOKEN_MAX_LIFETIME_SECONDS,
   INVITE_RECEIPT_TTL_SECONDS,
   INVITE_TTL_SECONDS,
   JOB_CACHE_TTL_SECONDS,
@@ -250,7 +251,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     forbiddenPayload: ['status bodies', 'session ids', 'passwords', 'password hashes'],
     auditCounterpart: 'syrve.reconnect_exhausted (critical) when the count reaches 7, written once',
     cleanup:
-      'Deleted on a successful upstream call, on credential rotation and on re-enable; expires after the cooldown, which closes the circuit',
+      'Deleted on a successful upstream call, on credential rotation and on re-enable; expires after the cooldown, which closes the circuit. The syrve-housekeeping task gives one without a TTL (or past the cooldown) the cooldown and deletes those of disabled connections',
     notes: 'At 7 the connection stops logging in: calls fail fast without an upstream request until the key is gone.',
   }),
   entry({
@@ -364,11 +365,14 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: UUID_PATTERN,
     idLabel: '<sessionId>',
     valueType: 'marker',
-    ttl: { rule: 'The remaining life of the longest-lived access token the session can still present (access-token TTL, 900 s default)' },
+    ttl: {
+      rule: `The remaining life of the longest-lived access token the session can still present: logout sets the presenting token's; the denylist-repair task writes a missing entry with revoked_at + ACCESS_TOKEN_MAX_LIFETIME_SECONDS (${ACCESS_TOKEN_MAX_LIFETIME_SECONDS} s default) - now`,
+    },
     allowedPayload: ["'1' (presence marker; the read path only checks existence)"],
     forbiddenPayload: ['the token', 'token claims', 'user data'],
     auditCounterpart: 'The revoked session in PostgreSQL (source of truth) and its logout/revoke audit event',
-    cleanup: 'Expire by TTL only; an early delete would un-revoke a live token',
+    cleanup:
+      'Expire by TTL only; an early delete would un-revoke a live token. A lost entry is written again from PostgreSQL by the denylist-repair task',
   }),
   entry({
     name: 'revokedJti',

@@ -11,7 +11,14 @@ import {
   RETURN_INVITE,
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
-import { COUNT_RECONNECT_FAILURE, DELETE_IF_EQUALS, RESET_SESSION, STORE_SESSION, TAKE_REFRESH_LOCK } from './syrve/index.ts';
+import {
+  COUNT_RECONNECT_FAILURE,
+  DELETE_IF_EQUALS,
+  RESET_SESSION,
+  STORE_SESSION,
+  SYRVE_HOUSEKEEPING,
+  TAKE_REFRESH_LOCK,
+} from './syrve/index.ts';
 import { RELEASE_RUN_LOCK, TAKE_RUN_LOCK } from '../cron/run-lock.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
@@ -31,4 +38,5 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   RESET_SESSION,
   TAKE_RUN_LOCK,
   RELEASE_RUN_LOCK,
+  SYRVE_HOUSEKEEPING,
 ];

@@ -102,4 +102,12 @@ describe('loadConfig', () => {
     expect(problems({ ...dev, JOB_CACHE_TTL_SECONDS: '1' }).join()).toMatch(/JOB_CACHE_TTL_SECONDS/);
     expect(problems({ ...dev, APP_ENV: 'test', JOB_CACHE_TTL_SECONDS: '121' }).join()).toMatch(/JOB_CACHE_TTL_SECONDS/);
   });
+
+  it('takes the longest access-token lifetime from ACCESS_TOKEN_MAX_LIFETIME_SECONDS, 900 s when unset, 60–86 400', () => {
+    expect(loadConfig(dev).accessTokenMaxLifetimeSeconds).toBe(900);
+    expect(loadConfig({ ...prod, ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '3600' }).accessTokenMaxLifetimeSeconds).toBe(3600);
+    for (const value of ['59', '86401', '1.5', 'soon']) {
+      expect(problems({ ...dev, ACCESS_TOKEN_MAX_LIFETIME_SECONDS: value }).join()).toMatch(/ACCESS_TOKEN_MAX_LIFETIME_SECONDS/);
+    }
+  });
 });

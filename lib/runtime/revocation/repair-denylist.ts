@@ -1,0 +1,122 @@
+// The denylist repair task: sessions PostgreSQL holds as revoked within the longest access-token lifetime get their denylist entry back when it is missing.
+import * as z from 'zod';
+import { decodeJson, encodeJson, redisCall } from '../../redis/index.ts';
+import { dbCall } from '../../pg/unavailable.ts';
+import { readCursor, writeCursor } from '../../cron/cursor.ts';
+import type { CronTask, TaskReport } from '../../cron/task.ts';
+import type { CronBudget } from '../../cron/budget.ts';
+import type { Deps } from '../../deps.ts';
+
+/** Sessions read per page: one SQL statement and one pipeline each; the budget shrinks the last page. */
+const PAGE_SIZE = 200;
+
+/**
+ * Where the last run stopped: the last session visited, in the order (revoked_at, id). Microseconds, because
+ * PostgreSQL keeps them and a cursor rounded to milliseconds would skip or repeat rows. It holds a session id, which
+ * is no secret from the database that keeps the sessions table beside it; it is never logged.
+ */
+const positionSchema = z.strictObject({ revokedAt: z.iso.datetime({ precision: 6 }), sessionId: z.uuid() });
+type Position = z.infer<typeof positionSchema>;
+
+/** With no cursor the page starts after (window start, the largest uuid): nothing revoked at the window's start. */
+const LAST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+const TASK_NAME = 'denylist-repair';
+
+interface RevokedRow {
+  id: string;
+  /** Microseconds, UTC (the output name differs from the column's, so ORDER BY sorts by the column, in index order). */
+  revoked_at_utc: string;
+  ttl_seconds: number;
+}
+
+/**
+ * Chosen: the window is revoked_at in (now − lifetime, now], in pages after the cursor, and the entry's TTL is
+ * revoked_at + lifetime − now, the most any token of the session can still live. An entry that exists is left as it
+ * is (logout gave it the presenting token's remaining life); once it expires inside the window, the next run writes it
+ * again with the longer TTL, so a token of that session issued after the presenting one is refused too.
+ */
+export const denylistRepairTask: CronTask = {
+  name: TASK_NAME,
+  async run(deps, budget) {
+    const report: TaskReport = { task: TASK_NAME, visited: 0, removed: 0, repaired: 0, commands: 0, done: false };
+    // Room for the cursor read, one SQL page of at least one session and its pipeline, and the cursor write.
+    if (budget.commandsLeft() < 4 || budget.exhausted()) return { ...report, commands: budget.used() };
+    budget.spend(1);
+    let position = decodeJson(positionSchema, await readCursor(deps, TASK_NAME)) ?? null;
+    while (!budget.exhausted()) {
+      // One command stays for the cursor write; the rest pays for the SQL page and its keys.
+      const limit = Math.min(PAGE_SIZE, budget.commandsLeft() - 2);
+      if (limit < 1) break;
+      budget.spend(1);
+      const rows = await revokedAfter(deps, position, limit);
+      if (rows.length > 0) report.repaired += await writeMissing(deps, budget, rows);
+      report.visited += rows.length;
+      const last = rows.at(-1);
+      if (last !== undefined) position = { revokedAt: last.revoked_at_utc, sessionId: last.id };
+      if (rows.length < limit) {
+        // The window is done: the next run starts again from now − lifetime.
+        position = null;
+        report.done = true;
+        break;
+      }
+    }
+    budget.spend(1);
+    await writeCursor(deps, TASK_NAME, position === null ? null : encodeJson(positionSchema, position));
+    return { ...report, commands: budget.used() };
+  },
+};
+
+/** The next page of sessions revoked in (now − lifetime, now] after `position`, with the TTL each entry needs. */
+async function revokedAfter(deps: Deps, position: Position | null, limit: number): Promise<RevokedRow[]> {
+  const nowMs = deps.clock.now();
+  const lifetime = deps.config.accessTokenMaxLifetimeSeconds;
+  return dbCall('read', 'cron.denylist-repair.page', (signal) =>
+    deps.db.query<RevokedRow>(
+      // Served by sessions_revoked_idx (migrations/0007): the cost follows the window, not every session ever revoked.
+      // A cursor from before the window (a run long ago) is overtaken by the window's own bound.
+      `SELECT id,
+              to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS revoked_at_utc,
+              ceil(extract(epoch FROM revoked_at - $2::timestamptz) + $5)::int AS ttl_seconds
+         FROM sessions
+        WHERE revoked_at > $1::timestamptz AND revoked_at <= $2::timestamptz
+          AND (revoked_at, id) > (COALESCE($3::timestamptz, $1::timestamptz), $4::uuid)
+        ORDER BY revoked_at, id
+        LIMIT $6`,
+      [
+        new Date(nowMs - lifetime * 1000).toISOString(),
+        new Date(nowMs).toISOString(),
+        position?.revokedAt ?? null,
+        position?.sessionId ?? LAST_UUID,
+        lifetime,
+        limit,
+      ],
+      { signal },
+    ),
+  );
+}
+
+/**
+ * One pipeline for the page on the revocation store: `SET key 1 EX ttl NX` per session, so an entry that exists is
+ * never touched and a missing one is written, with no read before the write to race. Not one script for the page:
+ * revoked-session keys carry no hash tag, and no script reaches across slots (docs/design.md#keys). SET NX is safe to
+ * send twice, so the retrySafe client carries it. The budget counts one command per key.
+ */
+async function writeMissing(deps: Deps, budget: CronBudget, rows: RevokedRow[]): Promise<number> {
+  const due = rows.filter((row) => row.ttl_seconds > 0);
+  if (due.length === 0) return 0;
+  budget.spend(due.length);
+  const replies = await redisCall('revocation.repairDenylist', () => {
+    const pipeline = deps.revocation.retrySafe.pipeline();
+    for (const row of due) pipeline.set(deps.keys.revokedSession(row.id), '1', { ex: row.ttl_seconds, nx: true });
+    // keepErrors: a per-command error must be seen, or the cursor would move past an entry that was never written.
+    return pipeline.exec({ keepErrors: true });
+  });
+  if (!Array.isArray(replies) || replies.length !== due.length) throw new Error('denylist repair: malformed pipeline reply');
+  let written = 0;
+  for (const reply of replies) {
+    if (reply.error !== undefined) throw new Error('denylist repair: a write failed');
+    if (reply.result === 'OK') written += 1;
+  }
+  return written;
+}

@@ -1,0 +1,199 @@
+// The denylist repair task: after a FLUSHALL of the revocation store, or a failed logout write, one run refuses every session revoked within the access-token lifetime again, and nothing else.
+import pg from 'pg';
+import { uuidv7 } from 'uuidv7';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createBudget } from '../../lib/cron/budget.ts';
+import { systemClock } from '../../lib/deps.ts';
+import { denylistRepairTask } from '../../lib/runtime/revocation/index.ts';
+import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
+import { composeApp } from '../../local/stack/app.ts';
+import { seedOrganization } from '../support/fixtures.ts';
+import { startStack, type TestStack } from '../support/stack.ts';
+
+const LIFETIME_SECONDS = 900;
+
+let own: RedisServerHandle;
+let scratch: ScratchDatabase;
+let db: pg.Client;
+let stack: TestStack;
+let org: Awaited<ReturnType<typeof seedOrganization>>;
+
+beforeAll(async () => {
+  // A Redis of its own, so FLUSHALL hits no other test file; a database of its own, because the task walks every
+  // revoked session and keeps one cursor, both of which other test files would share.
+  own = await startRedisServer();
+  scratch = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+  db = new pg.Client({ connectionString: scratch.url });
+  await db.connect();
+  // The denylist behind a proxy of its own: its faults leave the main store alone.
+  stack = await startStack({ redisUrl: own.url, separateRevocationProxy: true, env: { DATABASE_URL: scratch.url } });
+  org = await seedOrganization(db);
+});
+
+afterAll(async () => {
+  await stack?.close();
+  await db?.end();
+  await scratch?.drop();
+  await own?.stop();
+});
+
+beforeEach(async () => {
+  await db.query('DELETE FROM sessions');
+  await db.query('DELETE FROM cron_cursors');
+  await stack.redis.flushall();
+});
+
+const run = (commands = 1_000) =>
+  denylistRepairTask.run(stack.deps, createBudget({ commands, timeMs: 5_000 }, systemClock), { correlationId: uuidv7() });
+
+/** A token of a new session of the seeded admin. */
+async function newSession(): Promise<{ sessionId: string; token: string }> {
+  const sessionId = uuidv7();
+  return { sessionId, token: await stack.token({ userId: org.adminId, sessionId }) };
+}
+
+async function logout(token: string, request = stack.request): Promise<void> {
+  expect((await request('POST', '/auth/logout', { token })).status).toBe(204);
+}
+
+/** Logs `n` sessions out through the API; returns them in the task's order, (revoked_at, id). */
+async function loggedOut(n: number): Promise<Array<{ sessionId: string; token: string }>> {
+  const sessions: Array<{ sessionId: string; token: string }> = [];
+  for (let i = 0; i < n; i++) {
+    const session = await newSession();
+    await logout(session.token);
+    sessions.push(session);
+  }
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM sessions WHERE id = ANY($1) ORDER BY revoked_at, id', [
+    sessions.map((s) => s.sessionId),
+  ]);
+  return rows.map((row) => sessions.find((s) => s.sessionId === row.id)!);
+}
+
+/** 200 when the token is let through, 401 with TOKEN_REVOKED when the denylist refuses it. */
+async function answer(token: string): Promise<number | 'TOKEN_REVOKED'> {
+  const response = await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token });
+  if (response.status !== 401) return response.status;
+  return ((await response.json()) as { error: { code: string } }).error.code === 'TOKEN_REVOKED' ? 'TOKEN_REVOKED' : 401;
+}
+
+async function denylisted(sessions: Array<{ sessionId: string }>): Promise<boolean[]> {
+  return Promise.all(sessions.map(async (s) => (await stack.redis.exists(stack.deps.keys.revokedSession(s.sessionId))) === 1));
+}
+
+async function cursor(): Promise<string | null | undefined> {
+  const { rows } = await db.query<{ cursor: string | null }>("SELECT cursor FROM cron_cursors WHERE task = 'denylist-repair'");
+  return rows[0]?.cursor;
+}
+
+describe('denylist repair', () => {
+  it('after FLUSHALL, one run refuses every session revoked within the lifetime again (401), and none other', async () => {
+    const revoked = await loggedOut(12);
+    const live = await newSession();
+    // Revoked 16 minutes ago (an app whose clock is behind): longer ago than any token of it can live.
+    const old = await newSession();
+    const past = composeApp(stack.env, { clock: { now: () => Date.now() - (LIFETIME_SECONDS + 60) * 1000 } });
+    await logout(old.token, past.request);
+
+    for (const s of revoked) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
+    await stack.redis.flushall();
+    // The risk: without the repair, every revoked token would pass again until it expires.
+    for (const s of revoked) expect(await answer(s.token)).toBe(200);
+
+    const startedAt = Date.now();
+    const report = await run();
+    expect(report).toMatchObject({ task: 'denylist-repair', visited: 12, repaired: 12, removed: 0, done: true });
+    expect(report.commands).toBe(1 + 1 + 12 + 1); // cursor read, one page, one per key, cursor write
+
+    for (const s of revoked) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
+    expect(await answer(live.token)).toBe(200);
+    // Its token still has minutes to live (it was minted now), but the session was revoked longer ago than the
+    // lifetime: not written again. A token living longer than ACCESS_TOKEN_MAX_LIFETIME_SECONDS is not covered.
+    expect(await answer(old.token)).toBe(200);
+    expect(await denylisted([old, live])).toEqual([false, false]);
+
+    // Each TTL is what is left of the lifetime since the logout: no more, and not much less.
+    const { rows } = await db.query<{ id: string; revoked_at: Date }>('SELECT id, revoked_at FROM sessions WHERE id = ANY($1)', [
+      revoked.map((s) => s.sessionId),
+    ]);
+    for (const row of rows) {
+      const ttl = await stack.redis.ttl(stack.deps.keys.revokedSession(row.id));
+      const remaining = (row.revoked_at.getTime() + LIFETIME_SECONDS * 1000 - startedAt) / 1000;
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(Math.ceil(remaining));
+      expect(ttl).toBeGreaterThanOrEqual(Math.floor(remaining) - 5);
+    }
+    expect(await cursor()).toBeNull();
+
+    // Idempotent: a second run finds every entry in place and writes nothing.
+    expect(await run()).toMatchObject({ visited: 12, repaired: 0, done: true });
+  });
+
+  it('repairs a logout whose denylist write failed, in one run', async () => {
+    const session = await newSession();
+    stack.revocationProxy.faults.set({ failCommands: ['set'] });
+    try {
+      await logout(session.token);
+    } finally {
+      stack.revocationProxy.faults.clear();
+    }
+    expect(stack.logs.some((line) => (JSON.parse(line) as { event: string }).event === 'revocation_write_failed')).toBe(true);
+    // The accepted risk of a fail-open write: the revoked token still passes...
+    expect(await answer(session.token)).toBe(200);
+    expect(await run()).toMatchObject({ visited: 1, repaired: 1, done: true });
+    // ...until the next run.
+    expect(await answer(session.token)).toBe('TOKEN_REVOKED');
+  });
+
+  it('keeps to its budget: a run with budget < N stops, and the next run continues where it stopped', async () => {
+    const sessions = await loggedOut(30);
+    await stack.redis.flushall();
+
+    // 12 commands: the cursor read, one page of 9 sessions (1 + 9), the cursor write.
+    const first = await run(12);
+    expect(first).toMatchObject({ visited: 9, repaired: 9, done: false, commands: 12 });
+    expect(await denylisted(sessions)).toEqual(sessions.map((_, i) => i < 9));
+    expect(await cursor()).not.toBeNull();
+
+    // Flushed again: the next run continues after the cursor instead of starting over, so the first 9 stay missing.
+    await stack.redis.flushall();
+    const second = await run(12);
+    expect(second).toMatchObject({ visited: 9, repaired: 9, done: false, commands: 12 });
+    expect(await denylisted(sessions)).toEqual(sessions.map((_, i) => i >= 9 && i < 18));
+
+    const third = await run();
+    expect(third).toMatchObject({ visited: 12, repaired: 12, done: true });
+    expect(await cursor()).toBeNull();
+    // The window done, the cursor is reset: the next run starts again from now − lifetime and finds the first 9.
+    expect(await run()).toMatchObject({ visited: 30, repaired: 9, done: true });
+    for (const s of sessions) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
+
+    // Too small a budget for any page: nothing is sent.
+    expect(await run(3)).toMatchObject({ visited: 0, done: false, commands: 0 });
+  });
+
+  it('a revocation store that fails stops the run with an error and keeps the cursor, so the next run repeats the page', async () => {
+    const sessions = await loggedOut(5);
+    await stack.redis.flushall();
+    expect(await run(5)).toMatchObject({ visited: 2, repaired: 2, done: false });
+    const before = await cursor();
+    stack.revocationProxy.faults.set({ refuse: true });
+    try {
+      await expect(run()).rejects.toThrow();
+    } finally {
+      stack.revocationProxy.faults.clear();
+    }
+    expect(await cursor()).toBe(before);
+    expect(await run()).toMatchObject({ visited: 3, repaired: 3, done: true });
+    expect(await denylisted(sessions)).toEqual(sessions.map(() => true));
+  });
+
+  it('two runs at once write each missing entry once', async () => {
+    const sessions = await loggedOut(20);
+    await stack.redis.flushall();
+    const [a, b] = await Promise.all([run(), run()]);
+    expect(a.repaired + b.repaired).toBe(20);
+    expect(await denylisted(sessions)).toEqual(sessions.map(() => true));
+  });
+});
