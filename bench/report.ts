@@ -1,5 +1,5 @@
 // Prints bench results: a readable table with the redis.ping baseline beside each operation, or one JSON object keyed by operation.
-import type { OperationFigures, OperationResult } from './operation.ts';
+import type { FigureResult, OperationFigures, OperationResult } from './operation.ts';
 
 export const BASELINE = 'redis.ping';
 
@@ -61,4 +61,17 @@ export function formatTable(
 function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** Figure benches' results, one line each: `name  key value, key value…`. */
+export function formatFigures(results: FigureResult[], descriptions: Map<string, string>): string {
+  const width = Math.max(0, ...results.map((r) => r.name.length));
+  const lines = results.map(
+    (r) =>
+      `${r.name.padEnd(width)}  ${Object.entries(r.figures)
+        .map(([key, value]) => `${key} ${value}`)
+        .join(', ')}`,
+  );
+  const notes = [...descriptions].map(([name, text]) => `${name}  ${text}`);
+  return ['', ...lines, '', ...notes].join('\n');
 }

@@ -1,8 +1,8 @@
 // `npm run bench`: round trips and latency of each operation bench against a one-PING baseline, on a self-contained stack.
 import { parseBenchArgs, USAGE, WARMUP_CALLS } from './args.ts';
-import { operationBenches } from './operations/index.ts';
-import type { OperationResult } from './operation.ts';
-import { formatTable, toJson } from './report.ts';
+import { figureBenches, operationBenches } from './operations/index.ts';
+import type { FigureResult, OperationResult } from './operation.ts';
+import { formatFigures, formatTable, toJson } from './report.ts';
 import { runOperation } from './runner.ts';
 import { startBenchStack } from './stack.ts';
 import { createTeardown } from '../local/stack/teardown.ts';
@@ -41,10 +41,19 @@ async function main(): Promise<void> {
       process.stderr.write(`bench: ${bench.name} …\n`);
       results.push(await runOperation(stack, bench, { calls: args.calls, warmup: WARMUP_CALLS }));
     }
-    if (args.json) console.log(JSON.stringify(toJson(results), null, 2));
-    else {
+    const figures: FigureResult[] = [];
+    for (const bench of figureBenches) {
+      process.stderr.write(`bench: ${bench.name} …\n`);
+      figures.push(...(await bench.measure(teardown)));
+    }
+    if (args.json) {
+      const json: Record<string, unknown> = toJson(results);
+      for (const result of figures) json[result.name] = result.figures;
+      console.log(JSON.stringify(json, null, 2));
+    } else {
       const descriptions = new Map(operationBenches.map((b) => [b.name, b.describe]));
       console.log(formatTable(results, { warmup: WARMUP_CALLS, latencyMs: args.latencyMs, descriptions }));
+      console.log(formatFigures(figures, new Map(figureBenches.map((b) => [b.name, b.describe]))));
     }
   } finally {
     await teardown.run(report);

@@ -1,8 +1,11 @@
 // Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs.
-import type { OperationBench } from '../operation.ts';
+import type { FigureBench, OperationBench } from '../operation.ts';
+import { cronCleanupBench } from './cron.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { redisPing } from './redis-ping.ts';
 import { throttleHitBench } from './throttle.ts';
 
 export const operationBenches: OperationBench[] = [redisPing, ...inviteBenches, listBesideBigOrgBench, bigOrgPageBench, throttleHitBench];
+
+export const figureBenches: FigureBench[] = [cronCleanupBench];
