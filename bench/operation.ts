@@ -1,4 +1,5 @@
 // What one named operation bench (sequential calls) or burst bench (concurrent calls) is, and the figures the runner measures for it.
+import type { Teardown } from '../local/stack/teardown.ts';
 import type { BenchStack } from './stack.ts';
 
 /** One call of the operation; throws when the answer is not the one a working system gives. */
@@ -67,4 +68,20 @@ export async function expectStatus(operation: string, response: Response, status
     // Error bodies of this API carry a code and a message, never a secret.
     throw new Error(`${operation}: expected HTTP ${status}, got ${response.status}: ${body.slice(0, 300)}`);
   }
+}
+
+/** Named figures one bench measured, e.g. a scheduled task's commands and ms per run. */
+export interface FigureResult {
+  name: string;
+  figures: Record<string, number>;
+}
+
+/**
+ * A bench that measures once per `npm run bench`, on a workload of its own, instead of timing calls: for figures
+ * per run of a scheduled task rather than per request. What it starts goes on `teardown`, so Ctrl-C stops it too.
+ */
+export interface FigureBench {
+  name: string;
+  describe: string;
+  measure(teardown: Teardown): Promise<FigureResult[]>;
 }

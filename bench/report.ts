@@ -1,5 +1,6 @@
-// Prints bench results: a readable table with the redis.ping baseline beside each operation (and one for the bursts), or one JSON object keyed by name.
-import type { BurstResult, OperationFigures, OperationResult } from './operation.ts';
+// Prints bench results: a readable table with the redis.ping baseline beside each operation (and one for the bursts,
+// one for the figure benches), or one JSON object keyed by name.
+import type { BurstResult, FigureResult, OperationFigures, OperationResult } from './operation.ts';
 
 export const BASELINE = 'redis.ping';
 
@@ -92,4 +93,17 @@ export function formatTable(
 function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** Figure benches' results, one line each: `name  key value, key value…`. */
+export function formatFigures(results: FigureResult[], descriptions: Map<string, string>): string {
+  const width = Math.max(0, ...results.map((r) => r.name.length));
+  const lines = results.map(
+    (r) =>
+      `${r.name.padEnd(width)}  ${Object.entries(r.figures)
+        .map(([key, value]) => `${key} ${value}`)
+        .join(', ')}`,
+  );
+  const notes = [...descriptions].map(([name, text]) => `${name}  ${text}`);
+  return ['', ...lines, '', ...notes].join('\n');
 }

@@ -1,8 +1,8 @@
 // `npm run bench`: round trips and latency of each operation bench against a one-PING baseline, on a self-contained stack.
 import { parseBenchArgs, selected, USAGE, WARMUP_CALLS } from './args.ts';
-import { burstBenches, operationBenches } from './operations/index.ts';
-import type { BurstResult, OperationResult } from './operation.ts';
-import { BASELINE, formatTable, toJson } from './report.ts';
+import { burstBenches, figureBenches, operationBenches } from './operations/index.ts';
+import type { BurstResult, FigureResult, OperationResult } from './operation.ts';
+import { BASELINE, formatFigures, formatTable, toJson } from './report.ts';
 import { runBurst, runOperation } from './runner.ts';
 import { startBenchStack } from './stack.ts';
 import { createTeardown } from '../local/stack/teardown.ts';
@@ -23,7 +23,8 @@ async function main(): Promise<void> {
   }
   const operations = operationBenches.filter((bench) => bench.name === BASELINE || selected(args, bench.name));
   const bursts = burstBenches.filter((bench) => selected(args, bench.name));
-  if (![...operationBenches, ...burstBenches].some((bench) => selected(args, bench.name)))
+  const figureRuns = figureBenches.filter((bench) => selected(args, bench.name));
+  if (![...operationBenches, ...burstBenches, ...figureBenches].some((bench) => selected(args, bench.name)))
     throw new Error(`--only ${args.only.join(',')} selects nothing`);
   const teardown = createTeardown();
   // Ctrl-C or a kill still stops redis-server and drops the scratch database.
@@ -50,10 +51,19 @@ async function main(): Promise<void> {
       process.stderr.write(`bench: ${bench.name} (${bench.calls} calls, ${bench.concurrency} at a time) …\n`);
       burstResults.push(await runBurst(stack, bench));
     }
-    if (args.json) console.log(JSON.stringify(toJson(results, burstResults), null, 2));
-    else {
+    const figures: FigureResult[] = [];
+    for (const bench of figureRuns) {
+      process.stderr.write(`bench: ${bench.name} …\n`);
+      figures.push(...(await bench.measure(teardown)));
+    }
+    if (args.json) {
+      const json: Record<string, unknown> = toJson(results, burstResults);
+      for (const result of figures) json[result.name] = result.figures;
+      console.log(JSON.stringify(json, null, 2));
+    } else {
       const descriptions = new Map([...operations, ...bursts].map((b) => [b.name, b.describe]));
       console.log(formatTable(results, { warmup: WARMUP_CALLS, latencyMs: args.latencyMs, descriptions }, burstResults));
+      if (figures.length > 0) console.log(formatFigures(figures, new Map(figureBenches.map((b) => [b.name, b.describe]))));
     }
   } finally {
     await teardown.run(report);

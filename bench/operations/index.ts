@@ -1,5 +1,7 @@
-// Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs. Bursts run after them.
-import type { BurstBench, OperationBench } from '../operation.ts';
+// Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs. Bursts and
+// figure benches run after them.
+import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
+import { cronCleanupBench } from './cron.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { redisPing } from './redis-ping.ts';
@@ -16,3 +18,5 @@ export const operationBenches: OperationBench[] = [
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];
+
+export const figureBenches: FigureBench[] = [cronCleanupBench];

@@ -17,6 +17,7 @@ type Builders = {
   inviteObject(orgId: string, inviteId: string): string;
   inviteActiveByOrg(orgId: string): string;
   inviteActiveByEmailHash(orgId: string, emailHash: HashedSegment): string;
+  inviteEmailIndexesByOrg(orgId: string): string;
   inviteReceipt(orgId: string, inviteId: string): string;
   inviteReceiptsByOrg(orgId: string): string;
   syrveRuntimeToken(orgId: string, connectionId: string): string;
@@ -80,6 +81,7 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     inviteActiveByOrg: (orgId) => finish(`${org(orgId)}:invite:active-by-org:${normalizeUuid(orgId, 'orgId')}`),
     inviteActiveByEmailHash: (orgId, emailHash) =>
       finish(`${org(orgId)}:invite:active-by-email-hash:${requireHex64(emailHash, 'emailHash')}`),
+    inviteEmailIndexesByOrg: (orgId) => finish(`${org(orgId)}:invite:email-indexes-by-org:${normalizeUuid(orgId, 'orgId')}`),
     inviteReceipt: (orgId, inviteId) => finish(`${org(orgId)}:invite:receipt:${normalizeUuid(inviteId, 'inviteId')}`),
     inviteReceiptsByOrg: (orgId) => finish(`${org(orgId)}:invite:receipts-by-org:${normalizeUuid(orgId, 'orgId')}`),
     syrveRuntimeToken: (orgId, connectionId) => finish(`${org(orgId)}:syrve:runtime-token:${normalizeUuid(connectionId, 'connectionId')}`),

@@ -27,6 +27,7 @@ export type KeyName =
   | 'inviteObject'
   | 'inviteActiveByOrg'
   | 'inviteActiveByEmailHash'
+  | 'inviteEmailIndexesByOrg'
   | 'inviteReceipt'
   | 'inviteReceiptsByOrg'
   | 'syrveRuntimeToken'
@@ -159,6 +160,29 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     notes:
       'emailHash = HMAC-SHA256(INDEX_HASH_KEY, trimmed lower-case email), hex. Keyed so a leaked keyspace or dump ' +
       'cannot be reversed by hashing candidate emails; rotating INDEX_HASH_KEY orphans live index entries until they expire.',
+  }),
+  entry({
+    name: 'inviteEmailIndexesByOrg',
+    scopeKinds: ['org'],
+    domain: 'invite',
+    purpose: 'email-indexes-by-org',
+    idPattern: '\\k<scopeId>',
+    idLabel: '<orgId>',
+    valueType: 'sorted-set',
+    ttl: {
+      rule: `Raised to the invite TTL (${INVITE_TTL_SECONDS} s) on every add, never shortened, so it outlives every email index it lists; the cleanup cron raises it to cover its newest entry`,
+      maxSeconds: INVITE_TTL_SECONDS,
+    },
+    allowedPayload: [
+      'email hashes (64 hex, as in inviteActiveByEmailHash keys) as members',
+      'the latest expiry of that index, unix seconds, as scores',
+    ],
+    forbiddenPayload: ['raw email', 'invite ids', 'plaintext tokens'],
+    auditCounterpart: 'None (a work list for the invite index cleanup)',
+    cleanup: 'The cleanup cron drops an entry once its email index is gone; expires by TTL',
+    notes:
+      "Written by the create and give-back scripts in the same step as the email index (the org's hash tag): the cleanup " +
+      'finds every email index of an organisation here instead of scanning the keyspace.',
   }),
   entry({
     name: 'inviteReceipt',

@@ -7,7 +7,7 @@ import { hashEmail, normalizeEmail, parseHashedSegment, toUuidN } from '../../li
 import { encodeJson } from '../../lib/redis/index.ts';
 import { inviteRecordSchema, type InviteRecord } from '../../lib/runtime/invites/invite-record.ts';
 
-/** Invites per pipeline: three commands each, so one flush stays a few MiB. */
+/** Invites per pipeline: five commands each, so one flush stays a few MiB. */
 const BATCH = 2_000;
 
 export interface BulkInvite {
@@ -28,6 +28,7 @@ export async function seedInvitesDirectly(
 ): Promise<BulkInvite[]> {
   const { keys, config, clock } = deps;
   const orgIndexKey = keys.inviteActiveByOrg(input.organizationId);
+  const emailRegistryKey = keys.inviteEmailIndexesByOrg(input.organizationId);
   const nowMs = clock.now();
   const distinct = Math.max(1, input.distinctExpiries ?? 50);
   const seeded: BulkInvite[] = [];
@@ -47,9 +48,12 @@ export async function seedInvitesDirectly(
       const emailIndexKey = keys.inviteActiveByEmailHash(input.organizationId, parseHashedSegment(item.emailHash));
       pipeline.zadd(emailIndexKey, item.expiresAtUnixSeconds, member);
       pipeline.expire(emailIndexKey, config.inviteTtlSeconds);
+      // One address per invite here, so each email index's latest expiry is its one member's.
+      pipeline.zadd(emailRegistryKey, item.expiresAtUnixSeconds, item.emailHash);
       seeded.push({ inviteId: item.inviteId, expiresAtUnixSeconds: item.expiresAtUnixSeconds });
     }
     pipeline.expire(orgIndexKey, config.inviteTtlSeconds);
+    pipeline.expire(emailRegistryKey, config.inviteTtlSeconds);
     const results = await pipeline.exec();
     const failed = results?.find(([error]) => error !== null);
     if (failed !== undefined) throw failed[0] as Error;

@@ -222,13 +222,14 @@ describe('keyspace', () => {
     // The organisation's create throttle counter and the invitee's accept counter stay for their window (audited below).
     expect(keys.filter((k) => k.includes(':throttle:counter:invite-create.') && k.includes(org.organizationId))).toHaveLength(1);
     expect(keys.filter((k) => k.includes(':throttle:counter:invite-accept.') && k.includes(org.organizationId))).toHaveLength(1);
-    // The kept invite: its object, the org index and its email index remain; of the other two only their receipts
-    // (and the reconciler's list of them), which expire on their own.
+    // The kept invite: its object, the org index, its email index and the registry listing it remain; of the other
+    // two only their receipts (and the reconciler's list of them), which expire on their own.
     expect(orgKeys.sort()).toEqual(
       [
         stack.deps.keys.inviteObject(org.organizationId, kept.invite.inviteId!),
         stack.deps.keys.inviteActiveByOrg(org.organizationId),
         await emailIndexKey(org.organizationId, 'kept@example.test'),
+        stack.deps.keys.inviteEmailIndexesByOrg(org.organizationId),
         stack.deps.keys.inviteReceipt(org.organizationId, accepted.invite.inviteId!),
         stack.deps.keys.inviteReceipt(org.organizationId, cancelled.invite.inviteId!),
         stack.deps.keys.inviteReceiptsByOrg(org.organizationId),

@@ -10,9 +10,11 @@ export interface LocalServices extends Services {
   close(): Promise<void>;
 }
 
-export async function startLocalServices(options: { redisUrl?: string; separateRevocationProxy?: boolean } = {}): Promise<LocalServices> {
+export async function startLocalServices(
+  options: { redisUrl?: string; databaseUrl?: string; separateRevocationProxy?: boolean } = {},
+): Promise<LocalServices> {
   const teardown = createTeardown();
-  const databaseUrl = inject('databaseUrl');
+  const databaseUrl = options.databaseUrl ?? inject('databaseUrl');
   try {
     const services = await startServices(
       {

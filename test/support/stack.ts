@@ -13,6 +13,8 @@ export { newInvitee } from './fixtures.ts';
 
 export interface StackOptions {
   redisUrl?: string;
+  /** A database of the test's own (migrated), instead of the run's shared one. */
+  databaseUrl?: string;
   inviteTtlSeconds?: number;
   /** Put the denylist behind a proxy of its own, so faults on the main store's proxy leave auth working. */
   separateRevocationProxy?: boolean;
@@ -27,6 +29,7 @@ export async function startStack(options: StackOptions = {}) {
   const redisUrl = options.redisUrl ?? inject('redisUrl');
   const services = await startLocalServices({
     redisUrl,
+    ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
     ...(options.separateRevocationProxy === true ? { separateRevocationProxy: true } : {}),
   });
   const logs: string[] = [];

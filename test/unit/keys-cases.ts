@@ -111,6 +111,19 @@ export const BUILDER_CASES: BuilderCase[] = [
       id: str(hash),
     }),
   },
+  {
+    name: 'inviteEmailIndexesByOrg',
+    valid: fc.tuple(validUuid),
+    any: fc.tuple(maybeUuid),
+    call: (keyspace, [org]) => loose(keyspace).inviteEmailIndexesByOrg(org),
+    expect: ([org]) => ({
+      valid: looksLikeUuid(str(org)),
+      scope: { kind: 'org', id: lower(org) },
+      domain: 'invite',
+      purpose: 'email-indexes-by-org',
+      id: lower(org),
+    }),
+  },
   twoIds('inviteReceipt', 'org', 'invite', 'receipt'),
   {
     name: 'inviteReceiptsByOrg',

@@ -8,6 +8,7 @@ const ALLOWED = new Set([
   'GET',
   'SET',
   'DEL',
+  'EXISTS',
   'INCR',
   'EXPIRE',
   'TTL',

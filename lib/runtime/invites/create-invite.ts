@@ -1,4 +1,4 @@
-// invites.create: one script counts the org's throttle hit, checks the active cap and writes the object and both index entries; the audit row follows, or the script is undone.
+// invites.create: one script counts the org's throttle hit, checks the active cap and writes the object, both index entries and the email index's registry entry; the audit row follows, or the script is undone.
 import { uuidv7 } from 'uuidv7';
 import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
@@ -8,16 +8,18 @@ import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../auth/org-access.ts';
 import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
-import { LUA_KEEP_INDEX_ALIVE } from './lua.ts';
+import { LUA_KEEP_INDEX_ALIVE, LUA_REGISTER_EMAIL_INDEX } from './lua.ts';
 import { inviteRecordSchema, toInvite, type Invite, type InviteRecord } from './invite-record.ts';
 import { issueInviteToken } from './invite-token.ts';
 import { removeInvite } from './remove-invite.ts';
 
 /**
  * KEYS[1] invite object, KEYS[2] active-by-org index, KEYS[3] active-by-email-hash index,
- * KEYS[4] the organisation's invite-create throttle counter (same hash tag: the hit rides in this round trip)
+ * KEYS[4] the organisation's invite-create throttle counter (same hash tag: the hit rides in this round trip),
+ * KEYS[5] the organisation's registry of email indexes (same hash tag: the cleanup cron's list of them, no SCAN)
  * ARGV[1] invite JSON, ARGV[2] TTL seconds, ARGV[3] member (UUID N form), ARGV[4] score (expiry, unix seconds),
- * ARGV[5] throttle limit, ARGV[6] seconds left in the throttle window, ARGV[7] most active invites, ARGV[8] now (unix seconds)
+ * ARGV[5] throttle limit, ARGV[6] seconds left in the throttle window, ARGV[7] most active invites, ARGV[8] now (unix seconds),
+ * ARGV[9] the email hash (KEYS[3]'s last segment, the registry member)
  * Returns {1} created; {0, seconds left} over the throttle; {2} at the active-invite cap. Every attempt counts
  * (a script hammering at the cap is throttled too); a refused one writes nothing else. Live members are those
  * scored after now, counted in O(log N). Safe to run twice: the same id, value and scores land again, and the cap
@@ -30,6 +32,7 @@ local object_key = KEYS[1]
 local org_index_key = KEYS[2]
 local email_index_key = KEYS[3]
 local throttle_key = KEYS[4]
+local email_registry_key = KEYS[5]
 local invite_json = ARGV[1]
 local ttl = tonumber(ARGV[2])
 local member = ARGV[3]
@@ -38,7 +41,9 @@ local throttle_limit = tonumber(ARGV[5])
 local throttle_window_ttl = tonumber(ARGV[6])
 local max_active = tonumber(ARGV[7])
 local now = ARGV[8]
+local email_hash = ARGV[9]
 ${LUA_KEEP_INDEX_ALIVE}
+${LUA_REGISTER_EMAIL_INDEX}
 ${LUA_THROTTLE_HIT}
 local hits, window_left = hit_throttle(throttle_key, throttle_window_ttl)
 if hits > throttle_limit then return {0, window_left} end
@@ -50,6 +55,7 @@ redis.call('ZADD', org_index_key, expires_at, member)
 redis.call('ZADD', email_index_key, expires_at, member)
 keep_index_alive(org_index_key, ttl)
 keep_index_alive(email_index_key, ttl)
+register_email_index(email_registry_key, email_hash, expires_at, ttl)
 return {1}
 `,
 };
@@ -111,7 +117,8 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
       new Date(createdAtMs),
     ),
   ];
-  const target = { objectKey, orgIndexKey, emailIndexKey, member, correlationId: input.correlationId };
+  const emailRegistryKey = keys.inviteEmailIndexesByOrg(input.organizationId);
+  const target = { objectKey, orgIndexKey, emailIndexKey, emailRegistryKey, emailHash, member, correlationId: input.correlationId };
   const counter = await throttleWindow(deps, {
     action: 'invite-create',
     scope: { kind: 'org', id: input.organizationId },
@@ -122,7 +129,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     reply = await runScript(
       deps.redis.atMostOnce,
       CREATE_INVITE,
-      [objectKey, orgIndexKey, emailIndexKey, counter.key],
+      [objectKey, orgIndexKey, emailIndexKey, counter.key, emailRegistryKey],
       [
         encodeJson(inviteRecordSchema, record),
         String(config.inviteTtlSeconds),
@@ -132,6 +139,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
         String(counter.ttlSeconds),
         String(config.inviteMaxActivePerOrg),
         String(Math.floor(createdAtMs / 1000)),
+        emailHash,
       ],
     );
   } catch (error) {

@@ -17,14 +17,26 @@ local function keep_index_alive(key, ttl)
 end
 `;
 
-/** The email-index key of a stored invite, or nil when the stored hash is not the 64-hex shape keys allow. */
+/** The email-index key of a stored invite and its email hash, or nil when the stored hash is not the 64-hex shape keys allow. */
 export const LUA_EMAIL_INDEX_KEY = `
 local function email_index_key(prefix, raw)
   local ok, obj = pcall(cjson.decode, raw)
   if not ok or type(obj) ~= 'table' then return nil end
   local h = obj['emailHash']
   if type(h) ~= 'string' or #h ~= 64 or string.match(h, '^[0-9a-f]+$') == nil then return nil end
-  return prefix .. h
+  return prefix .. h, h
+end
+`;
+
+/**
+ * Lists an email index in the organisation's registry of them (registry row inviteEmailIndexesByOrg), scored by the
+ * latest expiry it holds (raised, never lowered), so the cleanup cron finds it without scanning. Needs keep_index_alive.
+ */
+export const LUA_REGISTER_EMAIL_INDEX = `
+local function register_email_index(registry_key, email_hash, expires_at, ttl)
+  local held = redis.call('ZSCORE', registry_key, email_hash)
+  if not held or tonumber(held) < tonumber(expires_at) then redis.call('ZADD', registry_key, expires_at, email_hash) end
+  keep_index_alive(registry_key, ttl)
 end
 `;
 

@@ -4,11 +4,12 @@ import { toUuidN } from '../../keys/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import { runScript, type LuaScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
-import { LUA_EMAIL_INDEX_KEY, LUA_KEEP_INDEX_ALIVE } from './lua.ts';
+import { LUA_EMAIL_INDEX_KEY, LUA_KEEP_INDEX_ALIVE, LUA_REGISTER_EMAIL_INDEX } from './lua.ts';
 
 /**
  * Puts the invite stored in the receipt back, with its remaining TTL, and drops the receipt — only while the receipt
- * is still this attempt's and no cancel was asked for. SET NX never overwrites; a second run finds no receipt.
+ * is still this attempt's and no cancel was asked for, and lists its email index in KEYS[5] (the organisation's registry
+ * of them) as create does. SET NX never overwrites; a second run finds no receipt.
  * Returns 1 when given back, 0 when there was nothing to give back.
  */
 export const RETURN_INVITE: LuaScript = {
@@ -18,12 +19,14 @@ local object_key = KEYS[1]
 local org_index_key = KEYS[2]
 local receipt_key = KEYS[3]
 local receipts_index_key = KEYS[4]
+local email_registry_key = KEYS[5]
 local email_index_prefix = ARGV[1]
 local member = ARGV[2]
 local attempt = ARGV[3]
 local now_ms = tonumber(ARGV[4])
 ${LUA_KEEP_INDEX_ALIVE}
 ${LUA_EMAIL_INDEX_KEY}
+${LUA_REGISTER_EMAIL_INDEX}
 local raw_receipt = redis.call('GET', receipt_key)
 if not raw_receipt then return 0 end
 local ok, receipt = pcall(cjson.decode, raw_receipt)
@@ -41,10 +44,11 @@ if not redis.call('SET', object_key, value, 'PX', ttl_ms, 'NX') then return 0 en
 local ttl = math.ceil(ttl_ms / 1000)
 redis.call('ZADD', org_index_key, expires_at, member)
 keep_index_alive(org_index_key, ttl)
-local email_key = email_index_key(email_index_prefix, value)
+local email_key, email_hash = email_index_key(email_index_prefix, value)
 if email_key then
   redis.call('ZADD', email_key, expires_at, member)
   keep_index_alive(email_key, ttl)
+  register_email_index(email_registry_key, email_hash, expires_at, ttl)
 end
 return 1
 `,
@@ -64,6 +68,7 @@ export async function returnInvite(
         keys.inviteActiveByOrg(target.organizationId),
         keys.inviteReceipt(target.organizationId, target.inviteId),
         keys.inviteReceiptsByOrg(target.organizationId),
+        keys.inviteEmailIndexesByOrg(target.organizationId),
       ],
       [keys.inviteActiveByEmailHashPrefix(target.organizationId), toUuidN(target.inviteId), target.attempt, String(deps.clock.now())],
       { sendBody: true },
