@@ -5,7 +5,7 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./types/sst-platform.d.ts" />
 
-// Every value the app needs in staging/prod, as `sst secret set <Secret> <value> --stage <stage>`; none has a default.
+// Every value the app needs in staging/prod, as `sst secret set <Secret> --stage <stage>` (it asks for the value); no defaults.
 const SECRET_ENVIRONMENT = {
   UPSTASH_REDIS_REST_URL: 'UpstashRedisRestUrl',
   UPSTASH_REDIS_REST_TOKEN: 'UpstashRedisRestToken',
