@@ -1,10 +1,11 @@
-// AWS Lambda deployment of runstate through SST v4: the composed app behind one API Gateway HTTP API `$default` route.
+// AWS Lambda deployment of runstate through SST v4: the composed app behind one API Gateway HTTP API `$default` route,
+// and the scheduled function on an EventBridge Scheduler cron.
 // The generated .sst/platform/config.d.ts needs `sst install`, which cannot reach its providers here, so a typed stub
 // keeps this file checked by `tsc`; SST itself ignores the reference.
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./types/sst-platform.d.ts" />
 
-// Every value the app needs in staging/prod, as `sst secret set <Secret> <value> --stage <stage>`; none has a default.
+// Every value the app needs in staging/prod, as `sst secret set <Secret> --stage <stage>` (it asks for the value); no defaults.
 const SECRET_ENVIRONMENT = {
   UPSTASH_REDIS_REST_URL: 'UpstashRedisRestUrl',
   UPSTASH_REDIS_REST_TOKEN: 'UpstashRedisRestToken',
@@ -34,18 +35,38 @@ export default $config({
     const environment: Record<string, $util.Input<string>> = { APP_ENV: $app.stage === 'production' ? 'prod' : 'staging' };
     for (const [variable, secret] of Object.entries(SECRET_ENVIRONMENT)) environment[variable] = new sst.Secret(secret).value;
 
-    const api = new sst.aws.ApiGatewayV2('Api');
-    api.route('$default', {
-      handler: 'functions/entries/lambda.handler',
+    // Both functions: the same runtime, environment and bundle. The plugin file swaps zod's locale index for an empty
+    // module, as wrangler.toml's [alias] does for the worker (esbuild's own `alias` option takes package names only).
+    const shared = {
       runtime: 'nodejs22.x',
       architecture: 'arm64',
       memory: '512 MB',
+      environment,
+      nodejs: { plugins: 'functions/entries/lambda-esbuild-plugins.mjs' },
+    } satisfies Omit<sst.aws.FunctionArgs, 'handler'>;
+
+    const api = new sst.aws.ApiGatewayV2('Api');
+    api.route('$default', {
+      ...shared,
+      handler: 'functions/entries/lambda.handler',
       // Most requests are a few HTTP round trips; a Syrve call may wait for another instance's upstream login and
       // retry, inside its 20 s budget (docs/design.md#postgresql-deadlines). API Gateway cuts off at 30 s.
       timeout: '29 seconds',
-      environment,
     });
-    // The cleanup cron (sst.aws.CronV2 with `function`) arrives with its own issue.
+
+    // The scheduled function every 5 minutes, as wrangler.toml's [triggers] (the period is justified there).
+    new sst.aws.CronV2('Cleanup', {
+      schedule: 'rate(5 minutes)',
+      // A failed run is not retried: the next one, 5 minutes later, resumes every task from its cursor.
+      retries: 0,
+      function: {
+        ...shared,
+        handler: 'functions/entries/lambda.scheduled',
+        // Tasks run one after another, each within CRON_TASK_TIME_BUDGET_MS (5 s): a run of today's tasks takes well
+        // under 30 s. No API Gateway in front, so no 30 s cut-off; a minute leaves room and still ends before the next run.
+        timeout: '60 seconds',
+      },
+    });
 
     return { url: api.url };
   },

@@ -1,5 +1,5 @@
 // Typed stand-in for SST v4's generated .sst/platform/config.d.ts: only the globals sst.config.ts uses, so `tsc` checks it offline.
-// `sst install` cannot fetch its providers here; these shapes follow sst.dev/docs (config, Function, ApiGatewayV2, Secret).
+// `sst install` cannot fetch its providers here; these shapes follow sst.dev/docs (config, Function, ApiGatewayV2, CronV2, Secret).
 
 declare namespace $util {
   /** A value known only during deployment (Pulumi Output). */
@@ -50,12 +50,46 @@ declare namespace sst {
       environment?: $util.Input<Record<string, $util.Input<string>>>;
       link?: $util.Input<unknown[]>;
       url?: $util.Input<boolean | { authorization?: 'none' | 'iam' }>;
+      /** How SST's esbuild bundles the handler. */
+      nodejs?: $util.Input<{
+        /** A file (relative to sst.config.ts) whose default export is an array of esbuild plugins; SST imports it with `node`. */
+        plugins?: $util.Input<string>;
+        /** esbuild build options merged into SST's. */
+        esbuild?: $util.Input<Record<string, unknown>>;
+        /** Packages left out of the bundle and installed into the function package instead. */
+        install?: $util.Input<string[]>;
+        format?: $util.Input<'esm' | 'cjs'>;
+        minify?: $util.Input<boolean>;
+        sourcemap?: $util.Input<boolean>;
+        banner?: $util.Input<string>;
+      }>;
     }
 
     class Function {
       constructor(name: string, args: FunctionArgs);
       readonly url: $util.Output<string>;
       readonly name: $util.Output<string>;
+    }
+
+    interface CronV2Args {
+      /** The handler path or the function's arguments (the older `job` is deprecated). */
+      function?: $util.Input<string | FunctionArgs>;
+      /** `rate(5 minutes)`, `cron(0 12 * * ? *)` (UTC unless `timezone`) or a one-time `at(…)`. */
+      schedule: $util.Input<`rate(${string})` | `cron(${string})` | `at(${string})`>;
+      timezone?: $util.Input<string>;
+      /** Default true. */
+      enabled?: $util.Input<boolean>;
+      /** EventBridge Scheduler's retries of a failed invocation, 0–185; default 0. */
+      retries?: $util.Input<number>;
+      /** The ARN of an SQS queue for events whose retries ran out. */
+      dlq?: $util.Input<string>;
+      /** What the function is invoked with; `{}` when omitted. */
+      event?: $util.Input<Record<string, unknown>>;
+    }
+
+    /** A cron job on Amazon EventBridge Scheduler that invokes a Lambda function. */
+    class CronV2 {
+      constructor(name: string, args: CronV2Args);
     }
 
     interface ApiGatewayV2Args {

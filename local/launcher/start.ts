@@ -15,6 +15,7 @@ import { neonProxyFor, openDatabase } from './database.ts';
 import { withPgClient } from './pg-session.ts';
 import { isPortFree } from '../processes/port.ts';
 import { provideRedis } from './redis.ts';
+import { writeStackFile } from './stack-file.ts';
 import { createTeardown } from '../stack/teardown.ts';
 
 class Interrupted extends Error {}
@@ -62,6 +63,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   checkpoint();
   const neonLocalProxyUrl = await neonProxyFor(env, database.url, stack);
   checkpoint();
+  await writeStackFile(dataDir, { redis, databaseUrl: database.url, neonLocalProxyUrl }, stack);
 
   // SYRVE_DEMO_PASSWORD is the launcher's, for the seed and the fake; the app never needs it.
   const { SYRVE_DEMO_PASSWORD: demoPassword, ...appSecrets } = secrets.values;

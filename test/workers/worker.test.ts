@@ -14,7 +14,7 @@ import { signStandardWebhook } from '../../lib/webhooks/standard-webhooks.ts';
 import { createKeyspace } from '../../lib/keys/index.ts';
 import { startLocalServices, type LocalServices } from '../support/local-services.ts';
 import { mintToken } from '../support/tokens.ts';
-import { buildWorker, type BuiltWorker } from './build-worker.ts';
+import { buildWorker, type BuiltWorker } from '../../ops/build-worker.ts';
 
 // Workers' compressed-size limit on the Free plan; the bundle must deploy there.
 const FREE_PLAN_GZIP_LIMIT = 3 * 1024 * 1024;

@@ -1,0 +1,92 @@
+// `<data>/stack.json` (0600): where the running `npm start` put its stores, so `npm run dev:worker` can point a worker at them.
+import { chmod, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as z from 'zod';
+import type { Teardown } from '../stack/teardown.ts';
+import type { ProvidedRedis } from './redis.ts';
+
+/** The variables that point the app at this stack's stores: the launcher's own ones, as it configured the app with them. */
+const storesSchema = z.strictObject({
+  UPSTASH_REDIS_REST_URL: z.string().min(1),
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
+  DATABASE_URL: z.string().min(1),
+  NEON_LOCAL_PROXY_URL: z.string().min(1).optional(),
+});
+export type StackStores = z.infer<typeof storesSchema>;
+
+const fileSchema = z.strictObject({ pid: z.number().int().positive(), stores: storesSchema });
+
+export function stackFile(dataDir: string): string {
+  return join(dataDir, 'stack.json');
+}
+
+/**
+ * Writes the file (the proxy's token and the database URL are secrets: 0600, written then renamed) and registers its
+ * removal on `teardown`, so it exists only while this launcher runs.
+ */
+export async function writeStackFile(
+  dataDir: string,
+  stores: { redis: ProvidedRedis; databaseUrl: string; neonLocalProxyUrl: string | undefined },
+  teardown: Teardown,
+): Promise<void> {
+  const file = stackFile(dataDir);
+  const content: z.infer<typeof fileSchema> = {
+    pid: process.pid,
+    stores: {
+      UPSTASH_REDIS_REST_URL: stores.redis.url,
+      UPSTASH_REDIS_REST_TOKEN: stores.redis.token,
+      DATABASE_URL: stores.databaseUrl,
+      ...(stores.neonLocalProxyUrl !== undefined ? { NEON_LOCAL_PROXY_URL: stores.neonLocalProxyUrl } : {}),
+    },
+  };
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+  await chmod(temporary, 0o600);
+  await rename(temporary, file);
+  teardown.add('stack.json', () => removeIfOurs(file));
+}
+
+// Another launcher on the same folder may have written its own since; that one stays.
+async function removeIfOurs(file: string): Promise<void> {
+  const current = await readStackFile(file).catch(() => undefined);
+  if (current?.pid === process.pid) await unlink(file).catch(() => undefined);
+}
+
+export type StackLookup = { kind: 'running'; stores: StackStores } | { kind: 'none' } | { kind: 'stale'; pid: number };
+
+/** The stores of the `npm start` running on this data folder, if one is. */
+export async function findRunningStack(dataDir: string): Promise<StackLookup> {
+  const found = await readStackFile(stackFile(dataDir));
+  if (found === undefined) return { kind: 'none' };
+  return isAlive(found.pid) ? { kind: 'running', stores: found.stores } : { kind: 'stale', pid: found.pid };
+}
+
+async function readStackFile(file: string): Promise<z.infer<typeof fileSchema> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const result = fileSchema.safeParse(parsed);
+  // Never quote the file: it holds the proxy token.
+  if (!result.success) throw new Error(`${file} is not a stack file npm start wrote; delete it and restart npm start`);
+  return result.data;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

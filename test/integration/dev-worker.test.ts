@@ -1,0 +1,118 @@
+// `npm run dev:worker` end to end: npm start on a data folder, then the worker under `wrangler dev` against its stores,
+// given everything through a 0600 file in that folder, never through argv or the terminal.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../local/processes/free-port.ts';
+import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
+import { devWorkerVarsFile } from '../../local/launcher/dev-worker-vars.ts';
+import { stackFile } from '../../local/launcher/stack-file.ts';
+import { baseEnv, call, launch, printed, stagingRoot, stop, stopAll, whenReady, type Launched } from '../support/launcher-process.ts';
+
+const running: Launched[] = [];
+const workers: ChildProcess[] = [];
+const dataDirs: string[] = [];
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    if (worker.exitCode === null && worker.signalCode === null) {
+      worker.kill('SIGTERM');
+      await new Promise((resolve) => worker.once('exit', resolve));
+    }
+  }
+  const staged = running.map((launched) => stagingRoot(launched.output()));
+  await stopAll(running);
+  for (const dir of [...dataDirs.splice(0), ...staged]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+function newDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'runstate-dev-worker-'));
+  chmodSync(dir, 0o711);
+  dataDirs.push(dir);
+  return dir;
+}
+
+function startDevWorker(env: NodeJS.ProcessEnv, args: string[]): { child: ChildProcess; output: () => string } {
+  // As package.json runs it: one process with tsx's loader, so a signal reaches the script itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/launcher/dev-worker.ts', ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  workers.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+async function until(check: () => boolean, what: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('npm run dev:worker', () => {
+  it('refuses, printing nothing secret, when no npm start runs on the data folder', async () => {
+    const dataDir = newDataDir();
+    const worker = startDevWorker(baseEnv({ RUNSTATE_DATA_DIR: dataDir }), []);
+    const code = await new Promise((resolve) => worker.child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(worker.output()).toMatch(/no npm start is running on .*: start it first/);
+    expect(existsSync(devWorkerVarsFile(dataDir))).toBe(false);
+  });
+
+  it("runs the worker in workerd against npm start's stores, with its secrets from a 0600 file and none printed", async () => {
+    const dataDir = newDataDir();
+    const env = baseEnv({
+      REDIS_URL: inject('redisUrl'),
+      DATABASE_URL: inject('databaseUrl'),
+      PORT: String(await freePort()),
+      RUNSTATE_DATA_DIR: dataDir,
+    });
+    const launcher = launch(env, running);
+    const banner = await whenReady(launcher);
+    expect(statSync(stackFile(dataDir)).mode & 0o777).toBe(0o600);
+    const stack = JSON.parse(readFileSync(stackFile(dataDir), 'utf8')) as { stores: Record<string, string> };
+
+    const port = await freePort();
+    const startedAt = Date.now();
+    const worker = startDevWorker({ ...env, PORT: '' }, ['--port', String(port)]);
+    await until(
+      () => worker.output().includes(`Ready on http://127.0.0.1:${port}`),
+      () => worker.output(),
+      60_000,
+    );
+    console.log(`wrangler dev ready after ${Date.now() - startedAt} ms`);
+
+    // The file wrangler read: 0600, holding the stack's stores and the dev secrets, APP_ENV=dev over wrangler.toml's prod.
+    const varsFile = devWorkerVarsFile(dataDir);
+    expect(statSync(varsFile).mode & 0o777).toBe(0o600);
+    const secrets = JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
+    const vars = Object.fromEntries(
+      [...readFileSync(varsFile, 'utf8').matchAll(/^([A-Z_]+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!] as const),
+    );
+    const { SYRVE_DEMO_PASSWORD: demoPassword, ...appSecrets } = secrets;
+    expect(vars).toEqual({ APP_ENV: 'dev', ...stack.stores, ...appSecrets });
+
+    // The worker answers on loopback, reaching Redis and PostgreSQL through npm start's proxies, and takes its tokens.
+    const base = `http://127.0.0.1:${port}`;
+    expect(await call('GET', `${base}/healthz`, '')).toEqual({ status: 200, json: { status: 'ok', redis: 'ok', postgres: 'ok' } });
+    const listed = await call('GET', `${base}/orgs/${printed(banner, 'ORG')}/invites`, printed(banner, 'ADMIN_TOKEN'));
+    expect(listed.status).toBe(200);
+
+    worker.child.kill('SIGTERM');
+    await new Promise((resolve) => worker.child.once('exit', resolve));
+    expect(existsSync(varsFile)).toBe(false);
+    for (const value of [...Object.values(appSecrets), demoPassword!, stack.stores.UPSTASH_REDIS_REST_TOKEN!, inject('databaseUrl')]) {
+      expect(worker.output()).not.toContain(value);
+    }
+
+    expect(await stop(launcher)).toBe(0);
+    expect(existsSync(stackFile(dataDir))).toBe(false);
+  });
+});

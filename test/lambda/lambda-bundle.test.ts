@@ -1,0 +1,106 @@
+// The Lambda bundle built the way SST builds it (esbuild, ESM for Node) with the plugins sst.config.ts names: zod's
+// locales stay out, as the worker's [alias] keeps them out of the Workers bundle.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions, type Plugin, type PluginBuild } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import lambdaPlugins from '../../functions/entries/lambda-esbuild-plugins.mjs';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ENTRY = join(REPO_ROOT, 'functions/entries/lambda.ts');
+
+// What SST's Node builder uses for `sst deploy` (nodejs: format "esm", minify on, no source map), so the
+// plugins are tried under the options they meet there.
+const SST_LIKE: BuildOptions & { metafile: true; write: false } = {
+  entryPoints: [ENTRY],
+  absWorkingDir: REPO_ROOT,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'esnext',
+  mainFields: ['module', 'main'],
+  keepNames: true,
+  minify: true,
+  external: ['sharp', 'pg-native'],
+  metafile: true,
+  write: false,
+  logLevel: 'silent',
+  banner: {
+    js: [
+      `import { createRequire as topLevelCreateRequire } from 'module';`,
+      `const require = topLevelCreateRequire(import.meta.url);`,
+      `import { fileURLToPath as topLevelFileUrlToPath, URL as topLevelURL } from "url"`,
+      `const __filename = topLevelFileUrlToPath(import.meta.url)`,
+      `const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url))`,
+    ].join('\n'),
+  },
+};
+
+interface Bundle {
+  code: Uint8Array;
+  inputs: string[];
+}
+
+async function bundle(plugins: Plugin[]): Promise<Bundle> {
+  const result = await build({ ...SST_LIKE, plugins });
+  const output = result.outputFiles[0];
+  if (output === undefined) throw new Error('esbuild wrote no output');
+  return { code: output.contents, inputs: Object.keys(result.metafile.inputs) };
+}
+
+const zodLocales = (inputs: string[]): string[] => inputs.filter((input) => input.includes('zod/v4/locales/'));
+
+let withPlugins: Bundle;
+let outDir: string;
+
+beforeAll(async () => {
+  withPlugins = await bundle(lambdaPlugins);
+  outDir = await mkdtemp(join(tmpdir(), 'runstate-lambda-'));
+}, 60_000);
+
+afterAll(async () => {
+  if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+});
+
+describe('the Lambda bundle', () => {
+  it('carries no zod locale but the English zod configures itself, and the stand-in in their place', () => {
+    expect(zodLocales(withPlugins.inputs)).toEqual([expect.stringMatching(/zod\/v4\/locales\/en\.js$/)]);
+    expect(withPlugins.inputs).toContain('functions/entries/no-zod-locales.ts');
+    console.log(`lambda bundle: ${(withPlugins.code.length / 1024).toFixed(1)} KiB`);
+  });
+
+  it('would carry every locale without the plugins (the alias is what keeps them out)', async () => {
+    const plain = await bundle([]);
+    expect(zodLocales(plain.inputs).length).toBeGreaterThan(40);
+    expect(plain.code.length - withPlugins.code.length).toBeGreaterThan(100 * 1024);
+  });
+
+  it("answers a resolve the way SST's plugin host asks it (every import offered, the callback decides)", async () => {
+    const registered: Array<{ filter: RegExp; callback: (args: Record<string, string>) => unknown }> = [];
+    const host = {
+      onResolve: (options: { filter: RegExp }, callback: (args: Record<string, string>) => unknown) =>
+        registered.push({ ...options, callback }),
+    };
+    for (const plugin of lambdaPlugins) await plugin.setup(host as unknown as PluginBuild);
+    expect(registered).toHaveLength(1);
+    const [resolver] = registered;
+    // Matched whatever string the host tests it against.
+    expect(resolver!.filter.test('undefined')).toBe(true);
+    const zodImporter = join(REPO_ROOT, 'node_modules/zod/v4/classic/external.js');
+    expect(resolver!.callback({ path: '../locales/index.js', importer: zodImporter, kind: 'import-statement' })).toEqual({
+      path: join(REPO_ROOT, 'functions/entries/no-zod-locales.ts'),
+    });
+    // The same relative path from anyone else is left to esbuild.
+    expect(resolver!.callback({ path: '../locales/index.js', importer: join(REPO_ROOT, 'lib/x/y.ts') })).toBeUndefined();
+    expect(resolver!.callback({ path: 'zod', importer: zodImporter })).toBeUndefined();
+  });
+
+  it('loads under Node and exports the HTTP handler', async () => {
+    const file = join(outDir, 'lambda.mjs');
+    await writeFile(file, withPlugins.code);
+    const module = (await import(file)) as Record<string, unknown>;
+    expect(typeof module.handler).toBe('function');
+  });
+});
