@@ -37,6 +37,7 @@ const PLAIN_SETTINGS = [
   'SYRVE_RECONNECT_COOLDOWN_SECONDS',
   'CRON_TASK_COMMAND_BUDGET',
   'CRON_TASK_TIME_BUDGET_MS',
+  'ACCESS_TOKEN_MAX_LIFETIME_SECONDS',
 ];
 /** The Node server's port, and what only dev/test accept (staging and prod refuse them: checked below). */
 const LOCAL_ONLY: Record<string, string | undefined> = {
@@ -44,6 +45,7 @@ const LOCAL_ONLY: Record<string, string | undefined> = {
   NEON_LOCAL_PROXY_URL: 'http://127.0.0.1:4444',
   AUTH_JWT_SECRET: 'a-dev-only-hs256-secret-of-32-characters',
   INVITE_TTL_SECONDS: '60',
+  JOB_CACHE_TTL_SECONDS: '5',
 };
 
 async function wranglerSecretNames(): Promise<string[]> {
