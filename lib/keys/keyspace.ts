@@ -31,7 +31,6 @@ type Builders = {
   // Used from issue 6 (invite throttles); issues 9–11 reuse it for login, reset and tenant resolution.
   /** Window id `{action}.{subject}.{windowStartSeconds}`; see THROTTLE_WINDOW_ID_PATTERN in the registry. */
   throttleCounter(scope: KeyScope, action: ThrottleAction, subject: HashedSegment, windowStartSeconds: number): string;
-  // Used from issue 8 (background job cache: the audit export's progress).
   jobCache(scope: KeyScope, jobId: string): string;
   revokedSession(sessionId: string): string;
   /** `jtiDigest` is sha256Hex(jti): 64 lowercase hex. */
