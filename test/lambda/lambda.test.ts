@@ -3,18 +3,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LambdaContext } from 'hono/aws-lambda';
 import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
-import { inject } from 'vitest';
 import { handler, scheduled } from '../../functions/entries/lambda.ts';
 import { createKeyspace } from '../../lib/keys/index.ts';
 import { newInvitee, seedOrganization } from '../support/fixtures.ts';
 import { startLocalServices, type LocalServices } from '../support/local-services.ts';
+import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 
 let services: LocalServices;
+let redisServer: RedisServerHandle;
+let database: ScratchDatabase;
 let db: pg.Client;
 const savedEnv = new Map<string, string | undefined>();
 
 beforeAll(async () => {
-  services = await startLocalServices();
+  // Its own Redis and database: the scheduled function visits every organisation and job it can see, so a shared
+  // database would let it work other files' jobs and receipts.
+  redisServer = await startRedisServer();
+  database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+  services = await startLocalServices({ redisUrl: redisServer.url, databaseUrl: database.url });
   db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();
   // The entry reads process.env on its first request and keeps that config for the container's life.
@@ -31,6 +38,8 @@ afterAll(async () => {
   }
   await db?.end().catch(() => undefined);
   await services?.close();
+  await redisServer?.stop();
+  await database?.drop();
 });
 
 /** An HTTP API payload 2.0 event as API Gateway sends it for the `$default` route. */
@@ -142,7 +151,7 @@ function scheduledEvent() {
 
 describe('the Lambda scheduled handler', () => {
   it('runs the scheduled function under the run lock and releases it', async () => {
-    const redis = new IORedis(inject('redisUrl'));
+    const redis = new IORedis(redisServer.url);
     // The entry's config (process.env, read once per container) uses the default prefix; the test env is APP_ENV=test.
     const lockKey = createKeyspace({ prefix: 'mhpay', env: 'test' }).cronRunLock();
     try {

