@@ -2,6 +2,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isLoopbackHost } from '../emulators/neon/index.ts';
 import type { SyrveStore } from '../../lib/upstream/syrve/index.ts';
 
 export interface FakeSyrveOptions {
@@ -56,6 +57,15 @@ const DEFAULT_FAKE_STORES: SyrveStore[] = [
   { id: '1b3ad7a2-38c5-4c1e-9d5e-4a2f0b6c1d02', code: '2', name: 'Bar & Kitchen' },
   { id: '1b3ad7a2-38c5-4c1e-9d5e-4a2f0b6c1d03', code: null, name: 'Кухня <cold>' },
 ];
+
+function isLoopbackHostHeader(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  try {
+    return isLoopbackHost(new URL(`http://${host}`).hostname);
+  } catch {
+    return false;
+  }
+}
 
 function sha1Hex(text: string): string {
   return createHash('sha1').update(text, 'utf8').digest('hex');
@@ -139,6 +149,9 @@ export async function startFakeSyrve(options: FakeSyrveOptions = {}): Promise<Fa
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    // A dev tool serves no browser: a page's request carries Origin, and a DNS-rebound one a foreign Host.
+    if (req.headers.origin !== undefined) return answer(res, 403, 'not from a browser');
+    if (!isLoopbackHostHeader(req.headers.host)) return answer(res, 403, 'loopback host names only');
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
     const query = url.searchParams;
     if (options.accountsRoute === true && url.pathname.startsWith(ACCOUNTS_PATH)) return setAccountFromRequest(req, res, url.pathname);

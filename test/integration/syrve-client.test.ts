@@ -1,6 +1,6 @@
 // The Syrve/iiko client against the fake upstream and a few tiny loopback servers: outcomes, deadlines, redirects, secrets.
 import { createHash } from 'node:crypto';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, request as httpRequest, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSyrve, type FakeSyrve } from '../../local/fakes/index.ts';
@@ -309,5 +309,27 @@ describe('canary: no secret in any result or error', () => {
     if (!result.ok) throw new Error('login failed');
     expect(leaks(JSON.stringify(result), [result.sessionId])).toContain(result.sessionId);
     expect(leaks(`x${encodeURIComponent(PASSWORD)}x`, [PASSWORD])).not.toEqual([]);
+  });
+});
+
+describe('the fake upstream is a dev tool, not a web server', () => {
+  it('refuses browser requests (any Origin) and foreign Host names (DNS rebinding) before doing anything', async () => {
+    fake.resetStats();
+    const login = `${fake.url}/resto/api/auth?login=manager&pass=x`;
+    expect((await fetch(login, { headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    // fetch will not send a Host of our choosing; node:http will, as a rebound browser would.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(login, { headers: { host: 'evil.example' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(rebound).toBe(403);
+    expect(fake.stats().failedLogins).toBe(0);
+    // Positive control: the same request without them reaches the login.
+    expect((await fetch(login)).status).toBe(401);
+    expect(fake.stats().failedLogins).toBe(1);
   });
 });
