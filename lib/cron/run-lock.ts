@@ -1,6 +1,7 @@
 // The run lock that keeps two runs of the scheduled function from overlapping: taken with SET PX, released by its owner only.
 import { bytesToHex, randomBytes } from '../crypto/index.ts';
 import { runScript, type LuaScript } from '../redis/index.ts';
+import { deleteIfEquals } from '../runtime/compare-and-delete.ts';
 import type { Deps } from '../deps.ts';
 
 /**
@@ -32,25 +33,6 @@ return {1}
 `,
 };
 
-/**
- * KEYS[1] run lock
- * ARGV[1] owner
- * Returns 1 released, 0 not the caller's any more (it expired, and perhaps another run holds it now: left alone).
- * Safe to run twice.
- */
-export const RELEASE_RUN_LOCK: LuaScript = {
-  name: 'cron.release-run-lock',
-  source: `
-local lock_key = KEYS[1]
-local owner = ARGV[1]
-if redis.call('GET', lock_key) == owner then
-  redis.call('DEL', lock_key)
-  return 1
-end
-return 0
-`,
-};
-
 export type RunLock = { taken: true; owner: string } | { taken: false; msLeft: number };
 
 /** Throws RedisUnavailableError when Redis cannot answer; the caller decides (the run does not start). */
@@ -64,5 +46,5 @@ export async function takeRunLock(deps: Deps, ttlMs: number): Promise<RunLock> {
 
 /** True when the lock was still this run's and is gone now; false when it had expired (the run outlived its TTL). */
 export async function releaseRunLock(deps: Deps, owner: string): Promise<boolean> {
-  return (await runScript(deps.redis.retrySafe, RELEASE_RUN_LOCK, [deps.keys.cronRunLock()], [owner])) === 1;
+  return deleteIfEquals(deps, deps.keys.cronRunLock(), owner);
 }

@@ -13,15 +13,9 @@ import {
   RETURN_INVITE,
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
-import {
-  COUNT_RECONNECT_FAILURE,
-  DELETE_IF_EQUALS,
-  RESET_SESSION,
-  STORE_SESSION,
-  SYRVE_HOUSEKEEPING,
-  TAKE_REFRESH_LOCK,
-} from './syrve/index.ts';
-import { RELEASE_RUN_LOCK, TAKE_RUN_LOCK } from '../cron/run-lock.ts';
+import { COUNT_RECONNECT_FAILURE, RESET_SESSION, STORE_SESSION, SYRVE_HOUSEKEEPING, TAKE_REFRESH_LOCK } from './syrve/index.ts';
+import { TAKE_RUN_LOCK } from '../cron/run-lock.ts';
+import { DELETE_IF_EQUALS } from './compare-and-delete.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
   CREATE_INVITE,
@@ -41,6 +35,5 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   COUNT_RECONNECT_FAILURE,
   RESET_SESSION,
   TAKE_RUN_LOCK,
-  RELEASE_RUN_LOCK,
   SYRVE_HOUSEKEEPING,
 ];

@@ -5,7 +5,7 @@ import { encodeJson, runScript, type LuaScript } from '../../redis/index.ts';
 import { passwordSha1Hex } from '../../upstream/syrve/index.ts';
 import type { Deps } from '../../deps.ts';
 import { passwordBinding, type SyrveConnection } from './connection.ts';
-import { deleteIfEquals } from './compare-and-delete.ts';
+import { deleteIfEquals } from '../compare-and-delete.ts';
 import { countReconnectFailure } from './reconnect-failures.ts';
 import { LOCK_TTL_MS, LOGIN_TIMEOUT_MS, POLL_JITTER_MS, POLL_MIN_MS, WAIT_MARGIN_MS } from './policy.ts';
 import { decodeSession, sessionRecordSchema, type SessionRecord } from './session-record.ts';

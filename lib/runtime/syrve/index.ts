@@ -17,7 +17,6 @@ export const syrve = {
 };
 export { connectionSchema } from './connection.ts';
 export { TAKE_REFRESH_LOCK, STORE_SESSION } from './acquire-session.ts';
-export { DELETE_IF_EQUALS } from './compare-and-delete.ts';
 export { COUNT_RECONNECT_FAILURE } from './reconnect-failures.ts';
 export { RESET_SESSION } from './reset-session.ts';
 export { SYRVE_HOUSEKEEPING, syrveHousekeepingTask } from './housekeeping.ts';

@@ -1,14 +1,15 @@
-// Deletes a key only while it still holds the value the caller saw: the lock's release and the removal of an unreadable session.
-import { runScript, type LuaScript } from '../../redis/index.ts';
-import type { Deps } from '../../deps.ts';
+// Deletes a key only while it still holds the value the caller saw: releasing a lock it owns (the Syrve refresh lock, the
+// scheduled function's run lock) or removing an unreadable value nobody replaced meanwhile.
+import { runScript, type LuaScript } from '../redis/index.ts';
+import type { Deps } from '../deps.ts';
 
 /**
- * KEYS[1] the key (refresh lock or runtime session)
- * ARGV[1] the value it must still hold (the lock owner, or the exact stored session)
+ * KEYS[1] the key (a lock, or a value found unreadable)
+ * ARGV[1] the value it must still hold (the lock's owner, or the exact stored value)
  * Returns 1 deleted, 0 left alone (someone else's lock, a newer session, or nothing). Safe to run twice.
  */
 export const DELETE_IF_EQUALS: LuaScript = {
-  name: 'syrve.delete-if-equals',
+  name: 'delete-if-equals',
   source: `
 local key = KEYS[1]
 local expected = ARGV[1]
