@@ -1,8 +1,10 @@
 // Node entry: serves the composed app over HTTP with one set of dependencies for the process.
+import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import type { Config } from '../../lib/config/index.ts';
+import { errorBody, validationFailed } from '../../lib/http/app-error.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 
 export function serveNode(config: Config, options: { hostname?: string; logger?: Logger } = {}): Promise<ServerType> {
@@ -10,5 +12,22 @@ export function serveNode(config: Config, options: { hostname?: string; logger?:
   const app = createApp(() => deps);
   return new Promise((resolve) => {
     const server = serve({ fetch: app.fetch, port: config.port, hostname: options.hostname ?? '127.0.0.1' }, () => resolve(server));
+    server.on('clientError', answerClientError);
   });
+}
+
+// Node's own answer to a request its parser refuses is a bare status with no body; this one carries the error body of
+// docs/api.md instead (the status Node would pick, a fixed message: the parser's error may quote the request).
+function answerClientError(error: Error & { code?: string }, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }): void {
+  // A response already under way on this connection cannot be followed by another one (Node's own rule).
+  if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify(errorBody(validationFailed('the request is not valid HTTP')));
+  const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

@@ -1,0 +1,56 @@
+// Requests Node's HTTP parser refuses before the app sees them still get the error body of docs/api.md.
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ServerType } from '@hono/node-server';
+import { serveNode } from '../../functions/entries/node.ts';
+import { loadConfig } from '../../lib/config/index.ts';
+import { startStack, type TestStack } from '../support/stack.ts';
+
+let stack: TestStack;
+let server: ServerType;
+let port: number;
+beforeAll(async () => {
+  stack = await startStack();
+  server = await serveNode({ ...loadConfig(stack.env), port: 0 });
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await stack?.close();
+});
+
+/** Sends `head` as is and reads until the server closes the connection. */
+function rawRequest(head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    socket.write(head, 'latin1');
+  });
+}
+
+function parse(answer: string): { status: number; contentType: string | undefined; body: string } {
+  const [head = '', ...rest] = answer.split('\r\n\r\n');
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+  const contentType = /\r\ncontent-type: ([^\r]*)/i.exec(head)?.[1];
+  return { status, contentType, body: rest.join('\r\n\r\n') };
+}
+
+it.each([
+  ['a control character in a header value', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Correlation-Id: \x07canary-secret\r\n\r\n', 400],
+  ['a header line without a colon', 'GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', 400],
+  ['a malformed request line', 'GET /healthz HTTP/9.x\r\nHost: x\r\n\r\n', 400],
+  ['headers over the size limit', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+])('%s: a JSON error body, nothing echoed', async (_name, head, status) => {
+  const answer = parse(await rawRequest(head));
+  expect(answer.status).toBe(status);
+  expect(answer.contentType).toMatch(/^application\/json/);
+  const body = JSON.parse(answer.body) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe('VALIDATION_FAILED');
+  expect(typeof body.error.message).toBe('string');
+  expect(answer.body).not.toContain('canary');
+});
