@@ -7,11 +7,27 @@ import type { Config } from '../../lib/config/index.ts';
 import { errorBody, validationFailed } from '../../lib/http/app-error.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 
+const REQUEST_RECEIVE_TIMEOUT_MS = 10_000;
+
 export function serveNode(config: Config, options: { hostname?: string; logger?: Logger } = {}): Promise<ServerType> {
   const deps = createDeps(config, options.logger !== undefined ? { logger: options.logger } : {});
   const app = createApp(() => deps);
   return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port: config.port, hostname: options.hostname ?? '127.0.0.1' }, () => resolve(server));
+    const server = serve(
+      {
+        fetch: app.fetch,
+        port: config.port,
+        hostname: options.hostname ?? '127.0.0.1',
+        // A request (headers and its ≤ 16 KiB body) must arrive within 10 s: a client that announces a body and never
+        // sends it gets 408 then, not a connection held for Node's default 5 minutes. Answers may take longer.
+        serverOptions: {
+          requestTimeout: REQUEST_RECEIVE_TIMEOUT_MS,
+          headersTimeout: REQUEST_RECEIVE_TIMEOUT_MS,
+          connectionsCheckingInterval: 1_000,
+        },
+      },
+      () => resolve(server),
+    );
     server.on('clientError', answerClientError);
   });
 }

@@ -33,7 +33,10 @@ webhooksFunction.post(ROTATION_PATH, async (c) => {
   const deps = c.get('deps');
   const secret = deps.config.webhookSecret;
   if (secret === undefined) throw notConfigured('the credential-rotation webhook (WEBHOOK_SECRET)');
-  const rawBody = await c.req.text();
+  // A client that goes away mid-body is a bad request, not our error (no 500 in the logs for it).
+  const rawBody = await c.req.text().catch(() => {
+    throw validationFailed('the request body could not be read');
+  });
   const verified = await verifyStandardWebhook({
     secret,
     headers: { id: c.req.header('webhook-id'), timestamp: c.req.header('webhook-timestamp'), signature: c.req.header('webhook-signature') },

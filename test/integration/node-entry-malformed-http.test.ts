@@ -54,3 +54,15 @@ it.each([
   expect(typeof body.error.message).toBe('string');
   expect(answer.body).not.toContain('canary');
 });
+
+it('a body announced but never sent is answered 408 with the error body within the 10 s receive limit', async () => {
+  const started = Date.now();
+  const answer = parse(
+    await rawRequest(
+      'POST /webhooks/syrve/credentials-rotated HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}',
+    ),
+  );
+  expect(answer.status).toBe(408);
+  expect(answer.contentType).toMatch(/^application\/json/);
+  expect(Date.now() - started).toBeLessThan(13_000);
+}, 20_000);
