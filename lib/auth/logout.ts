@@ -32,6 +32,7 @@ export async function logout(deps: Deps, principal: Principal, correlationId: st
     sessionId: principal.sessionId,
     userId: principal.userId,
     tokenExpiresAt: principal.expiresAt,
+    sessionCoverSeconds: deps.config.accessTokenMaxLifetimeSeconds,
     nowMs: now.getTime(),
     correlationId,
   });

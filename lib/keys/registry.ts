@@ -390,7 +390,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idLabel: '<sessionId>',
     valueType: 'marker',
     ttl: {
-      rule: `The remaining life of the longest-lived access token the session can still present: logout sets the presenting token's; the denylist-repair task writes a missing entry with revoked_at + ACCESS_TOKEN_MAX_LIFETIME_SECONDS (${ACCESS_TOKEN_MAX_LIFETIME_SECONDS} s default) - now`,
+      rule: `The remaining life of the longest-lived access token the session can still present: logout sets the longer of the presenting token's and ACCESS_TOKEN_MAX_LIFETIME_SECONDS; the denylist-repair task writes a missing entry with revoked_at + ACCESS_TOKEN_MAX_LIFETIME_SECONDS (${ACCESS_TOKEN_MAX_LIFETIME_SECONDS} s default) - now`,
     },
     allowedPayload: ["'1' (presence marker; the read path only checks existence)"],
     forbiddenPayload: ['the token', 'token claims', 'user data'],

@@ -6,8 +6,11 @@ import { redisCall, type RedisStore } from '../../redis/index.ts';
 export interface SessionRevocation {
   sessionId: string;
   userId: string;
-  /** Unix seconds when the session's last token dies; the entry need not outlive it. */
+  /** Unix seconds when the presenting token dies. */
   tokenExpiresAt: number;
+  /** The longest an access token may live (ACCESS_TOKEN_MAX_LIFETIME_SECONDS): another token of the same session,
+   * issued later than the presenting one, may outlive it by up to this much, so the entry lives at least this long. */
+  sessionCoverSeconds: number;
   nowMs: number;
   correlationId: string;
 }
@@ -18,7 +21,7 @@ export async function revokeSession(
   logger: Logger,
   revocation: SessionRevocation,
 ): Promise<{ written: boolean }> {
-  const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000));
+  const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000), revocation.sessionCoverSeconds);
   try {
     // SET is idempotent, so retrySafe would serve as well; it keeps the single 2 s attempt it has always had.
     await redisCall('revocation.revokeSession', () =>
