@@ -1,6 +1,7 @@
 // Where a scheduled task stopped, kept in PostgreSQL (`cron_cursors`), so the next run resumes there on any instance.
 import { dbCall } from '../pg/unavailable.ts';
 import type { Deps } from '../deps.ts';
+import type { CronBudget } from './budget.ts';
 
 export async function readCursor(deps: Deps, task: string): Promise<string | null> {
   const rows = await dbCall('read', 'cron.cursor.read', (signal) =>
@@ -18,4 +19,33 @@ export async function writeCursor(deps: Deps, task: string, cursor: string | nul
       { signal },
     ),
   );
+}
+
+/**
+ * Reads the task's cursor, runs `work` from it and saves the cursor `work` returns, charging the budget one command
+ * for the read and one for the write. When `work` throws, the cursor it started from is written back (a repeat of
+ * the work done so far changes nothing) and the error is rethrown.
+ */
+export async function resumeFromCursor(
+  deps: Deps,
+  budget: CronBudget,
+  task: string,
+  work: (stored: string | null) => Promise<string | null>,
+): Promise<void> {
+  budget.spend(1);
+  const stored = await readCursor(deps, task);
+  let next = stored;
+  let failure: unknown;
+  try {
+    next = await work(stored);
+  } catch (error) {
+    failure = error;
+  }
+  try {
+    budget.spend(1);
+    await writeCursor(deps, task, next);
+  } catch (error) {
+    failure ??= error;
+  }
+  if (failure !== undefined) throw failure;
 }

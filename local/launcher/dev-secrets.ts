@@ -1,8 +1,9 @@
 // Dev secrets for the local stack: taken from the environment when set, else generated once per data folder and kept 0600.
 import { randomBytes } from 'node:crypto';
-import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { readIfExists, writePrivateFile } from './private-file.ts';
 
 export const DEV_SECRET_NAMES = ['AUTH_JWT_SECRET', 'INDEX_HASH_KEY', 'SECRETS_KEYS', 'WEBHOOK_SECRET', 'SYRVE_DEMO_PASSWORD'] as const;
 export type DevSecretName = (typeof DEV_SECRET_NAMES)[number];
@@ -63,13 +64,8 @@ export async function loadDevSecrets(dataDir: string, env: Record<string, string
 }
 
 async function readSecretsFile(file: string): Promise<Partial<Record<DevSecretName, string>> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = await readIfExists(file);
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -83,11 +79,7 @@ async function readSecretsFile(file: string): Promise<Partial<Record<DevSecretNa
 }
 
 async function writeSecretsFile(file: string, secrets: Partial<Record<DevSecretName, string>>): Promise<void> {
-  // Write then rename, so a crash never leaves half a file; the mode is set at creation, before any secret is written.
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temporary, 0o600);
-  await rename(temporary, file);
+  await writePrivateFile(file, `${JSON.stringify(secrets, null, 2)}\n`);
 }
 
 async function keepPrivate(file: string): Promise<void> {

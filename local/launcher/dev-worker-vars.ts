@@ -1,10 +1,10 @@
 // The variables `npm run dev:worker` hands the worker under `wrangler dev`: the running stack's stores, the dev secrets.
-import { chmod, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { envSchema } from '../../lib/config/schema.ts';
 import { loadDevSecrets } from './dev-secrets.ts';
 import { displayPath } from './data-dir.ts';
 import { findRunningStack } from './stack-file.ts';
+import { writePrivateFile } from './private-file.ts';
 
 /** Beside dev-secrets.json: one per data folder, so two checkouts or two data folders never share one. */
 export function devWorkerVarsFile(dataDir: string): string {
@@ -44,8 +44,5 @@ export async function writeDevWorkerVars(file: string, vars: Record<string, stri
     if (/['\r\n]/.test(value)) throw new Error(`${name} holds a quote or a line break, which a .dev.vars file cannot carry`);
     lines.push(`${name}='${value}'`);
   }
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${lines.join('\n')}\n`, { mode: 0o600 });
-  await chmod(temporary, 0o600);
-  await rename(temporary, file);
+  await writePrivateFile(file, `${lines.join('\n')}\n`);
 }

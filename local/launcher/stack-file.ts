@@ -1,9 +1,10 @@
 // `<data>/stack.json` (0600): where the running `npm start` put its stores, so `npm run dev:worker` can point a worker at them.
-import { chmod, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { Teardown } from '../stack/teardown.ts';
 import type { ProvidedRedis } from './redis.ts';
+import { readIfExists, writePrivateFile } from './private-file.ts';
 
 /** The variables that point the app at this stack's stores: the launcher's own ones, as it configured the app with them. */
 const storesSchema = z.strictObject({
@@ -39,10 +40,7 @@ export async function writeStackFile(
       ...(stores.neonLocalProxyUrl !== undefined ? { NEON_LOCAL_PROXY_URL: stores.neonLocalProxyUrl } : {}),
     },
   };
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temporary, 0o600);
-  await rename(temporary, file);
+  await writePrivateFile(file, `${JSON.stringify(content, null, 2)}\n`);
   teardown.add('stack.json', () => removeIfOurs(file));
 }
 
@@ -62,13 +60,8 @@ export async function findRunningStack(dataDir: string): Promise<StackLookup> {
 }
 
 async function readStackFile(file: string): Promise<z.infer<typeof fileSchema> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = await readIfExists(file);
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

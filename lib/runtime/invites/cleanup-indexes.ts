@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { INVITE_TTL_SECONDS } from '../../config/index.ts';
 import type { CronBudget } from '../../cron/budget.ts';
-import { readCursor, writeCursor } from '../../cron/cursor.ts';
+import { resumeFromCursor } from '../../cron/cursor.ts';
 import type { CronTask, TaskReport } from '../../cron/task.ts';
 import type { Deps } from '../../deps.ts';
 import { organizationsWithInvitesSince } from './invite-organizations.ts';
@@ -70,22 +70,8 @@ export const inviteIndexCleanupTask: CronTask = {
       registryDropped: 0,
     };
     const spentBefore = budget.used();
-    budget.spend(1);
-    let cursor = decodeCursor(await readCursor(deps, NAME));
-    let failure: unknown;
-    try {
-      cursor = await cleanFrom(deps, budget, cursor, report);
-    } catch (error) {
-      failure = error;
-    }
-    // Also after a failure: the work done so far is kept, and a repeat of it would change nothing anyway.
-    try {
-      budget.spend(1);
-      await writeCursor(deps, NAME, encodeCursor(cursor));
-    } catch (error) {
-      failure ??= error;
-    }
-    if (failure !== undefined) throw failure;
+    // The cursor is saved after a failure too: the work done so far is kept, and a repeat of it would change nothing.
+    await resumeFromCursor(deps, budget, NAME, async (stored) => encodeCursor(await cleanFrom(deps, budget, decodeCursor(stored), report)));
     report.commands = budget.used() - spentBefore;
     return report;
   },

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { INVITE_RECEIPT_TTL_SECONDS, INVITE_TTL_SECONDS } from '../../config/index.ts';
 import type { CronBudget } from '../../cron/budget.ts';
-import { readCursor, writeCursor } from '../../cron/cursor.ts';
+import { resumeFromCursor } from '../../cron/cursor.ts';
 import type { CronTask, TaskReport } from '../../cron/task.ts';
 import { redisCall } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
@@ -63,23 +63,11 @@ export const inviteReconcileTask: CronTask = {
       pending: 0,
     };
     const spentBefore = budget.used();
-    budget.spend(1);
-    const stored = cursorSchema.safeParse(await readCursor(deps, NAME));
-    // A cursor this version cannot read starts a new pass: reconciling twice finishes nothing twice.
-    let after: string | null = stored.success ? stored.data : null;
-    let failure: unknown;
-    try {
-      after = await reconcileFrom(deps, budget, after, report);
-    } catch (error) {
-      failure = error;
-    }
-    try {
-      budget.spend(1);
-      await writeCursor(deps, NAME, after);
-    } catch (error) {
-      failure ??= error;
-    }
-    if (failure !== undefined) throw failure;
+    await resumeFromCursor(deps, budget, NAME, (stored) => {
+      // A cursor this version cannot read starts a new pass: reconciling twice finishes nothing twice.
+      const parsed = cursorSchema.safeParse(stored);
+      return reconcileFrom(deps, budget, parsed.success ? parsed.data : null, report);
+    });
     report.commands = budget.used() - spentBefore;
     return report;
   },
