@@ -31,18 +31,7 @@ export async function runOperation(stack: BenchStack, bench: OperationBench, opt
     await call.finish?.();
   }
 
-  timings.sort();
-  return {
-    name: bench.name,
-    calls,
-    redisRoundTrips: trips.redis / calls,
-    revocationRoundTrips: trips.revocation / calls,
-    pgRoundTrips: trips.pg / calls,
-    upstreamLogins: trips.upstreamLogins / calls,
-    p50Ms: percentile(timings, 50),
-    p99Ms: percentile(timings, 99),
-    perSecond: calls / (wallMs / 1000),
-  };
+  return perCall(bench.name, trips, timings, wallMs);
 }
 
 export async function runBurst(stack: BenchStack, bench: BurstBench): Promise<BurstResult> {
@@ -65,20 +54,23 @@ export async function runBurst(stack: BenchStack, bench: BurstBench): Promise<Bu
     await call.finish?.();
   }
 
+  return { ...perCall(bench.name, trips, timings, wallMs), concurrency, totalUpstreamLogins: trips.upstreamLogins, wallMs };
+}
+
+/** The per-call figures of a timed set of calls: round trips and logins divided by the calls, percentiles, rate. */
+function perCall(name: string, trips: ReturnType<BenchStack['counters']['read']>, timings: Float64Array, wallMs: number): OperationResult {
+  const calls = timings.length;
   timings.sort();
   return {
-    name: bench.name,
+    name,
     calls,
-    concurrency,
     redisRoundTrips: trips.redis / calls,
     revocationRoundTrips: trips.revocation / calls,
     pgRoundTrips: trips.pg / calls,
     upstreamLogins: trips.upstreamLogins / calls,
-    totalUpstreamLogins: trips.upstreamLogins,
     p50Ms: percentile(timings, 50),
     p99Ms: percentile(timings, 99),
     perSecond: calls / (wallMs / 1000),
-    wallMs,
   };
 }
 
