@@ -29,6 +29,9 @@ export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;
  * Starts everything, registering each clean-up step on `teardown` as soon as its part is up, so an error or a
  * signal at any point can still stop the servers and drop the scratch database.
  */
+/** Every bench token lives this long, so one run never outlives its tokens. */
+export const BENCH_TOKEN_TTL_SECONDS = 3_600;
+
 export async function startBenchStack(teardown: Teardown, env: Record<string, string | undefined> = process.env) {
   // A prefix of our own, so keys written into a shared REDIS_URL can be found and removed afterwards.
   const keyPrefix = `bench-${randomBytes(4).toString('hex')}`;
@@ -61,6 +64,8 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     AUTH_JWT_SECRET: BENCH_JWT_SECRET,
     INDEX_HASH_KEY: BENCH_INDEX_HASH_KEY,
     SECRETS_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+    // The bench's tokens outlive a full run (an hour); the verifier refuses tokens longer than this.
+    ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(BENCH_TOKEN_TTL_SECONDS),
     ...services.env,
   };
   // The app's logs would interleave with the report; the bench checks every response status instead.
@@ -98,7 +103,8 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
   const token = (claims: TokenClaims) => mintToken(BENCH_JWT_SECRET, claims);
 
   /** A new organisation with one location and an OrganizationAdmin; the token outlives a full run. */
-  const seedOrganization = () => seedOrganizationInto(db, BENCH_JWT_SECRET, { name: 'Bench org', tokenTtlSeconds: 3_600 });
+  const seedOrganization = () =>
+    seedOrganizationInto(db, BENCH_JWT_SECRET, { name: 'Bench org', tokenTtlSeconds: BENCH_TOKEN_TTL_SECONDS });
 
   /** Every round trip at the three proxies takes `ms` longer (their delay faults), as the network to real stores would. */
   const addLatency = (ms: number) => {

@@ -21,12 +21,18 @@ const MAX_BODY_BYTES = 16 * 1024;
 
 export type ResolveDeps = (c: Context<HonoEnv>) => Deps | Promise<Deps>;
 
-export function createApp(resolveDeps: ResolveDeps): OpenAPIHono<HonoEnv> {
+export interface AppOptions {
+  /** The caller's address as this runtime's edge reports it (never a header a client can set freely); unset: unknown. */
+  clientIp?: (c: Context<HonoEnv>) => string | undefined;
+}
+
+export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): OpenAPIHono<HonoEnv> {
   const app = new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
   app.use(correlation);
   app.use(
     createMiddleware<HonoEnv>(async (c, next) => {
       c.set('deps', await resolveDeps(c));
+      c.set('clientIp', options.clientIp?.(c));
       await next();
     }),
   );

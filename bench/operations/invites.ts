@@ -5,7 +5,7 @@ import { invites } from '../../lib/runtime/invites/index.ts';
 import { THROTTLE_LIMITS } from '../../lib/runtime/throttle/index.ts';
 import { mapConcurrently } from '../concurrently.ts';
 import { expectStatus, type OperationBench } from '../operation.ts';
-import type { BenchStack } from '../stack.ts';
+import { BENCH_TOKEN_TTL_SECONDS, type BenchStack } from '../stack.ts';
 
 /** Live invites in the organisation the list bench reads. */
 export const LIST_SIZE = 100;
@@ -99,7 +99,7 @@ export const acceptInviteBench: OperationBench = {
     const created = await createInvites(stack, userIds.map(inviteeEmail));
     const bearers = await mapConcurrently(count, SETUP_CONCURRENCY, (i) => {
       const userId = userIds[i] as string;
-      return stack.token({ userId, email: inviteeEmail(userId), expiresInSeconds: 3_600 });
+      return stack.token({ userId, email: inviteeEmail(userId), expiresInSeconds: BENCH_TOKEN_TTL_SECONDS });
     });
     return async (i) => {
       const body = { token: (created[i] as { token: string }).token };

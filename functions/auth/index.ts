@@ -1,21 +1,48 @@
-// The auth function: logout revokes the token's session in PostgreSQL and on the denylist.
-import { createRoute } from '@hono/zod-openapi';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
+// The auth function: sign-in, refresh, logout, and the public keys that verify sign-in's tokens.
 import { logout } from '../../lib/auth/logout.ts';
-import { bearerSecurity, createFunctionApp, errorResponses } from '../../lib/http/openapi-app.ts';
+import { signIn } from '../../lib/auth/sign-in.ts';
+import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
+import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
+import { invalidCredentials, notConfigured, rateLimited, refreshInvalid } from '../../lib/http/app-error.ts';
+import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
 
 export const authFunction = createFunctionApp();
 
-const logoutRoute = createRoute({
-  method: 'post',
-  path: '/auth/logout',
-  summary: "Revoke the caller's session",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  responses: { 204: { description: 'revoked' }, ...errorResponses(401, 503) },
+authFunction.openapi(signInRoute, async (c) => {
+  const body = c.req.valid('json');
+  const outcome = await signIn(c.get('deps'), {
+    organizationId: body.organizationId.toLowerCase(),
+    email: body.email,
+    password: body.password,
+    clientIp: c.get('clientIp'),
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
+    if (outcome.reason === 'not-configured') throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
+    throw invalidCredentials();
+  }
+  if (outcome.kind === 'mfa-required') throw notConfigured('MFA sign-in');
+  return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
+});
+
+authFunction.openapi(refreshRoute, async (c) => {
+  const outcome = await refreshSession(c.get('deps'), {
+    refreshToken: c.req.valid('json').refreshToken,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw refreshInvalid();
+  return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });
 
 authFunction.openapi(logoutRoute, async (c) => {
   await logout(c.get('deps'), await c.get('auth').principal(), c.get('correlationId'));
   return c.body(null, 204);
+});
+
+authFunction.openapi(jwksRoute, (c) => {
+  // Public keys only; caches may keep them a few minutes (a rotation publishes the new key before it signs).
+  c.header('cache-control', 'public, max-age=300');
+  return c.json(publicJwks(c.get('deps').config.auth), 200);
 });

@@ -1,5 +1,5 @@
 // AWS Lambda entry (API Gateway v2 / function URL events, and the scheduled event of the cron): configuration from the function's environment.
-import { handle } from 'hono/aws-lambda';
+import { getConnInfo, handle } from 'hono/aws-lambda';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled, type ScheduledRun } from '../../lib/cron/run-scheduled.ts';
@@ -9,7 +9,8 @@ import { configFor } from './env-config.ts';
 // Lambda hands configuration to the process environment; this adapter is the one place that reads it.
 // One per isolate (container): concurrent requests here share an in-flight upstream login.
 const inflight = new SingleFlight();
-const app = createApp(() => createDeps(configFor(process.env), { inflight }));
+// API Gateway's and function URLs' requestContext source IP (hono's reader falls back to x-forwarded-for behind an ALB).
+const app = createApp(() => createDeps(configFor(process.env), { inflight }), { clientIp: (c) => getConnInfo(c).remote.address });
 
 export const handler = handle(app);
 

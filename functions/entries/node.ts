@@ -1,6 +1,7 @@
 // Node entry: serves the composed app over HTTP with one set of dependencies for the process.
 import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import type { Config } from '../../lib/config/index.ts';
@@ -11,7 +12,8 @@ const REQUEST_RECEIVE_TIMEOUT_MS = 10_000;
 
 export function serveNode(config: Config, options: { hostname?: string; logger?: Logger } = {}): Promise<ServerType> {
   const deps = createDeps(config, options.logger !== undefined ? { logger: options.logger } : {});
-  const app = createApp(() => deps);
+  // The socket's peer: the Node server is reached directly (npm start), never behind a proxy that would rewrite it.
+  const app = createApp(() => deps, { clientIp: (c) => getConnInfo(c).remote.address });
   return new Promise((resolve) => {
     const server = serve(
       {

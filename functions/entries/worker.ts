@@ -7,7 +7,10 @@ import { configFor } from './env-config.ts';
 
 // One per isolate (container): concurrent requests here share an in-flight upstream login.
 const inflight = new SingleFlight();
-const app = createApp((c) => createDeps(configFor(c.env as object), { inflight }));
+// Cloudflare sets cf-connecting-ip at its edge and overwrites any the client sent.
+const app = createApp((c) => createDeps(configFor(c.env as object), { inflight }), {
+  clientIp: (c) => c.req.header('cf-connecting-ip'),
+});
 
 /** The parts of Workers' ExecutionContext this entry uses (the repository compiles without @cloudflare/workers-types). */
 interface ScheduledContext {

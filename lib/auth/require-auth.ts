@@ -4,9 +4,9 @@ import { unauthenticated } from '../http/app-error.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
 import { startRevocationCheck } from './authentication.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
-import type { AuthConfig } from '../config/index.ts';
+import type { Config } from '../config/index.ts';
 
-const verifiers = new WeakMap<AuthConfig, VerifyToken>();
+const verifiers = new WeakMap<Config, VerifyToken>();
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
 /**
@@ -21,7 +21,7 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   const deps = c.get('deps');
   const match = BEARER.exec(c.req.header('authorization') ?? '');
   if (match?.[1] === undefined) throw unauthenticated();
-  const principal = await verifierFor(deps.config.auth)(match[1]);
+  const principal = await verifierFor(deps.config)(match[1]);
   if (principal === undefined) throw unauthenticated('the bearer token is invalid or expired');
   const auth = startRevocationCheck(deps, principal);
   c.set('auth', auth);
@@ -34,11 +34,11 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   if (refusal !== undefined && c.error !== refusal) throw refusal;
 });
 
-function verifierFor(auth: AuthConfig): VerifyToken {
-  let verify = verifiers.get(auth);
+function verifierFor(config: Config): VerifyToken {
+  let verify = verifiers.get(config);
   if (verify === undefined) {
-    verify = createTokenVerifier(auth);
-    verifiers.set(auth, verify);
+    verify = createTokenVerifier(config.auth, { maxLifetimeSeconds: config.accessTokenMaxLifetimeSeconds });
+    verifiers.set(config, verify);
   }
   return verify;
 }

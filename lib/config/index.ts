@@ -14,4 +14,5 @@ export {
   type AuthConfig,
   type RestEndpoint,
 } from './load.ts';
+export type { SigningKey } from './signing-keys.ts';
 export { APP_ENVS, type AppEnv } from './schema.ts';

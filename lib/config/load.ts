@@ -2,6 +2,7 @@
 import type * as z from 'zod';
 import { envSchema, type AppEnv } from './schema.ts';
 import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
+import { parseSigningKeys, type SigningKey } from './signing-keys.ts';
 
 export const INVITE_TTL_SECONDS = 10_800;
 /** How long an accept's or cancel's receipt outlives the consumed invite: the caller's retry and many reconciliation runs fit. */
@@ -26,6 +27,10 @@ export const JOB_CACHE_TTL_SECONDS = 120;
  * covered by the repair (docs/design.md#denylist-repair).
  */
 export const ACCESS_TOKEN_MAX_LIFETIME_SECONDS = 900;
+/** What sign-in gives an access token: the longest allowed, since the denylist covers that long anyway. */
+export const ACCESS_TOKEN_TTL_SECONDS = 900;
+/** A signed-in session lasts a working day at most; its refresh tokens and active context end with it. */
+export const SESSION_TTL_SECONDS = 43_200;
 
 /** Per task and run: enough for a few hundred index members or sessions, small enough for one Worker invocation. */
 export const CRON_TASK_COMMAND_BUDGET = 1_000;
@@ -36,9 +41,18 @@ export interface RestEndpoint {
   token: string;
 }
 
-export type AuthConfig =
-  | { kind: 'hs256'; secret: string; issuer?: string; audience?: string }
-  | { kind: 'jwks'; jwksUrl: string; issuer: string; audience: string };
+/**
+ * Which bearer tokens are accepted, and how sign-in signs its own (docs/api.md#authentication). `hs256` is the dev/test
+ * mode and is used only when neither `signing` nor `external` is configured.
+ */
+export interface AuthConfig {
+  /** dev/test: one shared secret verifies a dev identity provider's tokens and signs sign-in's own. */
+  hs256?: { secret: string; issuer?: string; audience?: string };
+  /** Sign-in's own tokens: the first key signs, every key is published at /.well-known/jwks.json. */
+  signing?: { keys: SigningKey[]; issuer: string; audience: string };
+  /** An external identity provider's RS256 tokens, verified against its JWKS. */
+  external?: { jwksUrl: string; issuer: string; audience: string };
+}
 
 export interface Config {
   appEnv: AppEnv;
@@ -57,6 +71,8 @@ export interface Config {
   inviteTtlSeconds: number;
   inviteMaxActivePerOrg: number;
   accessTokenMaxLifetimeSeconds: number;
+  /** Sign-in: the access tokens' lifetime (≤ accessTokenMaxLifetimeSeconds) and the sessions' longest life. */
+  signIn: { accessTokenTtlSeconds: number; sessionTtlSeconds: number };
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
   cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
   jobCacheTtlSeconds: number;
@@ -110,8 +126,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (isLoopback(e.DATABASE_URL)) problems.push('DATABASE_URL: a localhost database is not allowed in staging/prod');
     if (e.NEON_LOCAL_PROXY_URL !== undefined) problems.push('NEON_LOCAL_PROXY_URL: the local Neon proxy is for dev and test only');
     if (e.AUTH_JWT_SECRET !== undefined)
-      problems.push('AUTH_JWT_SECRET: HS256 secrets are accepted in dev and test only; use AUTH_JWKS_URL');
-    for (const name of ['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE', 'SECRETS_KEYS'] as const) {
+      problems.push('AUTH_JWT_SECRET: HS256 secrets are accepted in dev and test only; use AUTH_SIGNING_KEYS (and AUTH_JWKS_URL)');
+    for (const name of ['AUTH_SIGNING_KEYS', 'SECRETS_KEYS'] as const) {
       if (e[name] === undefined) problems.push(`${name}: required in staging/prod`);
     }
     if (e.AUTH_JWKS_URL !== undefined && !e.AUTH_JWKS_URL.startsWith('https:'))
@@ -120,6 +136,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
 
   const auth = authConfig(e, problems);
+  const maxLifetime = e.ACCESS_TOKEN_MAX_LIFETIME_SECONDS ?? ACCESS_TOKEN_MAX_LIFETIME_SECONDS;
+  const accessTokenTtl = e.ACCESS_TOKEN_TTL_SECONDS ?? Math.min(ACCESS_TOKEN_TTL_SECONDS, maxLifetime);
+  if (accessTokenTtl > maxLifetime) {
+    problems.push('ACCESS_TOKEN_TTL_SECONDS: must not exceed ACCESS_TOKEN_MAX_LIFETIME_SECONDS (the verifier refuses longer tokens)');
+  }
   if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
 
   const redis = { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN };
@@ -141,7 +162,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ...(e.WEBHOOK_SECRET !== undefined ? { webhookSecret: e.WEBHOOK_SECRET } : {}),
     inviteTtlSeconds: e.INVITE_TTL_SECONDS ?? INVITE_TTL_SECONDS,
     inviteMaxActivePerOrg: e.INVITE_MAX_ACTIVE_PER_ORG ?? INVITE_MAX_ACTIVE_PER_ORG,
-    accessTokenMaxLifetimeSeconds: e.ACCESS_TOKEN_MAX_LIFETIME_SECONDS ?? ACCESS_TOKEN_MAX_LIFETIME_SECONDS,
+    accessTokenMaxLifetimeSeconds: maxLifetime,
+    signIn: { accessTokenTtlSeconds: accessTokenTtl, sessionTtlSeconds: e.SESSION_TTL_SECONDS ?? SESSION_TTL_SECONDS },
     syrve: {
       sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
       reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,
@@ -155,23 +177,46 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 }
 
 function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConfig | undefined {
+  const auth: AuthConfig = {};
   if (e.AUTH_JWKS_URL !== undefined) {
     if (e.AUTH_ISSUER === undefined || e.AUTH_AUDIENCE === undefined) {
       problems.push('AUTH_ISSUER and AUTH_AUDIENCE: required with AUTH_JWKS_URL');
-      return undefined;
+    } else {
+      auth.external = { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE };
     }
-    return { kind: 'jwks', jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE };
   }
-  if (e.AUTH_JWT_SECRET !== undefined) {
-    return {
-      kind: 'hs256',
+  if (e.AUTH_SIGNING_KEYS !== undefined) {
+    let keys: SigningKey[] = [];
+    try {
+      keys = parseSigningKeys(e.AUTH_SIGNING_KEYS);
+    } catch (error) {
+      problems.push(`AUTH_SIGNING_KEYS: ${(error as Error).message}`);
+    }
+    if (e.AUTH_TOKEN_ISSUER === undefined) problems.push('AUTH_TOKEN_ISSUER: required with AUTH_SIGNING_KEYS');
+    else if (e.AUTH_TOKEN_ISSUER === e.AUTH_ISSUER)
+      problems.push("AUTH_TOKEN_ISSUER: must differ from AUTH_ISSUER (a token's issuer picks the key that verifies it)");
+    if (keys.length > 0 && e.AUTH_TOKEN_ISSUER !== undefined) {
+      auth.signing = { keys, issuer: e.AUTH_TOKEN_ISSUER, audience: e.AUTH_TOKEN_AUDIENCE ?? 'runstate' };
+    }
+  } else if (e.AUTH_TOKEN_ISSUER !== undefined || e.AUTH_TOKEN_AUDIENCE !== undefined) {
+    problems.push('AUTH_TOKEN_ISSUER and AUTH_TOKEN_AUDIENCE: only with AUTH_SIGNING_KEYS');
+  }
+  if (auth.external === undefined && auth.signing === undefined && e.AUTH_JWT_SECRET !== undefined) {
+    auth.hs256 = {
       secret: e.AUTH_JWT_SECRET,
       ...(e.AUTH_ISSUER !== undefined ? { issuer: e.AUTH_ISSUER } : {}),
       ...(e.AUTH_AUDIENCE !== undefined ? { audience: e.AUTH_AUDIENCE } : {}),
     };
   }
-  problems.push('AUTH_JWT_SECRET (dev/test) or AUTH_JWKS_URL with AUTH_ISSUER and AUTH_AUDIENCE: one is required');
-  return undefined;
+  if (auth.hs256 === undefined && auth.signing === undefined && auth.external === undefined) {
+    if (e.AUTH_JWKS_URL === undefined && e.AUTH_SIGNING_KEYS === undefined) {
+      problems.push(
+        'AUTH_JWT_SECRET (dev/test), or AUTH_SIGNING_KEYS and/or AUTH_JWKS_URL with AUTH_ISSUER and AUTH_AUDIENCE: one is required',
+      );
+    }
+    return undefined;
+  }
+  return auth;
 }
 
 /** An empty variable means "unset" (a common shell and CI habit). */

@@ -25,6 +25,15 @@ export const envSchema = z.object({
   AUTH_JWKS_URL: httpUrl.optional(),
   AUTH_ISSUER: optionalText,
   AUTH_AUDIENCE: optionalText,
+  /** Sign-in's own signing keys: a JSON array of private JWKs (Ed25519 or RSA ≥ 2048 bits, each with a kid); the first signs. */
+  AUTH_SIGNING_KEYS: optionalText,
+  /** The `iss` and `aud` of sign-in's own tokens when they are signed with AUTH_SIGNING_KEYS. */
+  AUTH_TOKEN_ISSUER: optionalText,
+  AUTH_TOKEN_AUDIENCE: optionalText,
+  /** Lifetime of the access tokens sign-in issues; at most ACCESS_TOKEN_MAX_LIFETIME_SECONDS. */
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).optional(),
+  /** How long a signed-in session lives at most: its refresh tokens and its active context end with it. */
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).optional(),
   SECRETS_KEYS: optionalText,
   INDEX_HASH_KEY: z.string().min(32, 'at least 32 characters'),
   WEBHOOK_SECRET: z

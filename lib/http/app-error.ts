@@ -3,6 +3,8 @@ export type ErrorCode =
   | 'VALIDATION_FAILED'
   | 'UNAUTHENTICATED'
   | 'TOKEN_REVOKED'
+  | 'INVALID_CREDENTIALS'
+  | 'REFRESH_INVALID'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
@@ -43,6 +45,9 @@ export class AppError extends Error {
 export const validationFailed = (message: string) => new AppError(400, 'VALIDATION_FAILED', message);
 export const unauthenticated = (message = 'a valid bearer token is required') => new AppError(401, 'UNAUTHENTICATED', message);
 export const tokenRevoked = () => new AppError(401, 'TOKEN_REVOKED', 'this token or its session has been revoked');
+export const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'the email or password is wrong');
+export const refreshInvalid = () =>
+  new AppError(401, 'REFRESH_INVALID', 'this refresh token is unknown, already used, or its session has ended; sign in again');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
 export const roleConflict = (heldRole: string) =>

@@ -8,11 +8,16 @@ import { errorKind } from '../log/logger.ts';
 import type { HonoEnv } from './hono-env.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
 
+/** A store that did not answer is usually back within seconds (a restart, a failover, a suspended compute waking). */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
+
 export function handleError(error: Error, c: Context<HonoEnv>): Response {
   const known = toAppError(error);
   const correlationId = c.get('correlationId');
   if (correlationId !== undefined) c.header(CORRELATION_HEADER, correlationId);
   for (const [name, value] of Object.entries(known.headers)) c.header(name, value);
+  // Every 503 says when to come back; the ones with their own figure (UPSTREAM_BUSY) set it above.
+  if (known.status === 503 && known.headers['retry-after'] === undefined) c.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
   if (known.status >= 500) {
     c.get('deps')?.logger.error('request_failed', {
       code: known.code,

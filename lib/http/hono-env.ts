@@ -8,5 +8,7 @@ export interface HonoEnv {
     correlationId: string;
     /** Set by requireAuth: the verified token, its revocation check under way. */
     auth: Authentication;
+    /** The caller's address as the runtime's edge reports it (socket, cf-connecting-ip, API Gateway); unset when unknown. */
+    clientIp: string | undefined;
   };
 }

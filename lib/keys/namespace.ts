@@ -19,7 +19,15 @@ export const SCOPE_KINDS = ['platform', 'org', 'outlet', 'user'] as const;
 export type ScopeKind = (typeof SCOPE_KINDS)[number];
 
 /** Actions a throttle counter may count; a new limiter adds its action here. */
-export const THROTTLE_ACTIONS = ['invite-create', 'invite-accept', 'login', 'mfa-verify', 'password-reset', 'tenant-resolve'] as const;
+export const THROTTLE_ACTIONS = [
+  'invite-create',
+  'invite-accept',
+  'login',
+  'login-ip',
+  'mfa-verify',
+  'password-reset',
+  'tenant-resolve',
+] as const;
 export type ThrottleAction = (typeof THROTTLE_ACTIONS)[number];
 
 export function parseNamespace(namespace: { prefix: unknown; env: unknown }): KeyNamespace {

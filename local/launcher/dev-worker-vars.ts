@@ -4,6 +4,7 @@ import { envSchema } from '../../lib/config/schema.ts';
 import { loadDevSecrets } from './dev-secrets.ts';
 import { displayPath } from './data-dir.ts';
 import { findRunningStack } from './stack-file.ts';
+import { DEMO_TOKEN_TTL_SECONDS } from './seed.ts';
 import { writePrivateFile } from './private-file.ts';
 
 /** Beside dev-secrets.json: one per data folder, so two checkouts or two data folders never share one. */
@@ -31,7 +32,8 @@ export async function devWorkerVars(dataDir: string, env: Record<string, string 
     // PORT is the Node server's; wrangler dev has its own.
     if (name !== 'PORT' && value !== undefined && value !== '') fromEnv[name] = value;
   }
-  return { APP_ENV: 'dev', ...fromEnv, ...stack.stores, ...secrets };
+  // As npm start runs the app: its 12-hour demo tokens must pass here too (local/launcher/start.ts).
+  return { APP_ENV: 'dev', ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS), ...fromEnv, ...stack.stores, ...secrets };
 }
 
 /**

@@ -5,7 +5,7 @@ import { loadConfig } from '../../lib/config/index.ts';
 import { envSchema } from '../../lib/config/schema.ts';
 import { loadDevSecrets } from './dev-secrets.ts';
 import { applyMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
-import { DEMO, demoInvitee, seedDemo, type DemoTokenOptions } from './seed.ts';
+import { DEMO, DEMO_TOKEN_TTL_SECONDS, demoInvitee, seedDemo, type DemoTokenOptions } from './seed.ts';
 import { demoConnectionPort, seedDemoConnection } from './seed-syrve.ts';
 import { startDemoUpstream } from './demo-upstream.ts';
 import { readyBanner } from './banner.ts';
@@ -19,6 +19,15 @@ import { writeStackFile } from './stack-file.ts';
 import { createTeardown } from '../stack/teardown.ts';
 
 class Interrupted extends Error {}
+
+/**
+ * The printed demo tokens live 12 hours, so the walkthrough keeps working all day; the verifier refuses tokens longer
+ * than ACCESS_TOKEN_MAX_LIFETIME_SECONDS, so npm start raises it to that unless told otherwise (sign-in still issues
+ * 15-minute tokens). Deployments keep 900 s.
+ */
+function devAccessTokenMaxLifetime(env: Record<string, string | undefined>): string {
+  return env.ACCESS_TOKEN_MAX_LIFETIME_SECONDS || String(DEMO_TOKEN_TTL_SECONDS);
+}
 
 const say = (line: string): void => console.log(line);
 const stack = createTeardown();
@@ -74,6 +83,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     UPSTASH_REDIS_REST_TOKEN: redis.token,
     DATABASE_URL: database.url,
     NEON_LOCAL_PROXY_URL: neonLocalProxyUrl,
+    ACCESS_TOKEN_MAX_LIFETIME_SECONDS: devAccessTokenMaxLifetime(env),
   });
   const tokenOptions: DemoTokenOptions = {
     ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
@@ -144,8 +154,8 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       ],
       stoppers: stack.names(),
       notes:
-        config.auth.kind === 'jwks'
-          ? ['AUTH_JWKS_URL is set, so these HS256 tokens will be refused: use tokens from your identity provider.']
+        config.auth.hs256 === undefined
+          ? ['AUTH_JWKS_URL or AUTH_SIGNING_KEYS is set, so these HS256 tokens will be refused: sign in, or use your identity provider.']
           : [],
     }),
   );

@@ -6,6 +6,9 @@ import { createDeps, type DepsOverrides } from '../../lib/create-deps.ts';
 import type { Deps } from '../../lib/deps.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
 
+/** Read by the composed app (tests, bench) as the caller's address; deployed entries never look at it. */
+export const TEST_CLIENT_IP_HEADER = 'x-runstate-test-client-ip';
+
 export interface ComposedApp {
   config: Config;
   deps: Deps;
@@ -27,7 +30,8 @@ export interface RequestOptions {
 export function composeApp(env: Record<string, string | undefined>, overrides: DepsOverrides = {}): ComposedApp {
   const config = loadConfig(env);
   const deps = createDeps(config, overrides);
-  const app = createApp(() => deps);
+  // app.request has no socket: tests name the caller's address in a header only this local composition reads.
+  const app = createApp(() => deps, { clientIp: (c) => c.req.header(TEST_CLIENT_IP_HEADER) });
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
     const headers: Record<string, string> = { ...options.headers };

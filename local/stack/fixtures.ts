@@ -1,5 +1,6 @@
 // Fixtures written straight into PostgreSQL (outside the proxies, so they never show in a count), for tests and the bench.
 import { uuidv7 } from 'uuidv7';
+import { hashPassword } from '../../lib/auth/password.ts';
 import { mintToken } from './tokens.ts';
 
 /** Anything with node-postgres' `query(text, params)`: a pg.Client or pg.Pool. */
@@ -44,4 +45,9 @@ export async function seedOrganization(
 export function newInvitee(): { userId: string; email: string } {
   const userId = uuidv7();
   return { userId, email: `invitee-${userId.slice(-12)}@example.test` };
+}
+
+/** Sets a user's password as sign-in stores it (the same KDF), for tests, the bench and the demo seed. */
+export async function setPassword(db: SqlRunner, userId: string, password: string): Promise<void> {
+  await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [userId, await hashPassword(password)]);
 }

@@ -9,6 +9,7 @@ import { freePort } from '../../local/processes/free-port.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 import { devWorkerVarsFile } from '../../local/launcher/dev-worker-vars.ts';
 import { stackFile } from '../../local/launcher/stack-file.ts';
+import { DEMO_TOKEN_TTL_SECONDS } from '../../local/launcher/seed.ts';
 import { baseEnv, call, launch, printed, stagingRoot, stop, stopAll, whenReady, type Launched } from '../support/launcher-process.ts';
 
 const running: Launched[] = [];
@@ -97,7 +98,12 @@ describe('npm run dev:worker', () => {
       [...readFileSync(varsFile, 'utf8').matchAll(/^([A-Z_]+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!] as const),
     );
     const { SYRVE_DEMO_PASSWORD: demoPassword, ...appSecrets } = secrets;
-    expect(vars).toEqual({ APP_ENV: 'dev', ...stack.stores, ...appSecrets });
+    expect(vars).toEqual({
+      APP_ENV: 'dev',
+      ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
+      ...stack.stores,
+      ...appSecrets,
+    });
 
     // The worker answers on loopback, reaching Redis and PostgreSQL through npm start's proxies, and takes its tokens.
     const base = `http://127.0.0.1:${port}`;

@@ -29,7 +29,10 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   expect(doc.openapi).toBe('3.1.0');
   expect(Object.keys(doc.paths).sort()).toEqual(
     [
+      '/.well-known/jwks.json',
+      '/auth/login',
       '/auth/logout',
+      '/auth/refresh',
       '/healthz',
       '/invites/accept',
       '/orgs/{orgId}/audit/exports',

@@ -13,3 +13,4 @@ export const TEST_WEBHOOK_SECRET = `whsec_${btoa('test-only-webhook-secret-24b')
 export function seedOrganization(db: SqlRunner): Promise<SeededOrganization> {
   return seedOrganizationWith(db, TEST_JWT_SECRET);
 }
+export { setPassword } from '../../local/stack/fixtures.ts';

@@ -1,6 +1,7 @@
 // Configuration: one schema for the environment; unsafe production settings are refused with the variable named.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config/index.ts';
+import { testSigningKeys } from '../support/signing-keys.ts';
 
 const dev = {
   UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:8079',
@@ -17,6 +18,8 @@ const prod = {
   REVOCATION_REDIS_REST_URL: 'https://revocation.upstash.example',
   REVOCATION_REDIS_REST_TOKEN: 'token2',
   DATABASE_URL: 'postgres://app:pw@ep-x.neon.example/app',
+  AUTH_SIGNING_KEYS: testSigningKeys(),
+  AUTH_TOKEN_ISSUER: 'https://auth.example/',
   AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json',
   AUTH_ISSUER: 'https://id.example/',
   AUTH_AUDIENCE: 'runstate',
@@ -40,12 +43,12 @@ describe('loadConfig', () => {
     const config = loadConfig(dev);
     expect(config).toMatchObject({ appEnv: 'dev', port: 8787, keyPrefix: 'mhpay', inviteTtlSeconds: 10_800 });
     expect(config.revocationRedis).toEqual(config.redis);
-    expect(config.auth.kind).toBe('hs256');
+    expect(config.auth.hs256?.secret).toBe(dev.AUTH_JWT_SECRET);
   });
 
   it('accepts a complete production environment', () => {
     const config = loadConfig(prod);
-    expect(config.auth).toEqual({ kind: 'jwks', jwksUrl: prod.AUTH_JWKS_URL, issuer: prod.AUTH_ISSUER, audience: prod.AUTH_AUDIENCE });
+    expect(config.auth.external).toEqual({ jwksUrl: prod.AUTH_JWKS_URL, issuer: prod.AUTH_ISSUER, audience: prod.AUTH_AUDIENCE });
     expect(config.revocationRedis.url).toBe(prod.REVOCATION_REDIS_REST_URL);
     expect(config.secretsKeys[0]?.kid).toBe('k1');
   });
@@ -109,5 +112,36 @@ describe('loadConfig', () => {
     for (const value of ['59', '86401', '1.5', 'soon']) {
       expect(problems({ ...dev, ACCESS_TOKEN_MAX_LIFETIME_SECONDS: value }).join()).toMatch(/ACCESS_TOKEN_MAX_LIFETIME_SECONDS/);
     }
+  });
+
+  it('signs sign-in tokens with AUTH_SIGNING_KEYS in prod, and refuses a key or issuer that is not usable, naming only the variable', () => {
+    const config = loadConfig(prod);
+    expect(config.auth.signing?.keys[0]?.alg).toBe('EdDSA');
+    expect(config.auth.signing?.issuer).toBe('https://auth.example/');
+    expect(config.auth.signing?.keys[0]?.publicJwk).not.toHaveProperty('d');
+    expect(config.auth.hs256).toBeUndefined();
+    const { d } = JSON.parse(prod.AUTH_SIGNING_KEYS)[0] as { d: string };
+    for (const [change, variable] of [
+      [{ AUTH_SIGNING_KEYS: undefined }, 'AUTH_SIGNING_KEYS'],
+      [{ AUTH_SIGNING_KEYS: '[{"kty":"oct","k":"abc","kid":"x"}]' }, 'AUTH_SIGNING_KEYS'],
+      [{ AUTH_SIGNING_KEYS: `[{"kty":"OKP","crv":"Ed25519","kid":"x","x":"${d}"}]` }, 'AUTH_SIGNING_KEYS'],
+      [{ AUTH_SIGNING_KEYS: 'not json' }, 'AUTH_SIGNING_KEYS'],
+      [{ AUTH_TOKEN_ISSUER: undefined }, 'AUTH_TOKEN_ISSUER'],
+      [{ AUTH_TOKEN_ISSUER: prod.AUTH_ISSUER }, 'AUTH_TOKEN_ISSUER'],
+    ] as const) {
+      const found = problems({ ...prod, ...change });
+      expect(
+        found.some((p) => p.startsWith(variable)),
+        variable,
+      ).toBe(true);
+      expect(found.join('\n')).not.toContain(d);
+    }
+  });
+
+  it('gives access tokens 15 minutes and sessions 12 hours by default, and no access token longer than the longest lifetime', () => {
+    expect(loadConfig(dev).signIn).toEqual({ accessTokenTtlSeconds: 900, sessionTtlSeconds: 43_200 });
+    expect(loadConfig({ ...dev, ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '300' }).signIn.accessTokenTtlSeconds).toBe(300);
+    expect(problems({ ...dev, ACCESS_TOKEN_TTL_SECONDS: '1200' }).join()).toMatch(/ACCESS_TOKEN_TTL_SECONDS/);
+    expect(problems({ ...dev, SESSION_TTL_SECONDS: '10' }).join()).toMatch(/SESSION_TTL_SECONDS/);
   });
 });

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config/index.ts';
 import { envSchema } from '../../lib/config/schema.ts';
 import { buildWorker } from '../../ops/build-worker.ts';
+import { testSigningKeys } from '../support/signing-keys.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WRANGLER_TOML = join(REPO_ROOT, 'wrangler.toml');
@@ -21,9 +22,8 @@ const PROD_SECRETS: Record<string, string> = {
   REVOCATION_REDIS_REST_URL: 'https://denylist-store.upstash.example',
   REVOCATION_REDIS_REST_TOKEN: 'denylist-token',
   DATABASE_URL: 'postgres://app:password@ep-example.eu-central-1.aws.neon.example/runstate',
-  AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json',
-  AUTH_ISSUER: 'https://id.example/',
-  AUTH_AUDIENCE: 'runstate',
+  AUTH_SIGNING_KEYS: testSigningKeys(),
+  AUTH_TOKEN_ISSUER: 'https://auth.example/',
   SECRETS_KEYS: `k1:${randomBytes(32).toString('base64')}`,
   INDEX_HASH_KEY: randomBytes(36).toString('base64url'),
   WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}`,
@@ -38,6 +38,13 @@ const PLAIN_SETTINGS = [
   'CRON_TASK_COMMAND_BUDGET',
   'CRON_TASK_TIME_BUDGET_MS',
   'ACCESS_TOKEN_MAX_LIFETIME_SECONDS',
+  'ACCESS_TOKEN_TTL_SECONDS',
+  'SESSION_TTL_SECONDS',
+  'AUTH_TOKEN_AUDIENCE',
+  // An external identity provider, optional beside sign-in's own tokens.
+  'AUTH_JWKS_URL',
+  'AUTH_ISSUER',
+  'AUTH_AUDIENCE',
 ];
 /** The Node server's port, and what only dev/test accept (staging and prod refuse them: checked below). */
 const LOCAL_ONLY: Record<string, string | undefined> = {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { devWorkerVars, devWorkerVarsFile, writeDevWorkerVars } from '../../local/launcher/dev-worker-vars.ts';
 import { stackFile, writeStackFile } from '../../local/launcher/stack-file.ts';
+import { DEMO_TOKEN_TTL_SECONDS } from '../../local/launcher/seed.ts';
 import { createTeardown } from '../../local/stack/teardown.ts';
 
 const STORES = {
@@ -45,6 +46,7 @@ describe('devWorkerVars', () => {
     });
     expect(vars).toEqual({
       APP_ENV: 'dev',
+      ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
       KEY_PREFIX: 'demo',
       UPSTASH_REDIS_REST_URL: STORES.redis.url,
       UPSTASH_REDIS_REST_TOKEN: STORES.redis.token,

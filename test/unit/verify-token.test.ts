@@ -39,7 +39,7 @@ function claims(extra: Record<string, unknown> = {}) {
 
 describe('RS256 via JWKS', () => {
   it('accepts a token signed by the published key with the right issuer and audience', async () => {
-    const verify = createTokenVerifier({ kind: 'jwks', jwksUrl, issuer, audience });
+    const verify = createTokenVerifier({ external: { jwksUrl, issuer, audience } }, { maxLifetimeSeconds: 900 });
     const token = await claims({ email_verified: true })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setIssuer(issuer)
@@ -96,7 +96,7 @@ describe('RS256 via JWKS', () => {
           .sign(privateKey),
     ],
   ])('refuses %s', async (_name, make) => {
-    const verify = createTokenVerifier({ kind: 'jwks', jwksUrl, issuer, audience });
+    const verify = createTokenVerifier({ external: { jwksUrl, issuer, audience } }, { maxLifetimeSeconds: 900 });
     expect(await verify(await make())).toBeUndefined();
   });
 });
@@ -104,7 +104,7 @@ describe('RS256 via JWKS', () => {
 describe('HS256 (dev/test)', () => {
   const secret = 's'.repeat(40);
   it('accepts its own secret; only email_verified=true makes the email verified (false or missing: none)', async () => {
-    const verify = createTokenVerifier({ kind: 'hs256', secret });
+    const verify = createTokenVerifier({ hs256: { secret } }, { maxLifetimeSeconds: 900 });
     const key = new TextEncoder().encode(secret);
     const sign = (extra: Record<string, unknown>) => claims(extra).setProtectedHeader({ alg: 'HS256' }).sign(key);
     expect((await verify(await sign({ email_verified: true })))?.verifiedEmail).toBe('a@example.test');
@@ -116,7 +116,7 @@ describe('HS256 (dev/test)', () => {
   });
 
   it('refuses an alg:none token and an expired one', async () => {
-    const verify = createTokenVerifier({ kind: 'hs256', secret });
+    const verify = createTokenVerifier({ hs256: { secret } }, { maxLifetimeSeconds: 900 });
     const none = `${btoa(JSON.stringify({ alg: 'none' }))}.${btoa(JSON.stringify({ sub: uuidv7(), sid: uuidv7(), jti: 'j', iat: 1, exp: 9_999_999_999 }))}.`;
     expect(await verify(none)).toBeUndefined();
     const expired = await claims()
@@ -124,5 +124,33 @@ describe('HS256 (dev/test)', () => {
       .setProtectedHeader({ alg: 'HS256' })
       .sign(new TextEncoder().encode(secret));
     expect(await verify(expired)).toBeUndefined();
+  });
+});
+
+describe('lifetime', () => {
+  const secret = 'a-test-hs256-secret-of-at-least-32-chars';
+  const key = new TextEncoder().encode(secret);
+  const verify = createTokenVerifier({ hs256: { secret } }, { maxLifetimeSeconds: 900 });
+  const now = () => Math.floor(Date.now() / 1000);
+  const token = (iat: number, exp: number) =>
+    new SignJWT({ sid: uuidv7() })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(uuidv7())
+      .setJti(uuidv7())
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(key);
+
+  it('accepts a token that lives exactly the longest lifetime the denylist covers', async () => {
+    expect(await verify(await token(now(), now() + 900))).toBeDefined();
+  });
+
+  it('refuses a token that lives longer, even one issued long ago and about to expire', async () => {
+    expect(await verify(await token(now(), now() + 901))).toBeUndefined();
+    expect(await verify(await token(now() - 43_000, now() + 60))).toBeUndefined();
+  });
+
+  it('refuses a token whose future iat would stretch its expiry past the denylist entry', async () => {
+    expect(await verify(await token(now() + 3_600, now() + 3_600 + 600))).toBeUndefined();
   });
 });

@@ -16,10 +16,16 @@ export interface ThrottleLimit {
  * script looping on create is stopped within seconds and needs over an hour to reach the active-invite cap.
  * invite-accept, per account within the token's organisation (counted inside the accept script): 20 per 10 minutes. A person accepts a handful of invites, ever, plus a retry or two;
  * 20 is far above that and far below what token guessing (every attempt counts, failed or not) would need.
+ * login, per (organisation, keyed email hash) — the tenant in the key, so tenant A cannot lock a user out of tenant B:
+ * 10 per 15 minutes. A person who mistypes retries a few times; every attempt counts, so guessing gets 40 tries an hour.
+ * login-ip, per client IP (platform scope; the IP is keyed-hashed): 100 per 15 minutes — an office behind one NAT
+ * signing in at nine still fits, while spraying one password over many emails from one address does not.
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
   'invite-accept': { limit: 20, windowSeconds: 600 },
+  login: { limit: 10, windowSeconds: 900 },
+  'login-ip': { limit: 100, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;

@@ -1,0 +1,24 @@
+// Request and response schemas of the auth routes.
+import * as z from 'zod';
+import { MAX_PASSWORD_LENGTH } from '../../lib/auth/password.ts';
+
+export const signInBody = z.strictObject({
+  organizationId: z.uuid(),
+  email: z.email().max(254),
+  password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
+});
+
+export const refreshBody = z.strictObject({ refreshToken: z.string().min(1).max(256) });
+
+export const sessionTokensSchema = z.object({
+  status: z.literal('signed-in'),
+  tokenType: z.literal('Bearer'),
+  accessToken: z.string().describe('A JWT; send it as Authorization: Bearer. Shown once.'),
+  expiresInSeconds: z.number().int(),
+  refreshToken: z.string().describe('Opaque, single use: exchange it at POST /auth/refresh for the next pair. Shown once.'),
+  userId: z.uuid(),
+  organizationId: z.uuid(),
+  sessionExpiresAtUtc: z.iso.datetime(),
+});
+
+export const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.string())) });

@@ -1,0 +1,55 @@
+// Opens a session in PostgreSQL (the truth): the session row, its first refresh token's hash and the audit row, in one
+// transaction; only then are tokens signed.
+import { uuidv7 } from 'uuidv7';
+import { auditStatement } from '../../pg/audit.ts';
+import { dbCall } from '../../pg/unavailable.ts';
+import type { Deps } from '../../deps.ts';
+import { issueRefreshToken } from '../tokens/refresh-token.ts';
+import { sessionTokens, type SessionTokens } from './session-tokens.ts';
+
+export interface OpenSessionInput {
+  userId: string;
+  email: string;
+  organizationId: string;
+  /** 'password' or 'password+totp', for the audit row. */
+  method: 'password' | 'password+totp';
+  correlationId: string;
+}
+
+export async function openSession(deps: Deps, input: OpenSessionInput): Promise<SessionTokens> {
+  const nowMs = deps.clock.now();
+  const now = new Date(nowMs);
+  const sessionId = uuidv7();
+  const expiresAtMs = nowMs + deps.config.signIn.sessionTtlSeconds * 1000;
+  const refresh = await issueRefreshToken();
+  const statements = [
+    {
+      text: 'INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+      params: [sessionId, input.userId, input.organizationId, now.toISOString(), new Date(expiresAtMs).toISOString()],
+    },
+    {
+      text: 'INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)',
+      params: [refresh.tokenHash, sessionId, now.toISOString()],
+    },
+    // The audit row names the user, never the session id.
+    auditStatement(
+      {
+        action: 'session.created',
+        actorUserId: input.userId,
+        organizationId: input.organizationId,
+        locationId: null,
+        targetId: input.userId,
+        correlationId: input.correlationId,
+        details: { method: input.method },
+      },
+      now,
+    ),
+  ];
+  await dbCall('commit', 'auth.session.open', (signal) => deps.db.transaction(statements, { signal }));
+  return sessionTokens(
+    deps,
+    { sessionId, userId: input.userId, email: input.email, organizationId: input.organizationId, expiresAtMs },
+    refresh.token,
+    nowMs,
+  );
+}

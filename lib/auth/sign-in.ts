@@ -1,0 +1,94 @@
+// auth.signIn: email and password within an organisation. Both throttles count first (fail open), the KDF runs for
+// known and unknown users alike, and every refusal of the credentials is one answer.
+import { normalizeEmail } from '../keys/index.ts';
+import { dbCall } from '../pg/unavailable.ts';
+import { throttle } from '../runtime/throttle/index.ts';
+import type { Deps } from '../deps.ts';
+import { verifyPassword } from './password.ts';
+import { openSession } from './sessions/open-session.ts';
+import type { SessionTokens } from './sessions/session-tokens.ts';
+import { canSignTokens } from './tokens/access-token.ts';
+
+export interface SignInInput {
+  organizationId: string;
+  email: string;
+  password: string;
+  /** The caller's address as the runtime's edge reports it; undefined counts under one shared "unknown" bucket. */
+  clientIp: string | undefined;
+  correlationId: string;
+}
+
+/** A password-verified user, before a session exists (the MFA step continues from here). */
+export interface VerifiedUser {
+  userId: string;
+  email: string;
+  organizationId: string;
+  mfaEnrolled: boolean;
+}
+
+export type SignInOutcome =
+  | { ok: true; kind: 'signed-in'; tokens: SessionTokens }
+  | { ok: true; kind: 'mfa-required'; user: VerifiedUser }
+  /** Unknown email, no role in the organisation, no password set or a wrong one: one answer, similar time. */
+  | { ok: false; reason: 'invalid-credentials' }
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
+  | { ok: false; reason: 'not-configured' };
+
+interface UserRow {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  mfa_enrolled: boolean;
+}
+
+export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutcome> {
+  if (!canSignTokens(deps.config.auth)) return { ok: false, reason: 'not-configured' };
+  const email = normalizeEmail(input.email);
+  // Counted before the KDF, so a throttled caller costs no derivation; the lookup runs beside the counters.
+  const [byAccount, byIp, rows] = await Promise.all([
+    throttle.hit(deps, {
+      action: 'login',
+      scope: { kind: 'org', id: input.organizationId },
+      subject: email,
+      correlationId: input.correlationId,
+    }),
+    throttle.hit(deps, {
+      action: 'login-ip',
+      scope: { kind: 'platform' },
+      subject: input.clientIp ?? 'unknown',
+      correlationId: input.correlationId,
+    }),
+    dbCall('read', 'auth.signIn.user', (signal) =>
+      deps.db.query<UserRow>(
+        `SELECT u.id, u.email, u.password_hash, EXISTS (
+                  SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled
+           FROM users u
+          WHERE u.email = $1
+            AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)`,
+        [email, input.organizationId],
+        { signal },
+      ),
+    ),
+  ]);
+  const refusal = [byAccount, byIp].find((outcome) => !outcome.allowed);
+  if (refusal !== undefined && !refusal.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: refusal.retryAfterSeconds };
+  const user = rows[0];
+  // verifyPassword derives against a decoy when there is no hash, so an unknown user takes as long as a wrong password.
+  const matches = await verifyPassword(input.password, user?.password_hash);
+  if (user === undefined || !matches) return { ok: false, reason: 'invalid-credentials' };
+  const verified: VerifiedUser = {
+    userId: user.id,
+    email: user.email,
+    organizationId: input.organizationId,
+    mfaEnrolled: user.mfa_enrolled,
+  };
+  if (verified.mfaEnrolled) return { ok: true, kind: 'mfa-required', user: verified };
+  const tokens = await openSession(deps, {
+    userId: user.id,
+    email: user.email,
+    organizationId: input.organizationId,
+    method: 'password',
+    correlationId: input.correlationId,
+  });
+  return { ok: true, kind: 'signed-in', tokens };
+}

@@ -1,0 +1,71 @@
+// Signs sign-in's access tokens: HS256 with the dev secret in dev/test, else the first configured signing key (EdDSA or RS256).
+import { importJWK, SignJWT, type JWTPayload } from 'jose';
+import { uuidv7 } from 'uuidv7';
+import type { AuthConfig, SigningKey } from '../../config/index.ts';
+
+export interface AccessTokenSubject {
+  userId: string;
+  sessionId: string;
+  /** The user's email as PostgreSQL holds it; vouched for (invites are accepted with a verified email only). */
+  email: string;
+}
+
+export interface SignedAccessToken {
+  token: string;
+  expiresInSeconds: number;
+}
+
+// importJWK is async and not free; a configured key lives as long as its config.
+const importedKeys = new WeakMap<SigningKey, Promise<CryptoKey | Uint8Array>>();
+
+function privateKey(key: SigningKey): Promise<CryptoKey | Uint8Array> {
+  let imported = importedKeys.get(key);
+  if (imported === undefined) {
+    imported = importJWK(key.privateJwk, key.alg);
+    importedKeys.set(key, imported);
+    imported.catch(() => importedKeys.delete(key));
+  }
+  return imported;
+}
+
+/** True when this deployment can sign tokens of its own (sign-in answers 503 NOT_CONFIGURED otherwise). */
+export function canSignTokens(auth: AuthConfig): boolean {
+  return auth.signing !== undefined || auth.hs256 !== undefined;
+}
+
+export async function signAccessToken(
+  auth: AuthConfig,
+  subject: AccessTokenSubject,
+  options: { nowMs: number; ttlSeconds: number },
+): Promise<SignedAccessToken> {
+  const iat = Math.floor(options.nowMs / 1000);
+  const payload: JWTPayload = { sid: subject.sessionId, email: subject.email, email_verified: true };
+  const jwt = new SignJWT(payload)
+    .setSubject(subject.userId)
+    .setJti(uuidv7())
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + options.ttlSeconds);
+  let token: string;
+  if (auth.signing !== undefined) {
+    const key = auth.signing.keys[0];
+    if (key === undefined) throw new Error('signAccessToken: no signing key');
+    token = await jwt
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+      .setIssuer(auth.signing.issuer)
+      .setAudience(auth.signing.audience)
+      .sign(await privateKey(key));
+  } else if (auth.hs256 !== undefined) {
+    // The dev/test verifier checks AUTH_ISSUER / AUTH_AUDIENCE when set, so the token carries them then.
+    if (auth.hs256.issuer !== undefined) jwt.setIssuer(auth.hs256.issuer);
+    if (auth.hs256.audience !== undefined) jwt.setAudience(auth.hs256.audience);
+    token = await jwt.setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(auth.hs256.secret));
+  } else {
+    throw new Error('signAccessToken: this deployment has no signing key');
+  }
+  return { token, expiresInSeconds: options.ttlSeconds };
+}
+
+/** The public keys of sign-in's own tokens (empty in HS256 mode: a shared secret is never published). */
+export function publicJwks(auth: AuthConfig): { keys: Record<string, string>[] } {
+  return { keys: auth.signing?.keys.map((key) => key.publicJwk) ?? [] };
+}
