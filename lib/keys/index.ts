@@ -6,3 +6,4 @@ export { THROTTLE_ACTIONS } from './namespace.ts';
 export { KEY_REGISTRY, type KeyName } from './registry.ts';
 export { createKeyspace, type Keyspace } from './keyspace.ts';
 export { auditKey, findRegistryEntry, matchingRegistryEntries } from './audit-keyspace.ts';
+export { SINGLE_USE_TTL_SECONDS, type SingleUseKind } from './single-use-ttl.ts';

@@ -35,6 +35,10 @@ type Builders = {
   revokedSession(sessionId: string): string;
   /** `jtiDigest` is sha256Hex(jti): 64 lowercase hex. */
   revokedJti(jtiDigest: string): string;
+  /** Single-use tokens, keyed by sha256Hex(token): 64 lowercase hex. */
+  passwordResetToken(tokenDigest: string): string;
+  ssoHandoffCode(codeDigest: string): string;
+  oidcState(stateDigest: string): string;
   /** The scheduled function's run lock: one fixed id, nothing of the caller's reaches the key. */
   cronRunLock(): string;
 };
@@ -101,6 +105,9 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     jobCache: (scope, jobId) => finish(`${scoped(scope)}:job:cache:${normalizeUuid(jobId, 'jobId')}`),
     revokedSession: (sessionId) => finish(`${platform()}:auth:revoked-session:${normalizeUuid(sessionId, 'sessionId')}`),
     revokedJti: (jtiDigest) => finish(`${platform()}:auth:revoked-jti:${requireHex64(jtiDigest, 'jtiDigest')}`),
+    passwordResetToken: (digest) => finish(`${platform()}:auth:password-reset:${requireHex64(digest, 'tokenDigest')}`),
+    ssoHandoffCode: (digest) => finish(`${platform()}:auth:sso-handoff:${requireHex64(digest, 'codeDigest')}`),
+    oidcState: (digest) => finish(`${platform()}:auth:oidc-state:${requireHex64(digest, 'stateDigest')}`),
     cronRunLock: () => finish(`${platform()}:cron:run-lock:all`),
 
     inviteObjectPrefix: (orgId) => `${org(orgId)}:invite:object:`,

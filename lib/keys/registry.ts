@@ -9,6 +9,7 @@ import {
   SYRVE_RECONNECT_COOLDOWN_SECONDS,
 } from '../config/index.ts';
 import { RUN_LOCK_MAX_MS } from '../cron/run-lock-ttl.ts';
+import { SINGLE_USE_TTL_SECONDS } from './single-use-ttl.ts';
 import { KEY_ENVS, KEY_PREFIX_PATTERN, THROTTLE_ACTIONS, type ScopeKind } from './namespace.ts';
 import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 
@@ -41,6 +42,9 @@ export type KeyName =
   | 'jobCache'
   | 'revokedSession'
   | 'revokedJti'
+  | 'passwordResetToken'
+  | 'ssoHandoffCode'
+  | 'oidcState'
   | 'cronRunLock';
 
 export interface RegistryEntry {
@@ -412,6 +416,63 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     auditCounterpart: 'The revocation audit event in PostgreSQL',
     cleanup: 'Expire by TTL only; an early delete would un-revoke a live token',
     notes: 'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment.',
+  }),
+  // Single-use tokens (lib/runtime/single-use): keyed by the SHA-256 of the token, which is all a consumer holds, so no
+  // tenant can be in the key (backend-caching seed §3: adding one would break the lookup). Consumed by one GET+DEL script.
+  entry({
+    name: 'passwordResetToken',
+    scopeKinds: ['platform'],
+    domain: 'auth',
+    purpose: 'password-reset',
+    idPattern: HEX64_PATTERN,
+    idLabel: '<sha256Hex(token)>',
+    valueType: 'json',
+    ttl: {
+      rule: `Exactly ${SINGLE_USE_TTL_SECONDS['password-reset']} s from the request`,
+      seconds: SINGLE_USE_TTL_SECONDS['password-reset'],
+    },
+    allowedPayload: ['user id', 'organization id', 'issued-at timestamp', 'correlation id'],
+    forbiddenPayload: ['the token', 'the email', 'passwords or password hashes'],
+    auditCounterpart: 'auth.password_reset_requested and auth.password_reset (written by the flow)',
+    cleanup: 'Consumed (GET+DEL, one script) by confirm; expire by TTL; a miss is the same answer as never issued',
+  }),
+  entry({
+    name: 'ssoHandoffCode',
+    scopeKinds: ['platform'],
+    domain: 'auth',
+    purpose: 'sso-handoff',
+    idPattern: HEX64_PATTERN,
+    idLabel: '<sha256Hex(code)>',
+    valueType: 'json',
+    ttl: { rule: `Exactly ${SINGLE_USE_TTL_SECONDS['sso-handoff']} s from issue`, seconds: SINGLE_USE_TTL_SECONDS['sso-handoff'] },
+    allowedPayload: ['user id', 'session id', 'organization id', 'target audience', 'issued-at timestamp', 'correlation id'],
+    forbiddenPayload: ['the code', 'access or refresh tokens', 'passwords'],
+    auditCounterpart: 'auth.sso_handoff (written by the exchange)',
+    cleanup: 'Consumed (GET+DEL, one script) by the exchange; expire by TTL; a miss fails closed with one answer',
+  }),
+  entry({
+    name: 'oidcState',
+    scopeKinds: ['platform'],
+    domain: 'auth',
+    purpose: 'oidc-state',
+    idPattern: HEX64_PATTERN,
+    idLabel: '<sha256Hex(state)>',
+    valueType: 'json',
+    ttl: {
+      rule: `Exactly ${SINGLE_USE_TTL_SECONDS['oidc-state']} s from the start of the sign-in`,
+      seconds: SINGLE_USE_TTL_SECONDS['oidc-state'],
+    },
+    allowedPayload: [
+      'provider id',
+      'organization id',
+      'nonce hash',
+      'sealed or derived PKCE material (never the verifier in plain)',
+      'issued-at timestamp',
+      'correlation id',
+    ],
+    forbiddenPayload: ['the state value', 'the PKCE verifier in plain', 'authorization codes', 'ID or access tokens'],
+    auditCounterpart: 'auth.oidc_signed_in (written by the callback; the peek attributes failures)',
+    cleanup: 'Consumed (GET+DEL, one script) by the callback; peeked without consuming for audit attribution; expire by TTL',
   }),
   entry({
     name: 'cronRunLock',

@@ -16,6 +16,7 @@ import { THROTTLE_HIT } from './throttle/index.ts';
 import { COUNT_RECONNECT_FAILURE, RESET_SESSION, STORE_SESSION, SYRVE_HOUSEKEEPING, TAKE_REFRESH_LOCK } from './syrve/index.ts';
 import { TAKE_RUN_LOCK } from '../cron/run-lock.ts';
 import { DELETE_IF_EQUALS } from './compare-and-delete.ts';
+import { CONSUME_ONCE } from './single-use/index.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
   CREATE_INVITE,
@@ -36,4 +37,5 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   RESET_SESSION,
   TAKE_RUN_LOCK,
   SYRVE_HOUSEKEEPING,
+  CONSUME_ONCE,
 ];

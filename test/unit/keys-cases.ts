@@ -203,6 +203,19 @@ export const BUILDER_CASES: BuilderCase[] = [
       id: str(digest),
     }),
   },
+  ...(['passwordResetToken', 'ssoHandoffCode', 'oidcState'] as const).map((name) => ({
+    name,
+    valid: fc.tuple(hex64),
+    any: fc.tuple(maybeHex64),
+    call: (keyspace: Keyspace, [digest]: unknown[]) => loose(keyspace)[name](digest),
+    expect: ([digest]: unknown[]) => ({
+      valid: isHex64(digest),
+      scope: { kind: 'platform' as const },
+      domain: 'auth',
+      purpose: { passwordResetToken: 'password-reset', ssoHandoffCode: 'sso-handoff', oidcState: 'oidc-state' }[name],
+      id: str(digest),
+    }),
+  })),
   {
     name: 'cronRunLock',
     // No input at all: the id is the fixed `all`.
