@@ -11,6 +11,7 @@ import { validationHook } from '../lib/http/validation.ts';
 import type { Deps } from '../lib/deps.ts';
 import { auditExportsFunction } from './audit-exports/index.ts';
 import { authFunction } from './auth/index.ts';
+import { handoffFunction } from './handoff/index.ts';
 import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
 import { syrveFunction } from './syrve/index.ts';
@@ -46,6 +47,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   );
   app.route('/', healthFunction);
   app.route('/', authFunction);
+  app.route('/', handoffFunction);
   app.route('/', invitesFunction);
   app.route('/', syrveFunction);
   app.route('/', webhooksFunction);

@@ -73,6 +73,8 @@ export interface Config {
   accessTokenMaxLifetimeSeconds: number;
   /** Sign-in: the access tokens' lifetime (≤ accessTokenMaxLifetimeSeconds) and the sessions' longest life. */
   signIn: { accessTokenTtlSeconds: number; sessionTtlSeconds: number };
+  /** The apps (token audiences) an SSO handoff may hand a session to; empty: handoff is off. */
+  ssoHandoffAudiences: readonly string[];
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
   cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
   jobCacheTtlSeconds: number;
@@ -164,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     inviteMaxActivePerOrg: e.INVITE_MAX_ACTIVE_PER_ORG ?? INVITE_MAX_ACTIVE_PER_ORG,
     accessTokenMaxLifetimeSeconds: maxLifetime,
     signIn: { accessTokenTtlSeconds: accessTokenTtl, sessionTtlSeconds: e.SESSION_TTL_SECONDS ?? SESSION_TTL_SECONDS },
+    ssoHandoffAudiences: e.SSO_HANDOFF_AUDIENCES?.split(',') ?? [],
     syrve: {
       sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
       reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,

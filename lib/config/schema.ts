@@ -30,6 +30,11 @@ export const envSchema = z.object({
   /** The `iss` and `aud` of sign-in's own tokens when they are signed with AUTH_SIGNING_KEYS. */
   AUTH_TOKEN_ISSUER: optionalText,
   AUTH_TOKEN_AUDIENCE: optionalText,
+  /** Apps an SSO handoff may hand a session to (their token audiences), comma-separated; unset: no handoff. */
+  SSO_HANDOFF_AUDIENCES: z
+    .string()
+    .regex(/^[a-z][a-z0-9.-]{0,62}(,[a-z][a-z0-9.-]{0,62}){0,19}$/, 'comma-separated app ids: lowercase letters, digits, "." or "-"')
+    .optional(),
   /** Lifetime of the access tokens sign-in issues; at most ACCESS_TOKEN_MAX_LIFETIME_SECONDS. */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).optional(),
   /** How long a signed-in session lives at most: its refresh tokens and its active context end with it. */

@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'TOKEN_REVOKED'
   | 'INVALID_CREDENTIALS'
   | 'REFRESH_INVALID'
+  | 'HANDOFF_INVALID'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
@@ -48,6 +49,7 @@ export const tokenRevoked = () => new AppError(401, 'TOKEN_REVOKED', 'this token
 export const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'the email or password is wrong');
 export const refreshInvalid = () =>
   new AppError(401, 'REFRESH_INVALID', 'this refresh token is unknown, already used, or its session has ended; sign in again');
+export const handoffInvalid = () => new AppError(401, 'HANDOFF_INVALID', 'this handoff code is unknown, used, expired or for another app');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
 export const roleConflict = (heldRole: string) =>

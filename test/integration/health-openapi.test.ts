@@ -30,6 +30,8 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   expect(Object.keys(doc.paths).sort()).toEqual(
     [
       '/.well-known/jwks.json',
+      '/auth/handoff',
+      '/auth/handoff/exchange',
       '/auth/login',
       '/auth/logout',
       '/auth/refresh',

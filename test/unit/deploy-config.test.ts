@@ -41,6 +41,7 @@ const PLAIN_SETTINGS = [
   'ACCESS_TOKEN_TTL_SECONDS',
   'SESSION_TTL_SECONDS',
   'AUTH_TOKEN_AUDIENCE',
+  'SSO_HANDOFF_AUDIENCES',
   // An external identity provider, optional beside sign-in's own tokens.
   'AUTH_JWKS_URL',
   'AUTH_ISSUER',

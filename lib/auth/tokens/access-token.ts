@@ -36,7 +36,8 @@ export function canSignTokens(auth: AuthConfig): boolean {
 export async function signAccessToken(
   auth: AuthConfig,
   subject: AccessTokenSubject,
-  options: { nowMs: number; ttlSeconds: number },
+  /** `audience`: another app's, for an SSO handoff; otherwise this deployment's own. */
+  options: { nowMs: number; ttlSeconds: number; audience?: string },
 ): Promise<SignedAccessToken> {
   const iat = Math.floor(options.nowMs / 1000);
   const payload: JWTPayload = { sid: subject.sessionId, email: subject.email, email_verified: true };
@@ -52,12 +53,13 @@ export async function signAccessToken(
     token = await jwt
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
       .setIssuer(auth.signing.issuer)
-      .setAudience(auth.signing.audience)
+      .setAudience(options.audience ?? auth.signing.audience)
       .sign(await privateKey(key));
   } else if (auth.hs256 !== undefined) {
     // The dev/test verifier checks AUTH_ISSUER / AUTH_AUDIENCE when set, so the token carries them then.
     if (auth.hs256.issuer !== undefined) jwt.setIssuer(auth.hs256.issuer);
-    if (auth.hs256.audience !== undefined) jwt.setAudience(auth.hs256.audience);
+    const audience = options.audience ?? auth.hs256.audience;
+    if (audience !== undefined) jwt.setAudience(audience);
     token = await jwt.setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(auth.hs256.secret));
   } else {
     throw new Error('signAccessToken: this deployment has no signing key');

@@ -19,3 +19,10 @@ export async function isRevoked(store: RedisStore, keys: Keyspace, token: { jti:
   }
   return revoked;
 }
+
+/** The session's entry alone, for flows that hold a session id but no token (the SSO handoff's exchange). */
+export async function isSessionRevoked(store: RedisStore, keys: Keyspace, sessionId: string): Promise<boolean> {
+  const reply = await redisCall('revocation.isSessionRevoked', () => store.check.exists(keys.revokedSession(sessionId)));
+  if (typeof reply !== 'number') throw new Error('revocation read: malformed reply');
+  return reply > 0;
+}

@@ -1,0 +1,25 @@
+// Route definitions (OpenAPI) of the SSO handoff function.
+import { createRoute } from '@hono/zod-openapi';
+import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { exchangeHandoffBody, exchangedHandoffResponse, issueHandoffBody, issuedHandoffResponse } from './schemas.ts';
+
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+export const issueHandoffRoute = createRoute({
+  method: 'post',
+  path: '/auth/handoff',
+  summary: "A one-time code that hands the caller's session to another configured app",
+  security: bearerSecurity,
+  middleware: [requireAuth] as const,
+  request: { body: { ...json(issueHandoffBody), required: true } },
+  responses: { 201: { description: 'issued', ...json(issuedHandoffResponse) }, ...errorResponses(400, 401, 403, 503) },
+});
+
+export const exchangeHandoffRoute = createRoute({
+  method: 'post',
+  path: '/auth/handoff/exchange',
+  summary: 'The target app exchanges a handoff code, once, for an access token of the same session',
+  request: { body: { ...json(exchangeHandoffBody), required: true } },
+  responses: { 200: { description: 'exchanged', ...json(exchangedHandoffResponse) }, ...errorResponses(400, 401, 503) },
+});
