@@ -1,9 +1,11 @@
 // Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs. Bursts and
 // figure benches run after them.
 import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
+import { authBenches } from './auth.ts';
 import { cronCleanupBench } from './cron.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
+import { kdfBench } from './kdf.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { throttleHitBench } from './throttle.ts';
@@ -15,8 +17,9 @@ export const operationBenches: OperationBench[] = [
   bigOrgPageBench,
   throttleHitBench,
   ...syrveBenches,
+  ...authBenches,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];
 
-export const figureBenches: FigureBench[] = [cronCleanupBench];
+export const figureBenches: FigureBench[] = [cronCleanupBench, kdfBench];

@@ -8,6 +8,8 @@ export interface BannerFacts {
   baseUrl: string;
   seed: SeedResult;
   invitee: { userId: string; email: string; token: string };
+  /** The demo admin's sign-in, with APP_ENV=dev only; without it the walkthrough starts at the invites. */
+  signIn?: SignInFacts | undefined;
   syrve: {
     connectionId: string;
     /** The fake iiko RMS server the demo connection points at. */
@@ -29,6 +31,18 @@ export interface BannerFacts {
   notes: string[];
 }
 
+export interface SignInFacts {
+  /** The dev demo password (DEMO_ADMIN_PASSWORD). */
+  password: string;
+  /** Where it is kept: the data folder's dev-secrets.json as the user would type it, or undefined when from the environment. */
+  secretsFile: string | undefined;
+  /** What sign-in gives an access token (ACCESS_TOKEN_TTL_SECONDS). */
+  accessTokenTtlSeconds: number;
+}
+
+const STEP = /^# \d+\./;
+const CONTINUATION = /^# {4}(?=\S)/;
+
 export function readyBanner(f: BannerFacts): string {
   const curl = `curl -s -w '\\nHTTP %{http_code}\\n'`;
   const json = `-H 'content-type: application/json'`;
@@ -36,25 +50,9 @@ export function readyBanner(f: BannerFacts): string {
   const asNewcomer = `-H "authorization: Bearer $NEWCOMER_TOKEN"`;
   const accept = `${curl} -X POST "$BASE/invites/accept" ${asNewcomer} ${json} -d "{\\"token\\":\\"$INVITE_TOKEN\\"}"`;
   const width = Math.max(...f.services.map(([label]) => label.length));
-  return [
-    `${READY_PREFIX}${f.baseUrl}`,
-    '',
-    'Demo tenant (seeded; re-running keeps the same ids):',
-    `  organisation  ${f.seed.organizationId}  ${f.organizationName}`,
-    `  location      ${f.seed.locationId}  ${f.locationName}`,
-    `  admin         ${f.seed.admin.email}  (OrganizationAdmin of the organisation)`,
-    `  invitee       ${f.invitee.email}  (not a member yet)`,
-    '',
-    `Bearer tokens below are HS256, signed with the dev secret AUTH_JWT_SECRET in ${f.secretsFile}; they expire in 12 hours.`,
-    ...f.notes,
-    '',
-    'Try it: paste these lines into bash or zsh.',
-    '',
-    `BASE=${f.baseUrl}`,
-    `ORG=${f.seed.organizationId}`,
-    `LOCATION=${f.seed.locationId}`,
-    `ADMIN_TOKEN=${f.seed.admin.token}`,
-    `NEWCOMER_TOKEN=${f.invitee.token}`,
+  const signInTtl = lifetime(f.signIn?.accessTokenTtlSeconds ?? 900);
+  const walkthrough = [
+    ...(f.signIn !== undefined ? signInLines(f, f.signIn, curl, json) : []),
     `# 1. The admin invites ${f.invitee.email} as Accountant of the outlet: 201, and the invite token, shown this once.`,
     `CREATED=$(${curl} -X POST "$BASE/orgs/$ORG/invites" ${asAdmin} ${json} \\`,
     `  -d "{\\"email\\":\\"${f.invitee.email}\\",\\"roleCode\\":\\"Accountant\\",\\"locationId\\":\\"$LOCATION\\"}"); echo "$CREATED"`,
@@ -69,6 +67,36 @@ export function readyBanner(f: BannerFacts): string {
     '# 5. The admin tries to cancel the accepted invite: 404 NOT_FOUND (an invite ends exactly once).',
     `${curl} -X DELETE "$BASE/orgs/$ORG/invites/$INVITE_ID" ${asAdmin}`,
     ...syrveLines(f, curl, asAdmin),
+  ];
+  return [
+    `${READY_PREFIX}${f.baseUrl}`,
+    '',
+    'Demo tenant (seeded; re-running keeps the same ids):',
+    `  organisation  ${f.seed.organizationId}  ${f.organizationName}`,
+    `  location      ${f.seed.locationId}  ${f.locationName}`,
+    `  admin         ${f.seed.admin.email}  (OrganizationAdmin of the organisation)`,
+    ...(f.signIn !== undefined
+      ? [
+          `  password      ${f.signIn.password}  (the dev demo password: DEMO_ADMIN_PASSWORD, ${
+            f.signIn.secretsFile !== undefined ? `kept in ${f.signIn.secretsFile}` : 'from the environment'
+          })`,
+        ]
+      : []),
+    `  invitee       ${f.invitee.email}  (not a member yet)`,
+    '',
+    `ADMIN_TOKEN and NEWCOMER_TOKEN below are HS256, signed with the dev secret AUTH_JWT_SECRET in ${f.secretsFile}; they expire in 12 hours`,
+    `(npm start lets tokens live that long). Sign-in issues ${signInTtl} access tokens, and a refresh token for the next pair.`,
+    ...f.notes,
+    '',
+    'Try it: paste these lines into bash or zsh.',
+    '',
+    `BASE=${f.baseUrl}`,
+    `ORG=${f.seed.organizationId}`,
+    `LOCATION=${f.seed.locationId}`,
+    `ADMIN_TOKEN=${f.seed.admin.token}`,
+    `NEWCOMER_TOKEN=${f.invitee.token}`,
+    ...(f.signIn !== undefined ? [`ADMIN_PASSWORD=${shellWord(f.signIn.password)}`] : []),
+    ...numbered(walkthrough),
     '',
     'Services:',
     ...f.services.map(([label, description]) => `  ${label.padEnd(width)}  ${description}`),
@@ -77,6 +105,45 @@ export function readyBanner(f: BannerFacts): string {
       `(set RUNSTATE_DATA_DIR to put it elsewhere; delete ${f.stagedDataDir !== undefined ? 'both' : 'it'} to start afresh).`,
     `${STOP_PREFIX} (or SIGTERM) stops everything this launcher started: ${f.stoppers.join(', ')}.`,
   ].join('\n');
+}
+
+/**
+ * Sign-in, refresh, and the signed-in token at work. The password and the refresh token reach curl through printf, a
+ * builtin of bash and zsh, so neither is ever in a process's argv (the password is printed above anyway, in dev only).
+ */
+function signInLines(f: BannerFacts, signIn: SignInFacts, curl: string, json: string): string[] {
+  const token = (variable: string, from: string, field: string): string =>
+    `${variable}=$(echo "$${from}" | sed -n 's/.*"${field}":"\\([^"]*\\)".*/\\1/p')`;
+  return [
+    `# 1. The admin signs in with email and password: 200, a ${lifetime(signIn.accessTokenTtlSeconds)} access token and a refresh token, shown this once.`,
+    `SIGNED_IN=$(printf '{"organizationId":"%s","email":"%s","password":"%s"}' "$ORG" '${f.seed.admin.email}' "$ADMIN_PASSWORD" \\`,
+    `  | ${curl} -X POST "$BASE/auth/login" ${json} --data-binary @-); echo "$SIGNED_IN"`,
+    token('ACCESS_TOKEN', 'SIGNED_IN', 'accessToken'),
+    token('REFRESH_TOKEN', 'SIGNED_IN', 'refreshToken'),
+    '# 2. The signed-in token works like any other bearer token: the admin lists the active invites with it: 200.',
+    `${curl} "$BASE/orgs/$ORG/invites" -H "authorization: Bearer $ACCESS_TOKEN"`,
+    '# 3. The refresh token buys the next pair: 200. Each works once; a spent one presented again ends the whole session.',
+    `REFRESHED=$(printf '{"refreshToken":"%s"}' "$REFRESH_TOKEN" | ${curl} -X POST "$BASE/auth/refresh" ${json} --data-binary @-); echo "$REFRESHED"`,
+    token('ACCESS_TOKEN', 'REFRESHED', 'accessToken'),
+    token('REFRESH_TOKEN', 'REFRESHED', 'refreshToken'),
+  ];
+}
+
+/**
+ * Numbers the walkthrough's steps in order (each part writes its own from `# 1.`), so a part can be left out or added;
+ * a step's continuation line (`#    …`) stays aligned under its text.
+ */
+function numbered(lines: string[]): string[] {
+  let step = 0;
+  return lines.map((line) => {
+    if (STEP.test(line)) return line.replace(STEP, `# ${(step += 1)}.`);
+    return CONTINUATION.test(line) ? line.replace(CONTINUATION, `#${' '.repeat(String(step).length + 3)}`) : line;
+  });
+}
+
+/** "15-minute", or "90-second" for a lifetime that is no whole number of minutes. */
+function lifetime(seconds: number): string {
+  return seconds % 60 === 0 ? `${seconds / 60}-minute` : `${seconds}-second`;
 }
 
 /** The Syrve/iiko part of the walkthrough: test, stores, and a rotation done as an operator would (password first, then the webhook). */
@@ -103,6 +170,11 @@ function syrveLines(f: BannerFacts, curl: string, asAdmin: string): string[] {
     `printf %s "$NEW_PW" | ${curl} -X PUT --data-binary @- "$SYRVE_FAKE/_fake/accounts/demo"`,
     `printf %s "$NEW_PW" | ${webhookEnv}npm run -s webhook -- rotate --url "$BASE" --org "$ORG" --connection "$CONNECTION" --login demo --password-stdin`,
   ];
+}
+
+/** As is when it is one shell word already, else quoted. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : shellQuote(text);
 }
 
 /** One shell word, whatever the path holds. */

@@ -5,8 +5,20 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { readIfExists, writePrivateFile } from './private-file.ts';
 
-export const DEV_SECRET_NAMES = ['AUTH_JWT_SECRET', 'INDEX_HASH_KEY', 'SECRETS_KEYS', 'WEBHOOK_SECRET', 'SYRVE_DEMO_PASSWORD'] as const;
+export const DEV_SECRET_NAMES = [
+  'AUTH_JWT_SECRET',
+  'INDEX_HASH_KEY',
+  'SECRETS_KEYS',
+  'WEBHOOK_SECRET',
+  'SYRVE_DEMO_PASSWORD',
+  'DEMO_ADMIN_PASSWORD',
+] as const;
 export type DevSecretName = (typeof DEV_SECRET_NAMES)[number];
+
+/** The launcher's own: the seed and the fake iiko server use them; the app (and `npm run dev:worker`'s worker) never gets them. */
+const LAUNCHER_ONLY = ['SYRVE_DEMO_PASSWORD', 'DEMO_ADMIN_PASSWORD'] as const;
+type LauncherOnlySecret = (typeof LAUNCHER_ONLY)[number];
+export type AppSecretName = Exclude<DevSecretName, LauncherOnlySecret>;
 
 export interface DevSecrets {
   values: Record<DevSecretName, string>;
@@ -23,6 +35,9 @@ const GENERATORS: Record<DevSecretName, () => string> = {
   WEBHOOK_SECRET: () => `whsec_${randomBytes(24).toString('base64')}`,
   // The demo connection's first password, which the launcher's fake iiko server accepts (local/launcher/seed-syrve.ts).
   SYRVE_DEMO_PASSWORD: () => randomBytes(24).toString('base64url'),
+  // The demo admin's sign-in password (dev only; local/launcher/seed-password.ts): printed by npm start, so base64url,
+  // which needs no quoting in a shell or JSON.
+  DEMO_ADMIN_PASSWORD: () => randomBytes(18).toString('base64url'),
 };
 
 const fileSchema = z.object(
@@ -31,6 +46,13 @@ const fileSchema = z.object(
     z.ZodOptional<z.ZodString>
   >,
 );
+
+/** The dev secrets the app is configured with: every one but the launcher's own. */
+export function appSecrets(values: Record<DevSecretName, string>): Record<AppSecretName, string> {
+  const app: Partial<Record<DevSecretName, string>> = { ...values };
+  for (const name of LAUNCHER_ONLY) delete app[name];
+  return app as Record<AppSecretName, string>;
+}
 
 export function devSecretsFile(dataDir: string): string {
   return join(dataDir, 'dev-secrets.json');

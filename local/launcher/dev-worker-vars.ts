@@ -1,7 +1,7 @@
 // The variables `npm run dev:worker` hands the worker under `wrangler dev`: the running stack's stores, the dev secrets.
 import { join } from 'node:path';
 import { envSchema } from '../../lib/config/schema.ts';
-import { loadDevSecrets } from './dev-secrets.ts';
+import { appSecrets, loadDevSecrets } from './dev-secrets.ts';
 import { displayPath } from './data-dir.ts';
 import { findRunningStack } from './stack-file.ts';
 import { DEMO_TOKEN_TTL_SECONDS } from './seed.ts';
@@ -15,7 +15,7 @@ export function devWorkerVarsFile(dataDir: string): string {
 /**
  * What the app under `npm start` runs with, in the same order of precedence: lib/config's variables set in this
  * environment (APP_ENV, KEY_PREFIX, REVOCATION_…), the stores npm start wrote to stack.json, then the dev secrets
- * (this environment's first, else dev-secrets.json). The launcher's own SYRVE_DEMO_PASSWORD stays out, as it does there.
+ * (this environment's first, else dev-secrets.json). The launcher's own demo passwords stay out, as they do there.
  */
 export async function devWorkerVars(dataDir: string, env: Record<string, string | undefined>): Promise<Record<string, string>> {
   const stack = await findRunningStack(dataDir);
@@ -25,7 +25,7 @@ export async function devWorkerVars(dataDir: string, env: Record<string, string 
   if (stack.kind === 'stale') {
     throw new Error(`the npm start that wrote ${displayPath(join(dataDir, 'stack.json'))} (pid ${stack.pid}) is gone: start it again`);
   }
-  const { SYRVE_DEMO_PASSWORD: _launcherOnly, ...secrets } = (await loadDevSecrets(dataDir, env)).values;
+  const secrets = appSecrets((await loadDevSecrets(dataDir, env)).values);
   const fromEnv: Record<string, string> = {};
   for (const name of Object.keys(envSchema.shape)) {
     const value = env[name];

@@ -10,7 +10,8 @@ export interface SeedClient {
 export interface SeedResult {
   organizationId: string;
   locationId: string;
-  admin: { userId: string; email: string; token: string };
+  /** `password`: the demo admin's sign-in password, only in APP_ENV=dev (local/launcher/seed-password.ts). */
+  admin: { userId: string; email: string; token: string; password?: string };
 }
 
 export interface DemoTokenOptions {

@@ -1,12 +1,14 @@
 // `npm start`: brings up what is missing (Redis, PostgreSQL, proxies, a fake iiko server), migrates, seeds the demo, serves every function.
 import type { Server } from 'node:http';
 import { serveNode } from '../../functions/entries/node.ts';
+import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { loadConfig } from '../../lib/config/index.ts';
 import { envSchema } from '../../lib/config/schema.ts';
-import { loadDevSecrets } from './dev-secrets.ts';
+import { appSecrets, loadDevSecrets } from './dev-secrets.ts';
 import { applyMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
 import { DEMO, DEMO_TOKEN_TTL_SECONDS, demoInvitee, seedDemo, type DemoTokenOptions } from './seed.ts';
 import { demoConnectionPort, seedDemoConnection } from './seed-syrve.ts';
+import { seedDemoPassword } from './seed-password.ts';
 import { startDemoUpstream } from './demo-upstream.ts';
 import { readyBanner } from './banner.ts';
 import { startCronTimer } from './cron.ts';
@@ -74,11 +76,10 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   checkpoint();
   await writeStackFile(dataDir, { redis, databaseUrl: database.url, neonLocalProxyUrl }, stack);
 
-  // SYRVE_DEMO_PASSWORD is the launcher's, for the seed and the fake; the app never needs it.
-  const { SYRVE_DEMO_PASSWORD: demoPassword, ...appSecrets } = secrets.values;
+  // The two demo passwords are the launcher's, for the seed and the fake; the app never gets them.
   const config = loadConfig({
     ...env,
-    ...appSecrets,
+    ...appSecrets(secrets.values),
     UPSTASH_REDIS_REST_URL: redis.url,
     UPSTASH_REDIS_REST_TOKEN: redis.token,
     DATABASE_URL: database.url,
@@ -90,21 +91,30 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     ...(env.AUTH_AUDIENCE ? { audience: env.AUTH_AUDIENCE } : {}),
   };
   const jwtSecret = secrets.values.AUTH_JWT_SECRET;
-  const { applied, seed, invitee, upstream, connection } = await withPgClient(database.url, async (client) => {
+  const { applied, seed, password, invitee, upstream, connection } = await withPgClient(database.url, async (client) => {
     const migrated = await applyMigrationsFromDisk(client);
     const tenant = await seedDemo(client, jwtSecret, tokenOptions);
+    const adminPassword = await seedDemoPassword(client, {
+      userId: tenant.admin.userId,
+      password: secrets.values.DEMO_ADMIN_PASSWORD,
+      appEnv: config.appEnv,
+    });
     const newcomer = await demoInvitee(client, jwtSecret, tokenOptions);
     const fake = await startDemoUpstream(await demoConnectionPort(client), config.port, stack);
     const seeded = await seedDemoConnection(client, {
       baseUrl: fake.url,
       secretsKeys: config.secretsKeys,
-      password: demoPassword,
+      password: secrets.values.SYRVE_DEMO_PASSWORD,
       upstream: fake,
     });
-    return { applied: migrated.applied, seed: tenant, invitee: newcomer, upstream: fake, connection: seeded };
+    return { applied: migrated.applied, seed: tenant, password: adminPassword, invitee: newcomer, upstream: fake, connection: seeded };
   });
   checkpoint();
   if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
+  if (password.seeded && password.changed) say("set the demo admin's sign-in password (DEMO_ADMIN_PASSWORD)");
+  if (!password.seeded) {
+    say(`APP_ENV=${password.appEnv}: no sign-in password seeded for the demo admin (the demo password is for APP_ENV=dev only)`);
+  }
   if (connection.moved && !connection.created)
     say(`the demo Syrve connection now points at ${connection.baseUrl} (its previous port was taken)`);
   if (connection.resealed) {
@@ -128,6 +138,13 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       baseUrl,
       seed,
       invitee,
+      signIn: password.seeded
+        ? {
+            password: secrets.values.DEMO_ADMIN_PASSWORD,
+            secretsFile: secrets.fromEnv.includes('DEMO_ADMIN_PASSWORD') ? undefined : secretsFile,
+            accessTokenTtlSeconds: config.signIn.accessTokenTtlSeconds,
+          }
+        : undefined,
       syrve: {
         connectionId: connection.connectionId,
         upstreamUrl: upstream.url,
@@ -153,10 +170,14 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
         ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
       ],
       stoppers: stack.names(),
-      notes:
-        config.auth.hs256 === undefined
+      notes: [
+        ...(config.auth.hs256 === undefined
           ? ['AUTH_JWKS_URL or AUTH_SIGNING_KEYS is set, so these HS256 tokens will be refused: sign in, or use your identity provider.']
-          : [],
+          : []),
+        ...(canSignTokens(config.auth)
+          ? []
+          : ['No key signs sign-in tokens here (AUTH_JWKS_URL without AUTH_SIGNING_KEYS): POST /auth/login answers 503 NOT_CONFIGURED.']),
+      ],
     }),
   );
 }

@@ -97,7 +97,7 @@ describe('npm run dev:worker', () => {
     const vars = Object.fromEntries(
       [...readFileSync(varsFile, 'utf8').matchAll(/^([A-Z_]+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!] as const),
     );
-    const { SYRVE_DEMO_PASSWORD: demoPassword, ...appSecrets } = secrets;
+    const { SYRVE_DEMO_PASSWORD: demoPassword, DEMO_ADMIN_PASSWORD: adminPassword, ...appSecrets } = secrets;
     expect(vars).toEqual({
       APP_ENV: 'dev',
       ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
@@ -114,7 +114,13 @@ describe('npm run dev:worker', () => {
     worker.child.kill('SIGTERM');
     await new Promise((resolve) => worker.child.once('exit', resolve));
     expect(existsSync(varsFile)).toBe(false);
-    for (const value of [...Object.values(appSecrets), demoPassword!, stack.stores.UPSTASH_REDIS_REST_TOKEN!, inject('databaseUrl')]) {
+    for (const value of [
+      ...Object.values(appSecrets),
+      demoPassword!,
+      adminPassword!,
+      stack.stores.UPSTASH_REDIS_REST_TOKEN!,
+      inject('databaseUrl'),
+    ]) {
       expect(worker.output()).not.toContain(value);
     }
 

@@ -1,13 +1,18 @@
-// `npm start` end to end: spawn the launcher, follow the lines it prints (invites, then the Syrve demo), seed twice, stop and restart it.
+// `npm start` end to end: spawn the launcher, follow the lines it prints (sign-in, invites, then the Syrve demo), seed
+// again, stop and restart it.
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Redis as IORedis } from 'ioredis';
+import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { verifyPassword } from '../../lib/auth/password.ts';
 import { freePort } from '../../local/processes/free-port.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
+import { DEMO } from '../../local/launcher/seed.ts';
 import { DEMO_SYRVE } from '../../local/launcher/seed-syrve.ts';
 import {
   baseEnv,
@@ -34,6 +39,65 @@ afterEach(async () => {
   for (const dir of [...dataDirs.splice(0), ...staged]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
+/** POST /auth/login as a client would send it. */
+async function login(base: string, body: { organizationId: string; email: string; password: string }) {
+  const response = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as { accessToken?: string; error?: { code: string } } };
+}
+
+/** Every form a password could leak in: plain, base64, base64url, URL-encoded, hex. */
+function leakForms(secret: string): string[] {
+  const base64 = Buffer.from(secret).toString('base64');
+  return [secret, base64, Buffer.from(secret).toString('base64url'), encodeURIComponent(secret), Buffer.from(secret).toString('hex')];
+}
+
+/** Every key and value of the Redis, and every row of every table of the database, as one text. */
+async function everythingStored(redisUrl: string, databaseUrl: string): Promise<string> {
+  const parts: string[] = [];
+  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    for (const key of await redis.keys('*')) {
+      parts.push(key);
+      const type = await redis.type(key);
+      if (type === 'string') parts.push((await redis.get(key)) ?? '');
+      if (type === 'zset') parts.push((await redis.zrange(key, 0, -1, 'WITHSCORES')).join(' '));
+      if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
+      if (type === 'list') parts.push((await redis.lrange(key, 0, -1)).join(' '));
+      if (type === 'set') parts.push((await redis.smembers(key)).join(' '));
+    }
+  } finally {
+    await redis.quit();
+  }
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const tables = await db.query<{ name: string }>(
+      "SELECT quote_ident(table_name) AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    );
+    for (const { name } of tables.rows)
+      parts.push(...(await db.query<{ row: string }>(`SELECT t::text AS row FROM ${name} t`)).rows.map((r) => r.row));
+  } finally {
+    await db.end();
+  }
+  return parts.join('\n');
+}
+
+async function adminPasswordHash(databaseUrl: string): Promise<string | null> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const rows = await db.query('SELECT password_hash FROM users WHERE email = $1', ['admin@demo.runstate.test']);
+    return rows.rows[0]?.password_hash ?? null;
+  } finally {
+    await db.end();
+  }
+}
+
 function newDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'runstate-launcher-'));
   // As root the embedded PostgreSQL runs as `postgres`, which must pass through (not list) this folder.
@@ -43,7 +107,7 @@ function newDataDir(): string {
 }
 
 describe('npm start with REDIS_URL and DATABASE_URL', () => {
-  it('prints a flow that works: invites, then the Syrve test, stores and rotation; seeding repeats; SIGTERM stops it; a restart keeps the connection working', async () => {
+  it('prints a flow that works: sign-in and refresh, invites, then the Syrve test, stores and rotation; seeding repeats; SIGTERM stops it; a restart keeps the password and the connection working', async () => {
     const dataDir = newDataDir();
     const port = await freePort();
     const databaseUrl = inject('databaseUrl');
@@ -56,7 +120,16 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     const location = printed(banner, 'LOCATION');
     const adminToken = printed(banner, 'ADMIN_TOKEN');
     const newcomerToken = printed(banner, 'NEWCOMER_TOKEN');
+    const adminPassword = printed(banner, 'ADMIN_PASSWORD');
     expect(base).toBe(`http://127.0.0.1:${port}`);
+    // The dev demo password is printed twice (the tenant's summary, the walkthrough's variable), and said to be kept.
+    const passwordLines = [
+      `  password      ${adminPassword}  (the dev demo password: DEMO_ADMIN_PASSWORD, kept in ${join(dataDir, 'dev-secrets.json')})`,
+      `ADMIN_PASSWORD=${adminPassword}`,
+    ];
+    for (const line of passwordLines) expect(banner.split('\n')).toContain(line);
+    expect(banner).toContain('Sign-in issues 15-minute access tokens');
+    expect(await verifyPassword(adminPassword, await adminPasswordHash(databaseUrl))).toBe(true);
 
     const created = await call('POST', `${base}/orgs/${org}/invites`, adminToken, {
       email: 'newcomer@demo.runstate.test',
@@ -96,7 +169,30 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     // Only for this test: the new password the script made up, to look for it where it must not be.
     const reveal = `${script as string}printf 'NEW_PW=%s\\n' "$NEW_PW"\n`;
     const { stdout: curlOut } = await run('bash', ['-c', reveal], { cwd: REPO_ROOT, env: baseEnv({}), timeout: 60_000 });
-    expect([...curlOut.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual(['201', '200', '200', '200', '404', '200', '200', '204']);
+    // Sign-in, the list with its token, refresh; then the invites and the Syrve demo as before.
+    expect([...curlOut.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual([
+      '200',
+      '200',
+      '200',
+      '201',
+      '200',
+      '200',
+      '200',
+      '404',
+      '200',
+      '200',
+      '204',
+    ]);
+    const issued = [
+      ...curlOut.matchAll(/^\{"status":"signed-in","tokenType":"Bearer","accessToken":"([^"]+)",[^\n]*"refreshToken":"(rsr_[^"]+)"/gm),
+    ];
+    expect(issued).toHaveLength(2);
+    const [signedIn, refreshed] = issued.map((m) => ({ claims: decodeJwt(m[1]!), refreshToken: m[2]! }));
+    expect(signedIn!.claims).toMatchObject({ sub: DEMO.adminUserId, email: 'admin@demo.runstate.test' });
+    expect(signedIn!.claims.exp! - signedIn!.claims.iat!).toBe(900);
+    // The refresh rotated the refresh token and kept the session.
+    expect(refreshed!.refreshToken).not.toBe(signedIn!.refreshToken);
+    expect(refreshed!.claims.sid).toBe(signedIn!.claims.sid);
     expect(curlOut).toMatch(/^INVITE_TOKEN=rsi_\S+$/m);
     expect(curlOut).toMatch(/^\{"test":"ok","session":"acquired"\}$/m);
     expect(curlOut).toMatch(/^\{"stores":\[\{[^\n]*"name":"Main store"[^\n]*\],"session":"cached"\}$/m);
@@ -111,35 +207,77 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     const secrets = JSON.parse(readFileSync(secretsFile, 'utf8')) as Record<string, string>;
     expect(Object.keys(secrets).sort()).toEqual([
       'AUTH_JWT_SECRET',
+      'DEMO_ADMIN_PASSWORD',
       'INDEX_HASH_KEY',
       'SECRETS_KEYS',
       'SYRVE_DEMO_PASSWORD',
       'WEBHOOK_SECRET',
     ]);
-    for (const value of [...Object.values(secrets), newPassword]) {
+    // The demo password is the one printed, and it appears in those two banner lines only: not in any log line.
+    const { DEMO_ADMIN_PASSWORD: keptPassword, ...neverPrinted } = secrets;
+    expect(keptPassword).toBe(adminPassword);
+    const outputWithoutBanner = passwordLines.reduce((text, line) => text.replace(`${line}\n`, ''), launcher.output());
+    expect(outputWithoutBanner).not.toContain(adminPassword);
+    for (const value of [...Object.values(neverPrinted), newPassword]) {
       expect(launcher.output()).not.toContain(value);
       expect(curlOut.replace(`NEW_PW=${newPassword}`, '')).not.toContain(value);
     }
     expect(launcher.output()).not.toContain(secrets.SECRETS_KEYS!.slice('dev:'.length));
     expect(launcher.output()).not.toContain(secrets.WEBHOOK_SECRET!.slice('whsec_'.length));
 
-    // Seeding alone: idempotent, one JSON object on stdout, and its token is signed with the same dev secret.
+    // Nowhere in Redis or PostgreSQL but as its KDF hash (positive controls: the scan reads the users' hashes, and finds a
+    // password planted in Redis in any of its forms).
+    const stored = await everythingStored(inject('redisUrl'), databaseUrl);
+    expect(stored).toContain((await adminPasswordHash(databaseUrl)) as string);
+    expect(leakForms(adminPassword).filter((form) => stored.includes(form))).toEqual([]);
+    const control = new IORedis(inject('redisUrl'), { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await control.connect();
+    await control.set(`positive-control:${Buffer.from(adminPassword).toString('base64')}`, 'x', 'EX', 60);
+    const planted = await everythingStored(inject('redisUrl'), databaseUrl);
+    await control.del(`positive-control:${Buffer.from(adminPassword).toString('base64')}`);
+    await control.quit();
+    expect(leakForms(adminPassword).filter((form) => planted.includes(form))).toContain(Buffer.from(adminPassword).toString('base64'));
+
+    // Seeding alone: idempotent, one JSON object on stdout (with the dev password), its token signed with the same dev
+    // secret; the password it finds stored already verifies, so the hash stays as it is.
     const seedEnv = { ...env, PORT: '' };
-    const seeds = [];
-    for (let i = 0; i < 2; i += 1) {
-      const { stdout } = await run('npx', ['tsx', 'local/launcher/seed-cli.ts', '--json'], {
+    const seed = async (extra: Record<string, string> = {}) => {
+      const { stdout, stderr } = await run('npx', ['tsx', 'local/launcher/seed-cli.ts', '--json'], {
         cwd: REPO_ROOT,
-        env: seedEnv,
+        env: { ...seedEnv, ...extra },
         timeout: 30_000,
       });
       expect(stdout.trim().split('\n')).toHaveLength(1);
-      seeds.push(
-        JSON.parse(stdout) as { organizationId: string; locationId: string; admin: { userId: string; email: string; token: string } },
-      );
-    }
-    expect(seeds[0]).toMatchObject({ organizationId: org, locationId: location, admin: { email: 'admin@demo.runstate.test' } });
+      type Seeded = {
+        organizationId: string;
+        locationId: string;
+        admin: { userId: string; email: string; token: string; password?: string };
+      };
+      return { json: JSON.parse(stdout) as Seeded, stderr };
+    };
+    const hashAtStart = await adminPasswordHash(databaseUrl);
+    const seeds = [(await seed()).json, (await seed()).json];
+    expect(seeds[0]).toMatchObject({
+      organizationId: org,
+      locationId: location,
+      admin: { email: 'admin@demo.runstate.test', password: adminPassword },
+    });
     expect({ ...seeds[1], admin: { ...seeds[1]!.admin, token: '' } }).toEqual({ ...seeds[0], admin: { ...seeds[0]!.admin, token: '' } });
     expect((await call('GET', `${base}/orgs/${org}/invites`, seeds[1]!.admin.token)).status).toBe(200);
+    expect(await adminPasswordHash(databaseUrl)).toBe(hashAtStart);
+
+    // Another DEMO_ADMIN_PASSWORD is seeded over the stored one, and signs in; APP_ENV=test seeds none and shows none.
+    const changedPassword = `changed-${Date.now()}`;
+    const changed = await seed({ DEMO_ADMIN_PASSWORD: changedPassword });
+    expect(changed.json.admin.password).toBe(changedPassword);
+    expect(changed.stderr).toContain("set the demo admin's sign-in password");
+    const changedHash = await adminPasswordHash(databaseUrl);
+    expect(changedHash).not.toBe(hashAtStart);
+    expect((await login(base, { organizationId: org, email: 'admin@demo.runstate.test', password: changedPassword })).status).toBe(200);
+    const notDev = await seed({ APP_ENV: 'test' });
+    expect(notDev.json.admin).not.toHaveProperty('password');
+    expect(notDev.stderr).toContain('APP_ENV=test: no sign-in password seeded');
+    expect(await adminPasswordHash(databaseUrl)).toBe(changedHash);
 
     expect(await stop(launcher)).toBe(0);
     expect(await portIsClosed(port)).toBe(true);
@@ -152,6 +290,14 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     // told over its account route, which a restart forgets), so the test passes with no step of the walkthrough repeated.
     const restarted = launch(env, running);
     const secondBanner = await whenReady(restarted);
+    // The data folder's password again: seeded back over the changed one, and it signs in; the changed one no longer does.
+    expect(printed(secondBanner, 'ADMIN_PASSWORD')).toBe(adminPassword);
+    expect(secondBanner).toContain("set the demo admin's sign-in password");
+    const signedInAgain = await login(base, { organizationId: org, email: 'admin@demo.runstate.test', password: adminPassword });
+    expect(signedInAgain.status).toBe(200);
+    expect((await call('GET', `${base}/orgs/${org}/invites`, signedInAgain.json.accessToken!)).status).toBe(200);
+    const stale = await login(base, { organizationId: org, email: 'admin@demo.runstate.test', password: changedPassword });
+    expect(stale).toEqual({ status: 401, json: { error: { code: 'INVALID_CREDENTIALS', message: expect.any(String) } } });
     expect(printed(secondBanner, 'CONNECTION')).toBe(connection);
     expect(printed(secondBanner, 'SYRVE_FAKE')).toBe(upstream);
     const tested = await call('POST', `${base}/orgs/${org}/syrve/connections/${connection}/test`, adminToken);
@@ -169,7 +315,7 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
 });
 
 describe('npm start with nothing configured', () => {
-  it('starts redis-server and an embedded PostgreSQL in the data folder, keeps state across restarts, and stops both', async () => {
+  it('starts redis-server and an embedded PostgreSQL in the data folder, keeps state (and the demo password) across restarts, and stops both', async () => {
     const dataDir = newDataDir();
     const port = await freePort();
     const env = baseEnv({ PORT: String(port), RUNSTATE_DATA_DIR: dataDir });
@@ -177,6 +323,8 @@ describe('npm start with nothing configured', () => {
     const first = launch(env, running);
     const banner = await whenReady(first, 60_000);
     expect(banner).toContain('initialising an embedded PostgreSQL');
+    expect(banner).toContain("set the demo admin's sign-in password");
+    const password = printed(banner, 'ADMIN_PASSWORD');
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
@@ -197,6 +345,11 @@ describe('npm start with nothing configured', () => {
     const second = launch(env, running);
     const secondBanner = await whenReady(second, 60_000);
     expect(secondBanner).not.toContain('initialising');
+    // The same password, found stored already (not hashed again), still signs in.
+    expect(printed(secondBanner, 'ADMIN_PASSWORD')).toBe(password);
+    expect(secondBanner).not.toContain("set the demo admin's sign-in password");
+    const signedIn = await login(`http://127.0.0.1:${port}`, { organizationId: org, email: 'admin@demo.runstate.test', password });
+    expect(signedIn.status).toBe(200);
     const listed = await call('GET', `http://127.0.0.1:${port}/orgs/${org}/invites`, adminToken);
     expect(listed.status).toBe(200);
     const { invite } = created.json as { invite: { inviteId: string } };

@@ -19,6 +19,7 @@ const SECRETS = {
   SECRETS_KEYS: 'dev:c2VjcmV0LWJveC1rZXktb2YtMzItYnl0ZXMtZGV2ISE=',
   WEBHOOK_SECRET: 'whsec_ZGV2LXdlYmhvb2stc2VjcmV0LTI0Yg==',
   SYRVE_DEMO_PASSWORD: 'demo-password-launcher-only',
+  DEMO_ADMIN_PASSWORD: 'demo-admin-password-launcher-only',
 };
 
 let dataDir: string;
@@ -33,7 +34,7 @@ afterEach(async () => {
 });
 
 describe('devWorkerVars', () => {
-  it("is npm start's stores and the app's dev secrets, over APP_ENV=dev and this environment's config variables", async () => {
+  it("is npm start's stores and the app's dev secrets (not the launcher's demo passwords), over APP_ENV=dev and this environment's config variables", async () => {
     const teardown = createTeardown();
     await writeStackFile(dataDir, STORES, teardown);
     expect((await stat(stackFile(dataDir))).mode & 0o777).toBe(0o600);
