@@ -1,6 +1,7 @@
 // Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs. Bursts and
 // figure benches run after them.
 import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
+import { contextGetBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
@@ -15,6 +16,7 @@ export const operationBenches: OperationBench[] = [
   bigOrgPageBench,
   throttleHitBench,
   ...syrveBenches,
+  contextGetBench,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];
