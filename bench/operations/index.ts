@@ -2,6 +2,7 @@
 // figure benches run after them.
 import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
 import { authBenches } from './auth.ts';
+import { contextGetBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
@@ -18,6 +19,7 @@ export const operationBenches: OperationBench[] = [
   throttleHitBench,
   ...syrveBenches,
   ...authBenches,
+  contextGetBench,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];

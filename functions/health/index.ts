@@ -1,15 +1,19 @@
-// The health function: `GET /healthz`, 200 when Redis and PostgreSQL answer, 503 naming what is down.
+// The health function: `GET /healthz`, 200 when both Redis stores and PostgreSQL answer, 503 naming what is down.
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
+import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../../lib/http/error-handler.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { checkHealth } from '../../lib/runtime/health.ts';
 
 export const healthFunction = createFunctionApp();
 
+const storeStatus = z.enum(['ok', 'down']);
+
 const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
-  redis: z.enum(['ok', 'down']),
-  postgres: z.enum(['ok', 'down']),
+  redis: storeStatus,
+  revocation: storeStatus.describe('the denylist store (the same answer as redis when one store serves both)'),
+  postgres: storeStatus,
 });
 
 const healthRoute = createRoute({
@@ -18,11 +22,18 @@ const healthRoute = createRoute({
   summary: 'Liveness of the stores this deployment needs',
   responses: {
     200: { description: 'every store answers', content: { 'application/json': { schema: healthSchema } } },
-    503: { description: 'a store is down', content: { 'application/json': { schema: healthSchema } } },
+    503: {
+      description: 'a store is down',
+      headers: { 'retry-after': { description: 'seconds to wait before asking again', schema: { type: 'integer', minimum: 1 } } },
+      content: { 'application/json': { schema: healthSchema } },
+    },
   },
 });
 
 healthFunction.openapi(healthRoute, async (c) => {
   const health = await checkHealth(c.get('deps'));
-  return health.status === 'ok' ? c.json(health, 200) : c.json(health, 503);
+  if (health.status === 'ok') return c.json(health, 200);
+  // Health answers its own 503 body, so the error handler's retry-after is set here.
+  c.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+  return c.json(health, 503);
 });

@@ -10,6 +10,8 @@ export interface Authentication {
    * the revocation check (the RBAC query), never for a write or a runtime object.
    */
   readonly claimedUserId: string;
+  /** The token's session as its signature says, under the same rule: for reads beside the check only (the active context). */
+  readonly claimedSessionId: string;
   /** The principal once the denylist says the token is not revoked; rejects with 401 TOKEN_REVOKED or 503 REVOCATION_UNAVAILABLE. */
   principal(): Promise<Principal>;
 }
@@ -28,5 +30,5 @@ export function startRevocationCheck(deps: Pick<Deps, 'revocation' | 'keys'>, pr
   );
   // Awaited later (by the handler, and by requireAuth after it); until then a refusal must not count as unhandled.
   checked.catch(() => undefined);
-  return { claimedUserId: principal.userId, principal: () => checked };
+  return { claimedUserId: principal.userId, claimedSessionId: principal.sessionId, principal: () => checked };
 }

@@ -1,9 +1,10 @@
-// Logout: PostgreSQL records the session as revoked (the truth), then the denylist entry makes it effective at once.
+// Logout: PostgreSQL records the session as revoked (the truth), then the denylist entry makes it effective at once and
+// the session's active context goes.
 import { auditStatement } from '../pg/audit.ts';
 import { dbCall } from '../pg/unavailable.ts';
-import { revokeSession } from '../runtime/revocation/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Principal } from './claims.ts';
+import { afterRevocation } from './sessions/after-revocation.ts';
 
 export async function logout(deps: Deps, principal: Principal, correlationId: string): Promise<{ denylisted: boolean }> {
   const now = new Date(deps.clock.now());
@@ -28,13 +29,12 @@ export async function logout(deps: Deps, principal: Principal, correlationId: st
     ),
   ];
   await dbCall('commit', 'auth.logout', (signal) => deps.db.transaction(statements, { signal }));
-  const { written } = await revokeSession(deps.revocation, deps.keys, deps.logger, {
-    sessionId: principal.sessionId,
+  const { denylistPending } = await afterRevocation(deps, {
     userId: principal.userId,
+    sessionIds: [principal.sessionId],
     tokenExpiresAt: principal.expiresAt,
-    sessionCoverSeconds: deps.config.accessTokenMaxLifetimeSeconds,
     nowMs: now.getTime(),
     correlationId,
   });
-  return { denylisted: written };
+  return { denylisted: denylistPending.length === 0 };
 }

@@ -343,11 +343,13 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: UUID_PATTERN,
     idLabel: '<sessionId>',
     valueType: 'json',
-    ttl: { rule: 'Session-bound: no longer than the session it belongs to' },
+    ttl: {
+      rule: "Session-bound: the session's remaining life when set (sessions.expires_at − now for sign-in's sessions; the presenting token's remaining life for a session without a row), never more than SESSION_TTL_SECONDS",
+    },
     allowedPayload: ['user id', 'organization id', 'optional Outlet id', 'active role/scope hints', 'timestamp', 'correlation id'],
     forbiddenPayload: ['permissions as permanent truth', 'secrets', 'raw bank data'],
     auditCounterpart: 'None required; business actions are audited separately',
-    cleanup: 'Expire with the session; delete on logout or context reset',
+    cleanup: 'Expire with the session; delete on logout, sign out everywhere, an admin revoke, or context reset (DELETE /auth/context)',
   }),
   entry({
     name: 'throttleCounter',

@@ -99,3 +99,28 @@ export async function writeAudit(db: Db, event: AuditEvent, now: Date, options: 
   await db.query(statement.text, statement.params, options);
   return { id: statement.params[0] as string };
 }
+
+/**
+ * The audit INSERT … SELECT for a statement that changes rows and records how many in the same step (a data-modifying
+ * WITH, one round trip): validated like auditStatement, with the detail `count.detail` filled in by PostgreSQL from
+ * `count.sql` (an expression over that statement's own CTEs), and written only when `count.when` holds. Its parameters
+ * are numbered from `firstParam`, after the statement's own. `count.sql` and `count.when` are SQL of the caller's code,
+ * never input; the detail's name passed the identifier rule, so it is safe to place in the text.
+ */
+export function countedAuditInsert(
+  event: AuditEvent,
+  now: Date,
+  count: { detail: string; sql: string; when?: string },
+  firstParam: number,
+): Statement {
+  const { params } = auditStatement({ ...event, details: { ...event.details, [count.detail]: 0 } }, now);
+  const p = (index: number) => `$${firstParam + index}`;
+  return {
+    text:
+      'INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, action, correlation_id, details) ' +
+      `SELECT ${p(0)}::uuid, ${p(1)}::timestamptz, ${p(2)}::uuid, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::uuid, ${p(6)}::text, ${p(7)}::text, ` +
+      `${p(8)}::jsonb || jsonb_build_object('${count.detail}', (${count.sql}))` +
+      (count.when === undefined ? '' : ` WHERE ${count.when}`),
+    params,
+  };
+}

@@ -107,7 +107,10 @@ describe('npm run dev:worker', () => {
 
     // The worker answers on loopback, reaching Redis and PostgreSQL through npm start's proxies, and takes its tokens.
     const base = `http://127.0.0.1:${port}`;
-    expect(await call('GET', `${base}/healthz`, '')).toEqual({ status: 200, json: { status: 'ok', redis: 'ok', postgres: 'ok' } });
+    expect(await call('GET', `${base}/healthz`, '')).toEqual({
+      status: 200,
+      json: { status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' },
+    });
     const listed = await call('GET', `${base}/orgs/${printed(banner, 'ORG')}/invites`, printed(banner, 'ADMIN_TOKEN'));
     expect(listed.status).toBe(200);
 

@@ -1,5 +1,6 @@
 // Health, the OpenAPI document and correlation ids, as a client sees them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../../lib/http/error-handler.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -8,17 +9,52 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-it('healthz is 200 when both stores answer and 503 naming the one that is down', async () => {
+it('healthz is 200 when every store answers and 503 naming the one that is down, with retry-after', async () => {
   const ok = await stack.request('GET', '/healthz');
   expect(ok.status).toBe(200);
-  expect(await ok.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
+  expect(ok.headers.get('retry-after')).toBeNull();
+  expect(await ok.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' });
   stack.neonProxy.faults.set({ refuse: true });
   try {
     const down = await stack.request('GET', '/healthz');
     expect(down.status).toBe(503);
-    expect(await down.json()).toEqual({ status: 'degraded', redis: 'ok', postgres: 'down' });
+    expect(down.headers.get('retry-after')).toBe(String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+    expect(await down.json()).toEqual({ status: 'degraded', redis: 'ok', revocation: 'ok', postgres: 'down' });
   } finally {
     stack.neonProxy.faults.clear();
+  }
+});
+
+it('healthz pings a separate revocation store on its own: down there is 503 while the main store is fine', async () => {
+  const separate = await startStack({ separateRevocationProxy: true });
+  try {
+    separate.revocationProxy.stats.reset();
+    separate.redisProxy.stats.reset();
+    const ok = await separate.request('GET', '/healthz');
+    expect(await ok.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' });
+    // One PING each: the stores are configured apart.
+    expect([separate.redisProxy.stats.requests, separate.revocationProxy.stats.requests]).toEqual([1, 1]);
+    separate.revocationProxy.faults.set({ refuse: true });
+    const down = await separate.request('GET', '/healthz');
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe(String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+    expect(await down.json()).toEqual({ status: 'degraded', redis: 'ok', revocation: 'down', postgres: 'ok' });
+  } finally {
+    await separate.close();
+  }
+});
+
+it('healthz with one store for both pings it once and reports the same answer twice', async () => {
+  stack.redisProxy.stats.reset();
+  expect(await (await stack.request('GET', '/healthz')).json()).toMatchObject({ redis: 'ok', revocation: 'ok' });
+  expect(stack.redisProxy.stats.requests).toBe(1);
+  stack.redisProxy.faults.set({ refuse: true });
+  try {
+    const down = await stack.request('GET', '/healthz');
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'degraded', redis: 'down', revocation: 'down', postgres: 'ok' });
+  } finally {
+    stack.redisProxy.faults.clear();
   }
 });
 
@@ -35,6 +71,8 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/auth/login',
       '/auth/logout',
       '/auth/refresh',
+      '/auth/context',
+      '/auth/sessions/revoke-all',
       '/healthz',
       '/invites/accept',
       '/orgs/{orgId}/audit/exports',
@@ -42,6 +80,7 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/orgs/{orgId}/audit/exports/{jobId}/file',
       '/orgs/{orgId}/invites',
       '/orgs/{orgId}/invites/{inviteId}',
+      '/orgs/{orgId}/members/{userId}/sessions/revoke',
       '/orgs/{orgId}/syrve/connections',
       '/orgs/{orgId}/syrve/connections/{connectionId}',
       '/orgs/{orgId}/syrve/connections/{connectionId}/enable',
@@ -53,6 +92,7 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   expect(Object.keys(doc.paths['/webhooks/syrve/credentials-rotated']!)).toEqual(['post']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/invites']!).sort()).toEqual(['get', 'post']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/audit/exports/{jobId}']!).sort()).toEqual(['delete', 'get']);
+  expect(Object.keys(doc.paths['/auth/context']!).sort()).toEqual(['delete', 'get', 'put']);
 });
 
 it('echoes a safe x-correlation-id, stores it in the audit row, and replaces an unsafe one', async () => {

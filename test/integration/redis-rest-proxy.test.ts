@@ -351,6 +351,20 @@ describe('faults', () => {
     }
     expect(await client.exists(k)).toBe(1);
   });
+
+  it('failArgsContaining: only the commands naming a matching argument fail, the other items of the pipeline run', async () => {
+    const hit = key('fail-arg-hit');
+    const miss = key('fail-arg-miss');
+    faulty.faults.set({ failArgsContaining: ['fail-arg-hit'] });
+    try {
+      const results = await client.pipeline().set(miss, '1', { ex: 60 }).set(hit, '1', { ex: 60 }).get(miss).exec({ keepErrors: true });
+      expect(results.map((entry) => entry.error ?? entry.result)).toEqual(['OK', 'ERR injected fault', '1']);
+    } finally {
+      faulty.faults.clear();
+    }
+    expect(await client.exists(hit)).toBe(0);
+    expect(await client.exists(miss)).toBe(1);
+  });
 });
 
 describe('Redis outage', () => {

@@ -84,7 +84,7 @@ function execOutcomes(replies: unknown[], prepared: PreparedCommand[], base64: b
 }
 
 function blockedReason(context: ExecutionContext, command: RedisCommand): string | undefined {
-  if (context.faults.fails(command.name)) return INJECTED_FAULT_ERROR;
+  if (context.faults.fails(command)) return INJECTED_FAULT_ERROR;
   return refusalReason(command, { allowAdmin: context.allowAdmin });
 }
 

@@ -1,0 +1,23 @@
+// The active context read: GET /auth/context of a session whose context is set (target: 1 main-store round trip, sent beside the revocation check).
+import { uuidv7 } from 'uuidv7';
+import { expectStatus, type OperationBench } from '../operation.ts';
+import { BENCH_TOKEN_TTL_SECONDS } from '../stack.ts';
+
+export const contextGetBench: OperationBench = {
+  name: 'auth.context.get',
+  describe: 'GET /auth/context with a context set: one GET on the main store, started beside the revocation check',
+  async prepare(stack) {
+    const org = await stack.seedOrganization();
+    const token = await stack.token({ userId: org.adminId, sessionId: uuidv7(), expiresInSeconds: BENCH_TOKEN_TTL_SECONDS });
+    // Set once, untimed; the timed calls only read it.
+    const body = { organizationId: org.organizationId, locationId: org.locationId };
+    await expectStatus('auth.context.put', await stack.request('PUT', '/auth/context', { token, body }), 200);
+    return async (i) => {
+      const response = await stack.request('GET', '/auth/context', { token });
+      if (i > 0) return expectStatus('auth.context.get', response, 200);
+      // The first call proves the figures are for a stored context, not a 404.
+      const read = response.status === 200 ? ((await response.json()) as { context: { organizationId: string } }).context : undefined;
+      if (read?.organizationId !== org.organizationId) throw new Error(`auth.context.get: no context read (HTTP ${response.status})`);
+    };
+  },
+};

@@ -1,0 +1,57 @@
+// The sessions function: sign out everywhere, an admin's revoke of a member's sessions, and the active context.
+import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
+import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
+import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
+import { forbidden, notFound, tokenRevoked, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
+import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { activeContext } from '../../lib/runtime/context/index.ts';
+import { readContextRoute, resetContextRoute, revokeAllRoute, revokeMemberRoute, setContextRoute } from './routes.ts';
+
+export const sessionsFunction = createFunctionApp();
+
+sessionsFunction.openapi(revokeAllRoute, async (c) => {
+  const outcome = await revokeAllSessions(c.get('deps'), await c.get('auth').principal(), c.get('correlationId'));
+  return c.json({ revoked: outcome.revoked, denylistPending: outcome.denylistPending }, 200);
+});
+
+sessionsFunction.openapi(revokeMemberRoute, async (c) => {
+  const { orgId, userId } = c.req.valid('param');
+  const deps = c.get('deps');
+  const organizationId = orgId.toLowerCase();
+  const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const outcome = await revokeMemberSessions(deps, {
+    organizationId,
+    adminUserId: admin.userId,
+    memberUserId: userId.toLowerCase(),
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw notFound('no member with that id in this organisation');
+  return c.json({ revoked: outcome.revoked, denylistPending: outcome.denylistPending }, 200);
+});
+
+sessionsFunction.openapi(setContextRoute, async (c) => {
+  const body = c.req.valid('json');
+  const outcome = await activeContext.set(c.get('deps'), c.get('auth'), {
+    organizationId: body.organizationId.toLowerCase(),
+    locationId: body.locationId?.toLowerCase() ?? null,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'location-outside') throw validationFailed('locationId: not a location of this organisation');
+    if (outcome.reason === 'no-role') throw forbidden('no role in this organisation at its level or at this location');
+    if (outcome.reason === 'session-revoked') throw tokenRevoked();
+    throw unauthenticated('the session has ended; sign in again');
+  }
+  return c.json({ context: outcome.context }, 200);
+});
+
+sessionsFunction.openapi(readContextRoute, async (c) => {
+  const outcome = await activeContext.read(c.get('deps'), c.get('auth'));
+  if (!outcome.ok) throw notFound('no active context for this session');
+  return c.json({ context: outcome.context }, 200);
+});
+
+sessionsFunction.openapi(resetContextRoute, async (c) => {
+  await activeContext.reset(c.get('deps'), await c.get('auth').principal());
+  return c.body(null, 204);
+});

@@ -1,0 +1,21 @@
+// Request and response schemas of the session routes: revocation (own, or a member's) and the active context.
+import * as z from 'zod';
+import { activeContextSchema } from '../../lib/runtime/context/index.ts';
+
+export const memberParams = z.strictObject({ orgId: z.uuid(), userId: z.uuid() });
+
+export const sessionsRevokedResponse = z.object({
+  revoked: z.number().int().min(0).describe('Sessions this call ended (one already revoked or ended is not counted again).'),
+  denylistPending: z
+    .array(z.uuid())
+    .describe(
+      "Sessions whose denylist entry did not land: revoked in PostgreSQL, but their tokens pass until the scheduled denylist repair writes them (within one of its periods). The caller owns these sessions (an admin: the member's, in this organisation).",
+    ),
+});
+
+export const setContextBody = z.strictObject({
+  organizationId: z.uuid(),
+  locationId: z.uuid().nullable().optional(),
+});
+
+export const contextResponse = z.object({ context: activeContextSchema });

@@ -1,0 +1,8 @@
+// The active context (registry row activeContext): a session's chosen organisation and outlet, with a role hint.
+import { dropActiveContexts } from './drop-contexts.ts';
+import { readActiveContext } from './read-context.ts';
+import { resetActiveContext } from './reset-context.ts';
+import { setActiveContext } from './set-context.ts';
+
+export const activeContext = { set: setActiveContext, read: readActiveContext, reset: resetActiveContext, drop: dropActiveContexts };
+export { activeContextSchema } from './context-record.ts';

@@ -1,0 +1,88 @@
+// PUT /auth/context: the role is checked in PostgreSQL (beside the revocation check), then the context is stored with
+// the session's remaining life as its TTL.
+import type { Authentication } from '../../auth/authentication.ts';
+import type { RoleCode } from '../../auth/org-access.ts';
+import type { Deps } from '../../deps.ts';
+import { dbCall } from '../../pg/unavailable.ts';
+import { encodeJson, redisCall } from '../../redis/index.ts';
+import { activeContextSchema, contextKey, type ActiveContext } from './context-record.ts';
+
+export interface SetContextInput {
+  organizationId: string;
+  locationId: string | null;
+  correlationId: string;
+}
+
+export type SetContextOutcome =
+  | { ok: true; context: ActiveContext; ttlSeconds: number }
+  /** No role in the organisation at its level, nor at the location asked for. */
+  | { ok: false; reason: 'no-role' }
+  | { ok: false; reason: 'location-outside' }
+  /** PostgreSQL holds the session as revoked (its denylist entry may be lost and not yet repaired), or it has ended. */
+  | { ok: false; reason: 'session-revoked' }
+  | { ok: false; reason: 'session-ended' };
+
+interface ScopeRow {
+  org_role: RoleCode | null;
+  location_role: RoleCode | null;
+  location_ok: boolean;
+  session_expires_at: Date | null;
+  session_revoked: boolean;
+}
+
+export async function setActiveContext(deps: Deps, auth: Authentication, input: SetContextInput): Promise<SetContextOutcome> {
+  // A read only, so it runs beside the revocation check (docs/design.md#reads-beside-the-revocation-check).
+  const scope = readScope(deps, { userId: auth.claimedUserId, sessionId: auth.claimedSessionId, ...input });
+  scope.catch(() => undefined);
+  const principal = await auth.principal();
+  const row = await scope;
+  if (row.session_revoked) return { ok: false, reason: 'session-revoked' };
+  if (!row.location_ok) return { ok: false, reason: 'location-outside' };
+  // At an outlet, the role held there wins over the organisation-wide one as the hint: it is the narrower scope.
+  const roleCode = input.locationId === null ? row.org_role : (row.location_role ?? row.org_role);
+  if (roleCode === null) return { ok: false, reason: 'no-role' };
+
+  const nowMs = deps.clock.now();
+  // Sign-in's own sessions end at sessions.expires_at; a session of an external identity provider has no end here, so
+  // the presenting token's end stands in for it (a later token of the session sets the context again).
+  const endMs = row.session_expires_at !== null ? new Date(row.session_expires_at).getTime() : principal.expiresAt * 1000;
+  const ttlSeconds = Math.min(deps.config.signIn.sessionTtlSeconds, Math.floor((endMs - nowMs) / 1000));
+  if (ttlSeconds < 1) return { ok: false, reason: 'session-ended' };
+
+  const context: ActiveContext = {
+    userId: principal.userId,
+    organizationId: input.organizationId,
+    locationId: input.locationId,
+    roleCode,
+    setAtUtc: new Date(nowMs).toISOString(),
+    correlationId: input.correlationId,
+  };
+  const value = encodeJson(activeContextSchema, context);
+  // No retry: a retried SET landing after the caller's own DELETE would bring a reset context back.
+  await redisCall('context.set', () => deps.redis.atMostOnce.set(contextKey(deps, principal), value, { ex: ttlSeconds }));
+  return { ok: true, context, ttlSeconds };
+}
+
+/** One query: the roles at the organisation and at the outlet, that the outlet belongs to it, and the session's end. */
+async function readScope(
+  deps: Deps,
+  input: { userId: string; sessionId: string; organizationId: string; locationId: string | null },
+): Promise<ScopeRow> {
+  const rows = await dbCall('read', 'context.scope', (signal) =>
+    deps.db.query<ScopeRow>(
+      `SELECT
+         (SELECT role_code FROM role_assignments
+           WHERE user_id = $1 AND organization_id = $2 AND location_id IS NULL) AS org_role,
+         (SELECT role_code FROM role_assignments
+           WHERE user_id = $1 AND organization_id = $2 AND location_id = $3::uuid) AS location_role,
+         ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok,
+         (SELECT expires_at FROM sessions WHERE id = $4 AND user_id = $1) AS session_expires_at,
+         EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND revoked_at IS NOT NULL) AS session_revoked`,
+      [input.userId, input.organizationId, input.locationId, input.sessionId],
+      { signal },
+    ),
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('context scope: the query returned no row');
+  return row;
+}

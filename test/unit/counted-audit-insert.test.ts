@@ -1,0 +1,41 @@
+// countedAuditInsert: the audit row a revoking statement writes with its own count; validated before any SQL is made.
+import { describe, expect, it } from 'vitest';
+import { uuidv7 } from 'uuidv7';
+import { countedAuditInsert, InvalidAuditEventError } from '../../lib/pg/audit.ts';
+
+const event = {
+  action: 'session.revoked_all' as const,
+  actorUserId: uuidv7(),
+  organizationId: null,
+  locationId: null,
+  targetId: uuidv7(),
+  correlationId: 'corr-1',
+};
+
+describe('countedAuditInsert', () => {
+  it('numbers its parameters after the statement’s own and fills the count from the given SQL', () => {
+    const statement = countedAuditInsert(event, new Date('2030-01-01T00:00:00Z'), { detail: 'revokedCount', sql: 'SELECT 3' }, 4);
+    expect(statement.text).toContain('SELECT $4::uuid, $5::timestamptz');
+    expect(statement.text).toContain("$12::jsonb || jsonb_build_object('revokedCount', (SELECT 3))");
+    expect(statement.text).not.toContain('WHERE');
+    expect(statement.params).toHaveLength(9);
+    expect(statement.params.slice(1)).toEqual([
+      '2030-01-01T00:00:00.000Z',
+      event.actorUserId,
+      null,
+      null,
+      event.targetId,
+      'session.revoked_all',
+      'corr-1',
+      '{"revokedCount":0}',
+    ]);
+    const guarded = countedAuditInsert(event, new Date(), { detail: 'revokedCount', sql: 'SELECT 1', when: 'false' }, 1);
+    expect(guarded.text.endsWith(' WHERE false')).toBe(true);
+  });
+
+  it('refuses a count detail that names secret material or is no identifier, so nothing but a checked name reaches the SQL', () => {
+    for (const detail of ['sessionCount', "x', 1); DROP TABLE sessions; --", 'tokenCount', '1count']) {
+      expect(() => countedAuditInsert(event, new Date(), { detail, sql: 'SELECT 1' }, 1), detail).toThrow(InvalidAuditEventError);
+    }
+  });
+});
