@@ -25,13 +25,13 @@ export interface RoundTrips {
 
 export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;
 
+/** Every bench token lives this long, so one run never outlives its tokens. */
+export const BENCH_TOKEN_TTL_SECONDS = 3_600;
+
 /**
  * Starts everything, registering each clean-up step on `teardown` as soon as its part is up, so an error or a
  * signal at any point can still stop the servers and drop the scratch database.
  */
-/** Every bench token lives this long, so one run never outlives its tokens. */
-export const BENCH_TOKEN_TTL_SECONDS = 3_600;
-
 export async function startBenchStack(teardown: Teardown, env: Record<string, string | undefined> = process.env) {
   // A prefix of our own, so keys written into a shared REDIS_URL can be found and removed afterwards.
   const keyPrefix = `bench-${randomBytes(4).toString('hex')}`;
@@ -66,10 +66,14 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     SECRETS_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     // The bench's tokens outlive a full run (an hour); the verifier refuses tokens longer than this.
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(BENCH_TOKEN_TTL_SECONDS),
+    PASSWORD_RESET_LINK_BASE: 'https://bench.runstate.test/auth/password-reset',
     ...services.env,
   };
   // The app's logs would interleave with the report; the bench checks every response status instead.
-  const { app, config, deps, request } = composeApp(appEnv, { logger: createJsonLogger(() => undefined) });
+  // Reset links go nowhere: the bench counts what a send would cost up to the notifier, not an email provider.
+  const mail = { sent: 0 };
+  const notifier = { send: async () => void (mail.sent += 1) };
+  const { app, config, deps, request } = composeApp(appEnv, { logger: createJsonLogger(() => undefined), notifier });
 
   // Fixtures go straight into PostgreSQL, outside the proxies, so they never show up in a count.
   const db = new pg.Client({ connectionString: database.url });
@@ -125,6 +129,7 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     seedOrganization,
     addLatency,
     syrveUpstream,
+    mail,
   };
 }
 

@@ -15,6 +15,7 @@ import { handoffFunction } from './handoff/index.ts';
 import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
 import { sessionsFunction } from './sessions/index.ts';
+import { passwordResetFunction } from './password-reset/index.ts';
 import { syrveFunction } from './syrve/index.ts';
 import { webhooksFunction } from './webhooks/index.ts';
 
@@ -26,6 +27,8 @@ export type ResolveDeps = (c: Context<HonoEnv>) => Deps | Promise<Deps>;
 export interface AppOptions {
   /** The caller's address as this runtime's edge reports it (never a header a client can set freely); unset: unknown. */
   clientIp?: (c: Context<HonoEnv>) => string | undefined;
+  /** How this runtime keeps work going after the response (Workers: waitUntil); unset: handlers await such work. */
+  defer?: (c: Context<HonoEnv>, work: Promise<unknown>) => void;
 }
 
 export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): OpenAPIHono<HonoEnv> {
@@ -35,6 +38,8 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
     createMiddleware<HonoEnv>(async (c, next) => {
       c.set('deps', await resolveDeps(c));
       c.set('clientIp', options.clientIp?.(c));
+      const defer = options.defer;
+      c.set('defer', defer === undefined ? undefined : (work) => defer(c, work));
       await next();
     }),
   );
@@ -50,6 +55,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   app.route('/', authFunction);
   app.route('/', handoffFunction);
   app.route('/', sessionsFunction);
+  app.route('/', passwordResetFunction);
   app.route('/', invitesFunction);
   app.route('/', syrveFunction);
   app.route('/', webhooksFunction);

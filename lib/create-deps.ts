@@ -6,12 +6,16 @@ import { createRedisStore } from './redis/index.ts';
 import { createJsonLogger, type Logger } from './log/logger.ts';
 import { systemClock, type Clock, type Deps } from './deps.ts';
 import { SingleFlight } from './runtime/single-flight.ts';
+import { createEmailApiNotifier } from './notify/email-api.ts';
+import { noNotifier, type Notifier } from './notify/notifier.ts';
 import { createSyrveClient, type SyrveUpstream } from './upstream/syrve/index.ts';
 
 export interface DepsOverrides {
   logger?: Logger;
   clock?: Clock;
   syrve?: SyrveUpstream;
+  /** The local stack's mailbox stands in for an email API (local/mailbox). */
+  notifier?: Notifier;
   /** Entries that build Deps per request pass one per isolate, so callers in it share their in-flight logins. */
   inflight?: SingleFlight;
 }
@@ -31,6 +35,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     clock: overrides.clock ?? systemClock,
     logger: overrides.logger ?? createJsonLogger(),
     syrve: overrides.syrve ?? createSyrveClient({ appEnv: config.appEnv }),
+    notifier: overrides.notifier ?? (config.emailApi !== undefined ? createEmailApiNotifier(config.emailApi) : noNotifier),
     inflight: overrides.inflight ?? new SingleFlight(),
   };
 }

@@ -4,6 +4,7 @@ import type { Keyspace } from './keys/index.ts';
 import type { Db } from './pg/index.ts';
 import type { RedisStore } from './redis/index.ts';
 import type { Logger } from './log/logger.ts';
+import type { Notifier } from './notify/notifier.ts';
 import type { SingleFlight } from './runtime/single-flight.ts';
 import type { SyrveUpstream } from './upstream/syrve/index.ts';
 
@@ -26,6 +27,8 @@ export interface Deps {
   logger: Logger;
   /** The Syrve/iiko RMS client (local/fakes/syrve-upstream.ts stands in for it in dev and tests). */
   syrve: SyrveUpstream;
+  /** Delivers password-reset links (an email API in deployments, a mailbox folder locally). */
+  notifier: Notifier;
   /** In-flight work shared within one isolate (one per Worker isolate, Lambda container or Node process). */
   inflight: SingleFlight;
 }

@@ -9,6 +9,7 @@ import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
+import { singleUseBenches } from './single-use.ts';
 import { throttleHitBench } from './throttle.ts';
 
 export const operationBenches: OperationBench[] = [
@@ -20,6 +21,7 @@ export const operationBenches: OperationBench[] = [
   ...syrveBenches,
   ...authBenches,
   contextGetBench,
+  ...singleUseBenches,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];

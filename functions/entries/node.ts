@@ -13,7 +13,8 @@ const REQUEST_RECEIVE_TIMEOUT_MS = 10_000;
 export function serveNode(config: Config, options: { hostname?: string; logger?: Logger } = {}): Promise<ServerType> {
   const deps = createDeps(config, options.logger !== undefined ? { logger: options.logger } : {});
   // The socket's peer: the Node server is reached directly (npm start), never behind a proxy that would rewrite it.
-  const app = createApp(() => deps, { clientIp: (c) => getConnInfo(c).remote.address });
+  // A Node process outlives the response, so deferred work just runs on.
+  const app = createApp(() => deps, { clientIp: (c) => getConnInfo(c).remote.address, defer: (_c, work) => void work });
   return new Promise((resolve) => {
     const server = serve(
       {

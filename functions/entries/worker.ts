@@ -10,6 +10,7 @@ const inflight = new SingleFlight();
 // Cloudflare sets cf-connecting-ip at its edge and overwrites any the client sent.
 const app = createApp((c) => createDeps(configFor(c.env as object), { inflight }), {
   clientIp: (c) => c.req.header('cf-connecting-ip'),
+  defer: (c, work) => c.executionCtx.waitUntil(work),
 });
 
 /** The parts of Workers' ExecutionContext this entry uses (the repository compiles without @cloudflare/workers-types). */

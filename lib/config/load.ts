@@ -21,10 +21,10 @@ export const SYRVE_CREDENTIAL_VERSION_TTL_SECONDS = 300;
  * twice as long is stalled and the next scheduled run resumes it. */
 export const JOB_CACHE_TTL_SECONDS = 120;
 /**
- * The longest an access token may live. Logout's denylist entry lives for the presenting token's remaining life; the
- * denylist repair (lib/runtime/revocation/repair-denylist.ts) writes missing entries again for sessions revoked within
- * this, and sign-in will issue no token that lives longer. A token of an identity provider that lives longer is not
- * covered by the repair (docs/design.md#denylist-repair).
+ * The longest an access token may live: the verifier refuses any token whose exp − iat (or exp − now) is longer, so a
+ * revoked session's denylist entry, which lives this long (logout, refresh reuse, revoke-all, reset), outlives every
+ * token of it; the denylist repair (lib/runtime/revocation/repair-denylist.ts) writes missing entries again for sessions
+ * revoked within it (docs/design.md#denylist-repair).
  */
 export const ACCESS_TOKEN_MAX_LIFETIME_SECONDS = 900;
 /** What sign-in gives an access token: the longest allowed, since the denylist covers that long anyway. */
@@ -73,6 +73,10 @@ export interface Config {
   accessTokenMaxLifetimeSeconds: number;
   /** Sign-in: the access tokens' lifetime (≤ accessTokenMaxLifetimeSeconds) and the sessions' longest life. */
   signIn: { accessTokenTtlSeconds: number; sessionTtlSeconds: number };
+  /** Password reset, when PASSWORD_RESET_LINK_BASE is set: the link's base (built from configuration, never a Host header). */
+  passwordReset?: { linkBase: string };
+  /** The HTTP email API notifications go through (lib/notify/email-api.ts). */
+  emailApi?: { url: string; token: string; from: string };
   /** The apps (token audiences) an SSO handoff may hand a session to; empty: handoff is off. */
   ssoHandoffAudiences: readonly string[];
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
@@ -138,6 +142,24 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
 
   const auth = authConfig(e, problems);
+  const emailVars = [e.NOTIFY_EMAIL_API_URL, e.NOTIFY_EMAIL_API_TOKEN, e.NOTIFY_EMAIL_FROM];
+  if (emailVars.some((v) => v !== undefined) && emailVars.some((v) => v === undefined)) {
+    problems.push('NOTIFY_EMAIL_API_URL, NOTIFY_EMAIL_API_TOKEN and NOTIFY_EMAIL_FROM must be set together');
+  }
+  if (production && e.PASSWORD_RESET_LINK_BASE !== undefined) {
+    if (!e.PASSWORD_RESET_LINK_BASE.startsWith('https:') || isLoopback(e.PASSWORD_RESET_LINK_BASE))
+      problems.push('PASSWORD_RESET_LINK_BASE: must be a public https URL in staging/prod');
+    // A reset nobody receives is a locked-out user: refuse to start rather than pretend to send.
+    if (e.NOTIFY_EMAIL_API_URL === undefined)
+      problems.push('NOTIFY_EMAIL_API_URL: required in staging/prod when PASSWORD_RESET_LINK_BASE is set');
+  }
+  if (
+    production &&
+    e.NOTIFY_EMAIL_API_URL !== undefined &&
+    (!e.NOTIFY_EMAIL_API_URL.startsWith('https:') || isLoopback(e.NOTIFY_EMAIL_API_URL))
+  ) {
+    problems.push('NOTIFY_EMAIL_API_URL: must be a public https URL in staging/prod');
+  }
   const maxLifetime = e.ACCESS_TOKEN_MAX_LIFETIME_SECONDS ?? ACCESS_TOKEN_MAX_LIFETIME_SECONDS;
   const accessTokenTtl = e.ACCESS_TOKEN_TTL_SECONDS ?? Math.min(ACCESS_TOKEN_TTL_SECONDS, maxLifetime);
   if (accessTokenTtl > maxLifetime) {
@@ -167,6 +189,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     accessTokenMaxLifetimeSeconds: maxLifetime,
     signIn: { accessTokenTtlSeconds: accessTokenTtl, sessionTtlSeconds: e.SESSION_TTL_SECONDS ?? SESSION_TTL_SECONDS },
     ssoHandoffAudiences: e.SSO_HANDOFF_AUDIENCES?.split(',') ?? [],
+    ...(e.PASSWORD_RESET_LINK_BASE !== undefined ? { passwordReset: { linkBase: e.PASSWORD_RESET_LINK_BASE } } : {}),
+    ...(e.NOTIFY_EMAIL_API_URL !== undefined && e.NOTIFY_EMAIL_API_TOKEN !== undefined && e.NOTIFY_EMAIL_FROM !== undefined
+      ? { emailApi: { url: e.NOTIFY_EMAIL_API_URL, token: e.NOTIFY_EMAIL_API_TOKEN, from: e.NOTIFY_EMAIL_FROM } }
+      : {}),
     syrve: {
       sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
       reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,

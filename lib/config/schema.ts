@@ -35,6 +35,12 @@ export const envSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9.-]{0,62}(,[a-z][a-z0-9.-]{0,62}){0,19}$/, 'comma-separated app ids: lowercase letters, digits, "." or "-"')
     .optional(),
+  /** Where a password-reset link points (the reset page), e.g. https://app.example.com/auth/password-reset; unset: reset is off. */
+  PASSWORD_RESET_LINK_BASE: httpUrl.optional(),
+  /** An HTTP email API for notifications: POST { from, to, subject, text } with a bearer token. */
+  NOTIFY_EMAIL_API_URL: httpUrl.optional(),
+  NOTIFY_EMAIL_API_TOKEN: optionalText,
+  NOTIFY_EMAIL_FROM: z.email().max(254).optional(),
   /** Lifetime of the access tokens sign-in issues; at most ACCESS_TOKEN_MAX_LIFETIME_SECONDS. */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).optional(),
   /** How long a signed-in session lives at most: its refresh tokens and its active context end with it. */

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'INVALID_CREDENTIALS'
   | 'REFRESH_INVALID'
   | 'HANDOFF_INVALID'
+  | 'RESET_INVALID'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
@@ -50,6 +51,7 @@ export const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS',
 export const refreshInvalid = () =>
   new AppError(401, 'REFRESH_INVALID', 'this refresh token is unknown, already used, or its session has ended; sign in again');
 export const handoffInvalid = () => new AppError(401, 'HANDOFF_INVALID', 'this handoff code is unknown, used, expired or for another app');
+export const resetInvalid = () => new AppError(410, 'RESET_INVALID', 'this reset link is unknown, used or expired; ask for a new one');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
 export const roleConflict = (heldRole: string) =>

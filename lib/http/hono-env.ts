@@ -10,5 +10,7 @@ export interface HonoEnv {
     auth: Authentication;
     /** The caller's address as the runtime's edge reports it (socket, cf-connecting-ip, API Gateway); unset when unknown. */
     clientIp: string | undefined;
+    /** Runs work after the response where the runtime allows (Workers' waitUntil, Node); unset: the handler awaits it. */
+    defer: ((work: Promise<unknown>) => void) | undefined;
   };
 }

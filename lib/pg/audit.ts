@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'session.refresh_reused',
   'session.revoked_all',
   'session.revoked_by_admin',
+  'auth.password_reset',
   'mfa.enrolled',
   'mfa.confirmed',
   'syrve.connection_created',

@@ -31,7 +31,7 @@ export function composeApp(env: Record<string, string | undefined>, overrides: D
   const config = loadConfig(env);
   const deps = createDeps(config, overrides);
   // app.request has no socket: tests name the caller's address in a header only this local composition reads.
-  const app = createApp(() => deps, { clientIp: (c) => c.req.header(TEST_CLIENT_IP_HEADER) });
+  const app = createApp(() => deps, { clientIp: (c) => c.req.header(TEST_CLIENT_IP_HEADER), defer: (_c, work) => void work });
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
     const headers: Record<string, string> = { ...options.headers };

@@ -69,6 +69,8 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/auth/handoff',
       '/auth/handoff/exchange',
       '/auth/login',
+      '/auth/password-reset',
+      '/auth/password-reset/confirm',
       '/auth/logout',
       '/auth/refresh',
       '/auth/context',

@@ -42,6 +42,11 @@ const PLAIN_SETTINGS = [
   'SESSION_TTL_SECONDS',
   'AUTH_TOKEN_AUDIENCE',
   'SSO_HANDOFF_AUDIENCES',
+  // Password reset and the email API that delivers its links (NOTIFY_EMAIL_API_TOKEN goes in as a secret when used).
+  'PASSWORD_RESET_LINK_BASE',
+  'NOTIFY_EMAIL_API_URL',
+  'NOTIFY_EMAIL_API_TOKEN',
+  'NOTIFY_EMAIL_FROM',
   // An external identity provider, optional beside sign-in's own tokens.
   'AUTH_JWKS_URL',
   'AUTH_ISSUER',

@@ -20,12 +20,15 @@ export interface ThrottleLimit {
  * 10 per 15 minutes. A person who mistypes retries a few times; every attempt counts, so guessing gets 40 tries an hour.
  * login-ip, per client IP (platform scope; the IP is keyed-hashed): 100 per 15 minutes — an office behind one NAT
  * signing in at nine still fits, while spraying one password over many emails from one address does not.
+ * password-reset, per (organisation, keyed email hash) over an hour (the seed's tenant-scoped key): 5. A person asks
+ * again once or twice when a mail is slow; more is someone filling their inbox. An email in N tenants gets N × 5.
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
   'invite-accept': { limit: 20, windowSeconds: 600 },
   login: { limit: 10, windowSeconds: 900 },
   'login-ip': { limit: 100, windowSeconds: 900 },
+  'password-reset': { limit: 5, windowSeconds: 3_600 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;

@@ -1,0 +1,30 @@
+// Route definitions (OpenAPI) of the password-reset function.
+import { createRoute } from '@hono/zod-openapi';
+import * as z from 'zod';
+import { errorResponses } from '../../lib/http/openapi-app.ts';
+import { confirmResetBody, requestResetBody, requestedResetResponse } from './schemas.ts';
+
+const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+export const requestResetRoute = createRoute({
+  method: 'post',
+  path: '/auth/password-reset',
+  summary: 'Ask for a reset link; the same answer whether or not the email belongs to a member',
+  request: { body: { ...json(requestResetBody), required: true } },
+  responses: { 202: { description: 'accepted', ...json(requestedResetResponse) }, ...errorResponses(400, 429, 503) },
+});
+
+export const confirmResetRoute = createRoute({
+  method: 'post',
+  path: '/auth/password-reset/confirm',
+  summary: 'Set a new password with a reset token; every session of the user ends',
+  request: { body: { ...json(confirmResetBody), required: true } },
+  responses: { 204: { description: 'password set, sessions revoked' }, ...errorResponses(400, 410, 503) },
+});
+
+export const resetPageRoute = createRoute({
+  method: 'get',
+  path: '/auth/password-reset',
+  summary: 'The page a reset link opens (the token stays in the URL fragment)',
+  responses: { 200: { description: 'the page', content: { 'text/html': { schema: z.string() } } } },
+});
