@@ -20,12 +20,16 @@ export interface ThrottleLimit {
  * 10 per 15 minutes. A person who mistypes retries a few times; every attempt counts, so guessing gets 40 tries an hour.
  * login-ip, per client IP (platform scope; the IP is keyed-hashed): 100 per 15 minutes — an office behind one NAT
  * signing in at nine still fits, while spraying one password over many emails from one address does not.
+ * mfa-verify, per user (user scope; counted inside the verify script, failures only): 10 wrong codes per 15 minutes,
+ * across every challenge, so asking for a new challenge buys no new tries. A person mistyping a code fails once or
+ * twice; a caller who already has the password gets 40 guesses an hour at 3 live codes in 10^6 (about 1 in 8 300).
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
   'invite-accept': { limit: 20, windowSeconds: 600 },
   login: { limit: 10, windowSeconds: 900 },
   'login-ip': { limit: 100, windowSeconds: 900 },
+  'mfa-verify': { limit: 10, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
