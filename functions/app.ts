@@ -13,6 +13,7 @@ import { auditExportsFunction } from './audit-exports/index.ts';
 import { authFunction } from './auth/index.ts';
 import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
+import { mfaFunction } from './mfa/index.ts';
 import { syrveFunction } from './syrve/index.ts';
 import { webhooksFunction } from './webhooks/index.ts';
 
@@ -46,6 +47,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   );
   app.route('/', healthFunction);
   app.route('/', authFunction);
+  app.route('/', mfaFunction);
   app.route('/', invitesFunction);
   app.route('/', syrveFunction);
   app.route('/', webhooksFunction);

@@ -13,6 +13,7 @@ import {
   RETURN_INVITE,
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
+import { ANSWER_MFA_CHALLENGE, ISSUE_MFA_CHALLENGE } from './mfa/index.ts';
 import { COUNT_RECONNECT_FAILURE, RESET_SESSION, STORE_SESSION, SYRVE_HOUSEKEEPING, TAKE_REFRESH_LOCK } from './syrve/index.ts';
 import { TAKE_RUN_LOCK } from '../cron/run-lock.ts';
 import { DELETE_IF_EQUALS } from './compare-and-delete.ts';
@@ -36,4 +37,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   RESET_SESSION,
   TAKE_RUN_LOCK,
   SYRVE_HOUSEKEEPING,
+  ISSUE_MFA_CHALLENGE,
+  ANSWER_MFA_CHALLENGE,
 ];
