@@ -4,6 +4,7 @@ import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
 import { cronCleanupBench } from './cron.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
+import { mfaVerifyBench } from './mfa.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { throttleHitBench } from './throttle.ts';
@@ -15,6 +16,7 @@ export const operationBenches: OperationBench[] = [
   bigOrgPageBench,
   throttleHitBench,
   ...syrveBenches,
+  mfaVerifyBench,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];
