@@ -11,7 +11,9 @@ import { setPassword } from '../support/fixtures.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
 // A clock the test moves: codes are computed for exactly the step the app sees, never across a step boundary by chance.
-let nowMs = Math.floor(Date.now() / 30_000) * 30_000 + 5_000;
+// It starts two minutes behind the real one and moves at most a minute: a token it signs never ends further off than
+// the verifier's lifetime allows (it refuses exp − real now > 900 s).
+let nowMs = Math.floor(Date.now() / 30_000) * 30_000 - 120_000 + 5_000;
 const clock = { now: () => nowMs };
 
 let stack: TestStack;
@@ -417,6 +419,28 @@ describe('failures', () => {
     expect((await verify(await challengeFor(user), await code(user.secret, 0))).status).toBe(401);
     nowMs += 30_000;
     expect((await verify(await challengeFor(user), await code(user.secret, 1))).status).toBe(200);
+  });
+
+  it('Redis refused at confirmation: 503, nothing confirmed and the code not burned; the same code confirms afterwards', async () => {
+    const org = await stack.seedOrganization();
+    const secret = await enrol(org);
+    const totp = await code(secret);
+    stack.redisProxy.faults.set({ refuse: true });
+    let response: Response;
+    try {
+      response = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: totp } });
+    } finally {
+      stack.redisProxy.faults.clear();
+    }
+    expect(response.status).toBe(503);
+    const row = await stack.db.query('SELECT confirmed_at FROM user_mfa WHERE user_id = $1', [org.adminId]);
+    expect(row.rows[0].confirmed_at).toBeNull();
+    const audit = await stack.db.query(
+      "SELECT count(*)::int AS n FROM audit_events WHERE action = 'mfa.confirmed' AND actor_user_id = $1",
+      [org.adminId],
+    );
+    expect(audit.rows[0].n).toBe(0);
+    expect((await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: totp } })).status).toBe(204);
   });
 
   it('PostgreSQL down: the verification answers 503 before touching the challenge', async () => {
