@@ -366,6 +366,20 @@ describe('sign-in with MFA', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it("describes the login's answer as a union by status, and the MFA routes with their errors", async () => {
+    const doc = (await (await stack.request('GET', '/openapi.json')).json()) as {
+      paths: Record<string, { post: { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> } }>;
+    };
+    const login = doc.paths['/auth/login']!.post.responses['200']!.content!['application/json']!.schema as {
+      oneOf: Array<{ properties: { status: { enum: string[] } } }>;
+    };
+    expect(login.oneOf.map((variant) => variant.properties.status.enum)).toEqual([['signed-in'], ['mfa-required']]);
+    expect(Object.keys(doc.paths['/auth/mfa/verify']!.post.responses).sort()).toEqual(['200', '400', '401', '429', '503']);
+    expect(Object.keys(doc.paths['/auth/mfa/enrol']!.post.responses).sort()).toEqual(['201', '401', '403', '409', '503']);
+  });
+});
+
 describe('failures', () => {
   it('Redis refused: login of an MFA user and the verification answer 503, and nothing is half-written', async () => {
     const user = await mfaUser();
