@@ -16,6 +16,7 @@ import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
 import { sessionsFunction } from './sessions/index.ts';
 import { passwordResetFunction } from './password-reset/index.ts';
+import { mfaFunction } from './mfa/index.ts';
 import { syrveFunction } from './syrve/index.ts';
 import { webhooksFunction } from './webhooks/index.ts';
 
@@ -56,6 +57,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   app.route('/', handoffFunction);
   app.route('/', sessionsFunction);
   app.route('/', passwordResetFunction);
+  app.route('/', mfaFunction);
   app.route('/', invitesFunction);
   app.route('/', syrveFunction);
   app.route('/', webhooksFunction);

@@ -7,6 +7,7 @@ import { cronCleanupBench } from './cron.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
+import { mfaVerifyBench } from './mfa.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { singleUseBenches } from './single-use.ts';
@@ -22,6 +23,7 @@ export const operationBenches: OperationBench[] = [
   ...authBenches,
   contextGetBench,
   ...singleUseBenches,
+  mfaVerifyBench,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];

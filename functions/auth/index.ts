@@ -5,6 +5,7 @@ import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
 import { invalidCredentials, notConfigured, rateLimited, refreshInvalid } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { mfa } from '../../lib/runtime/mfa/index.ts';
 import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
 
 export const authFunction = createFunctionApp();
@@ -23,7 +24,12 @@ authFunction.openapi(signInRoute, async (c) => {
     if (outcome.reason === 'not-configured') throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
     throw invalidCredentials();
   }
-  if (outcome.kind === 'mfa-required') throw notConfigured('MFA sign-in');
+  if (outcome.kind === 'mfa-required') {
+    // The password was right; the session waits for the code (POST /auth/mfa/verify, functions/mfa/).
+    const { userId, organizationId, email } = outcome.user;
+    const challenge = await mfa.issueChallenge(c.get('deps'), { userId, organizationId, email, correlationId: c.get('correlationId') });
+    return c.json({ status: 'mfa-required' as const, ...challenge }, 200);
+  }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });
 

@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
-import { jwksSchema, refreshBody, sessionTokensSchema, signInBody } from './schemas.ts';
+import { jwksSchema, refreshBody, sessionTokensSchema, signInBody, signInResponseSchema } from './schemas.ts';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -12,7 +12,7 @@ export const signInRoute = createRoute({
   summary: 'Sign in with email and password within an organisation',
   request: { body: { ...json(signInBody), required: true } },
   responses: {
-    200: { description: 'signed in (or, for a user with MFA, a challenge to answer)', ...json(sessionTokensSchema) },
+    200: { description: 'signed in, or (status mfa-required) a challenge to answer for a user with MFA', ...json(signInResponseSchema) },
     ...errorResponses(400, 401, 429, 503),
   },
 });

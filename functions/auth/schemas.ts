@@ -21,4 +21,13 @@ export const sessionTokensSchema = z.object({
   sessionExpiresAtUtc: z.iso.datetime(),
 });
 
+/** A user with a confirmed TOTP factor: no tokens yet, a challenge to answer at POST /auth/mfa/verify. */
+export const mfaRequiredSchema = z.object({
+  status: z.literal('mfa-required'),
+  challengeToken: z.string().describe('Opaque, single use, for POST /auth/mfa/verify with the current TOTP code. Shown once.'),
+  expiresInSeconds: z.number().int(),
+});
+
+export const signInResponseSchema = z.discriminatedUnion('status', [sessionTokensSchema, mfaRequiredSchema]);
+
 export const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.string())) });

@@ -5,11 +5,22 @@ import { toBytes } from './bytes.ts';
 import { randomBytes } from './random.ts';
 
 /** What a secret belongs to; the same binding must be given to open it. */
-export interface SecretBinding {
+export type SecretBinding = SyrvePasswordBinding | TotpSecretBinding;
+
+/** A Syrve connection's password: its organisation, its row and the credential version it was set as. */
+export interface SyrvePasswordBinding {
   purpose: 'syrve-password';
   organizationId: string;
   connectionId: string;
   credentialVersion: number;
+}
+
+/** A user's TOTP secret (user_mfa): its owner and the enrolment it came from, so a re-enrolment's row cannot be swapped in. */
+export interface TotpSecretBinding {
+  purpose: 'totp-secret';
+  userId: string;
+  /** user_mfa.enrolled_at in unix milliseconds. */
+  enrolledAtMs: number;
 }
 
 /** A sealed secret as stored: the id of the key that sealed it and base64url(iv || ciphertext || tag). */
@@ -23,7 +34,7 @@ type SecretBoxErrorReason = 'no-keys' | 'bad-key' | 'bad-binding' | 'unknown-key
 const MESSAGES: Record<SecretBoxErrorReason, string> = {
   'no-keys': 'secret box: no keys configured (SECRETS_KEYS)',
   'bad-key': 'secret box: a key is not 32 bytes',
-  'bad-binding': 'secret box: the binding needs a purpose, ids and a positive integer credential version',
+  'bad-binding': 'secret box: the binding needs a known purpose, its ids and a positive integer version',
   'unknown-key': 'secret box: the secret was sealed with a key that is not configured',
   'does-not-open': 'secret box: the secret does not open (wrong key, wrong binding or tampered)',
 };
@@ -56,14 +67,23 @@ function cryptoKey(secretKey: SecretKey): Promise<CryptoKey> {
   return key;
 }
 
-/** A JSON array of strings and one integer is unambiguous: no field can run into the next. */
+/**
+ * A JSON array of strings and one integer is unambiguous: no field can run into the next. The purpose comes second in
+ * every layout, so a ciphertext of one purpose never opens as another; 'syrve-password' keeps the bytes it always had.
+ */
 function additionalData(binding: SecretBinding): Uint8Array<ArrayBuffer> {
-  const { purpose, organizationId, connectionId, credentialVersion } = binding;
-  const ids = [purpose, organizationId, connectionId];
-  if (ids.some((id) => typeof id !== 'string' || id === '') || !Number.isSafeInteger(credentialVersion) || credentialVersion < 1) {
+  const [ids, number] = bindingFields(binding);
+  if (ids.some((id) => typeof id !== 'string' || id === '') || typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) {
     throw new SecretBoxError('bad-binding');
   }
-  return toBytes(JSON.stringify([BINDING_VERSION, ...ids, credentialVersion]));
+  return toBytes(JSON.stringify([BINDING_VERSION, ...ids, number]));
+}
+
+function bindingFields(binding: SecretBinding): [ids: unknown[], number: unknown] {
+  if (binding?.purpose === 'totp-secret') return [[binding.purpose, binding.userId], binding.enrolledAtMs];
+  // The original layout, for 'syrve-password' and anything else that reaches here untyped: its bytes never change.
+  const legacy = binding as Partial<SyrvePasswordBinding> | undefined;
+  return [[legacy?.purpose, legacy?.organizationId, legacy?.connectionId], legacy?.credentialVersion];
 }
 
 /**

@@ -7,6 +7,9 @@ export type ErrorCode =
   | 'REFRESH_INVALID'
   | 'HANDOFF_INVALID'
   | 'RESET_INVALID'
+  | 'MFA_INVALID'
+  | 'MFA_CODE_INVALID'
+  | 'MFA_ALREADY_ENROLLED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
@@ -52,6 +55,19 @@ export const refreshInvalid = () =>
   new AppError(401, 'REFRESH_INVALID', 'this refresh token is unknown, already used, or its session has ended; sign in again');
 export const handoffInvalid = () => new AppError(401, 'HANDOFF_INVALID', 'this handoff code is unknown, used, expired or for another app');
 export const resetInvalid = () => new AppError(410, 'RESET_INVALID', 'this reset link is unknown, used or expired; ask for a new one');
+export const mfaInvalid = () =>
+  new AppError(
+    401,
+    'MFA_INVALID',
+    'this challenge is unknown, expired or used up, or the code is wrong or already used; sign in again if it persists',
+  );
+export const mfaCodeInvalid = () =>
+  new AppError(
+    400,
+    'MFA_CODE_INVALID',
+    "the code does not match the pending factor or was already used; check the device's clock and try the next code",
+  );
+export const mfaAlreadyEnrolled = () => new AppError(409, 'MFA_ALREADY_ENROLLED', 'this account already has a confirmed TOTP factor');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
 export const roleConflict = (heldRole: string) =>

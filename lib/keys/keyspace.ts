@@ -26,6 +26,8 @@ type Builders = {
   syrveCredentialVersion(orgId: string, connectionId: string): string;
   // Used from issue 9 (sign-in): MFA challenges, the half-finished login, the active organisation and outlet.
   mfaChallenge(userId: string, challengeId: string): string;
+  /** The TOTP replay guard of one RFC 6238 step (unix seconds / 30) of this user. */
+  mfaTotpUsed(userId: string, totpStep: number): string;
   authSessionState(userId: string, sessionStateId: string): string;
   activeContext(userId: string, sessionId: string): string;
   // Used from issue 6 (invite throttles); issues 9–11 reuse it for login, reset and tenant resolution.
@@ -95,6 +97,7 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     syrveCredentialVersion: (orgId, connectionId) =>
       finish(`${org(orgId)}:syrve:credential-version:${normalizeUuid(connectionId, 'connectionId')}`),
     mfaChallenge: (userId, challengeId) => finish(`${user(userId)}:mfa:challenge:${normalizeUuid(challengeId, 'challengeId')}`),
+    mfaTotpUsed: (userId, totpStep) => finish(`${user(userId)}:mfa:totp-used:${totpStepSegment(totpStep)}`),
     authSessionState: (userId, sessionStateId) =>
       finish(`${user(userId)}:auth:session-state:${normalizeUuid(sessionStateId, 'sessionStateId')}`),
     activeContext: (userId, sessionId) => finish(`${user(userId)}:context:active:${normalizeUuid(sessionId, 'sessionId')}`),
@@ -115,6 +118,16 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     inviteReceiptPrefix: (orgId) => `${org(orgId)}:invite:receipt:`,
   };
   return Object.freeze(keyspace);
+}
+
+/** Largest TOTP step accepted (11 digits, far past any clock): keeps the replay-guard key bounded. */
+const MAX_TOTP_STEP = 99_999_999_999;
+
+function totpStepSegment(value: unknown): string {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_TOTP_STEP) {
+    throw new KeyError('totpStep', 'a non-negative integer step number');
+  }
+  return String(value);
 }
 
 function windowStart(value: unknown): string {

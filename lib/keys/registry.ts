@@ -10,6 +10,7 @@ import {
 } from '../config/index.ts';
 import { RUN_LOCK_MAX_MS } from '../cron/run-lock-ttl.ts';
 import { SINGLE_USE_TTL_SECONDS } from './single-use-ttl.ts';
+import { MFA_CHALLENGE_ATTEMPTS, MFA_CHALLENGE_TTL_SECONDS, TOTP_REPLAY_GUARD_MAX_SECONDS } from '../runtime/mfa/policy.ts';
 import { KEY_ENVS, KEY_PREFIX_PATTERN, THROTTLE_ACTIONS, type ScopeKind } from './namespace.ts';
 import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 
@@ -36,6 +37,7 @@ export type KeyName =
   | 'syrveReconnectFailures'
   | 'syrveCredentialVersion'
   | 'mfaChallenge'
+  | 'mfaTotpUsed'
   | 'authSessionState'
   | 'activeContext'
   | 'throttleCounter'
@@ -308,18 +310,43 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: UUID_PATTERN,
     idLabel: '<challengeId>',
     valueType: 'json',
-    ttl: { rule: '5 minutes (the policy allows 5-15 minutes)', seconds: 300 },
+    ttl: {
+      rule: `Exactly ${MFA_CHALLENGE_TTL_SECONDS} s from the password step that issued it (the policy allows 5-15 minutes); a wrong code keeps the TTL it had`,
+      seconds: MFA_CHALLENGE_TTL_SECONDS,
+    },
     allowedPayload: [
       'challenge id',
       'user id',
-      'hashed challenge secret or verifier',
+      'SHA-256 (hex) verifier of the challenge token',
       'created/expiry timestamps',
-      'attempt counter',
+      `attempts left (${MFA_CHALLENGE_ATTEMPTS} at issue)`,
       'correlation id',
     ],
-    forbiddenPayload: ['plain challenge secret', 'passwords', 'recovery codes'],
-    auditCounterpart: 'MFA security audit when policy requires',
-    cleanup: 'Consumed by an atomic GET+DEL script on verification; delete on cancellation; expire by TTL',
+    forbiddenPayload: ['the challenge token or its secret', 'TOTP secrets or codes', 'passwords', 'recovery codes'],
+    auditCounterpart: 'session.created (method password+totp) when it is answered; refusals are counted, not audited',
+    cleanup:
+      'Written with its authSessionState by one script at the password step; deleted with it by the verify script on success or on the last wrong code (GET then DEL in one script, never GETDEL); else expires by TTL',
+    notes:
+      'Located by the challenge token itself (user id + challenge id + 32 random bytes); a new challenge leaves the per-user mfa-verify failure counter (throttleCounter) as it is.',
+  }),
+  entry({
+    name: 'mfaTotpUsed',
+    scopeKinds: ['user'],
+    domain: 'mfa',
+    purpose: 'totp-used',
+    idPattern: '(?:0|[1-9][0-9]{0,10})',
+    idLabel: '<totpStep>',
+    valueType: 'marker',
+    ttl: {
+      rule: `Until the step can no longer verify: (step + 2) x 30 s from the epoch (the code is accepted one step either side of now), plus 30 s for clocks of other instances running behind; at most ${TOTP_REPLAY_GUARD_MAX_SECONDS} s`,
+      maxSeconds: TOTP_REPLAY_GUARD_MAX_SECONDS,
+    },
+    allowedPayload: ["'1' (presence marker: the user's code of this step was used)"],
+    forbiddenPayload: ['the code', 'the TOTP secret', 'anything but the marker'],
+    auditCounterpart: 'None (the sign-in it completed is audited as session.created)',
+    cleanup: 'Expire by TTL only; an early delete would let the same code sign in twice',
+    notes:
+      'The TOTP replay guard: set in the verify script that consumes the challenge, and (SET NX) by the enrolment confirmation. The id is the RFC 6238 step number (unix seconds / 30), never the code.',
   }),
   entry({
     name: 'authSessionState',
@@ -329,11 +356,20 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idPattern: UUID_PATTERN,
     idLabel: '<sessionStateId>',
     valueType: 'json',
-    ttl: { rule: 'Session-bound: no longer than the session it belongs to' },
-    allowedPayload: ['session state id', 'nonce hash', 'created/expiry timestamps', 'correlation id'],
-    forbiddenPayload: ['passwords', 'raw tokens where a hash is possible', 'permanent user data'],
-    auditCounterpart: 'Login/session security audit when policy requires',
-    cleanup: 'Delete after exchange, logout or invalidation; expire by TTL',
+    ttl: {
+      rule: `Session-bound: the half-finished login between password and MFA lives exactly as long as the challenge that can finish it (${MFA_CHALLENGE_TTL_SECONDS} s), and far less than the session it becomes`,
+      seconds: MFA_CHALLENGE_TTL_SECONDS,
+    },
+    allowedPayload: [
+      'session state id (the id of the MFA challenge it waits on)',
+      'organization id of the login',
+      'the email the password was verified for (the access token carries it)',
+      'created/expiry timestamps',
+      'correlation id',
+    ],
+    forbiddenPayload: ['passwords', 'the challenge token', 'raw tokens where a hash is possible', 'permanent user data beyond the email'],
+    auditCounterpart: 'session.created when the login finishes',
+    cleanup: 'Written and deleted by the same scripts as its mfaChallenge (one id names both); expire by TTL',
   }),
   entry({
     name: 'activeContext',

@@ -13,6 +13,7 @@ import {
   RETURN_INVITE,
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
+import { ANSWER_MFA_CHALLENGE, ISSUE_MFA_CHALLENGE } from './mfa/index.ts';
 import { COUNT_RECONNECT_FAILURE, RESET_SESSION, STORE_SESSION, SYRVE_HOUSEKEEPING, TAKE_REFRESH_LOCK } from './syrve/index.ts';
 import { TAKE_RUN_LOCK } from '../cron/run-lock.ts';
 import { DELETE_IF_EQUALS } from './compare-and-delete.ts';
@@ -38,4 +39,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   TAKE_RUN_LOCK,
   SYRVE_HOUSEKEEPING,
   CONSUME_ONCE,
+  ISSUE_MFA_CHALLENGE,
+  ANSWER_MFA_CHALLENGE,
 ];

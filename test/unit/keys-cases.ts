@@ -83,6 +83,15 @@ const anyWindowStart = fc.oneof(
   fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, '1700000000', 1.5),
 );
 
+const totpStep = fc.oneof(fc.integer({ min: 0, max: 99_999_999_999 }), fc.constant(0), fc.constant(57_766_666));
+const anyTotpStep = fc.oneof(
+  totpStep,
+  fc.constant(100_000_000_000),
+  fc.integer({ min: -1_000, max: -1 }),
+  fc.double(),
+  fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, '57766666', 1.5, null),
+);
+
 export const BUILDER_CASES: BuilderCase[] = [
   twoIds('inviteObject', 'org', 'invite', 'object'),
   {
@@ -143,6 +152,19 @@ export const BUILDER_CASES: BuilderCase[] = [
   twoIds('syrveReconnectFailures', 'org', 'syrve', 'reconnect-failures'),
   twoIds('syrveCredentialVersion', 'org', 'syrve', 'credential-version'),
   twoIds('mfaChallenge', 'user', 'mfa', 'challenge'),
+  {
+    name: 'mfaTotpUsed',
+    valid: fc.tuple(validUuid, totpStep),
+    any: fc.tuple(maybeUuid, anyTotpStep),
+    call: (keyspace, [userId, step]) => loose(keyspace).mfaTotpUsed(userId, step),
+    expect: ([userId, step]) => ({
+      valid: looksLikeUuid(str(userId)) && Number.isSafeInteger(step) && (step as number) >= 0 && (step as number) <= 99_999_999_999,
+      scope: { kind: 'user', id: lower(userId) },
+      domain: 'mfa',
+      purpose: 'totp-used',
+      id: String(step),
+    }),
+  },
   twoIds('authSessionState', 'user', 'auth', 'session-state'),
   twoIds('activeContext', 'user', 'context', 'active'),
   {

@@ -35,6 +35,8 @@ describe('KEY_REGISTRY', () => {
     expect(registryEntry('inviteActiveByEmailHash').ttl.maxSeconds).toBe(10_800);
     expect(registryEntry('syrveRuntimeTokenRefreshLock').ttl.seconds).toBe(15);
     expect(registryEntry('mfaChallenge').ttl.seconds).toBe(300);
+    expect(registryEntry('authSessionState').ttl.seconds).toBe(300);
+    expect(registryEntry('mfaTotpUsed').ttl.maxSeconds).toBe(120);
     expect(registryEntry('jobCache').ttl.seconds).toBe(120);
     expect(registryEntry('revokedSession').ttl.rule).toMatch(/remaining/i);
     expect(registryEntry('revokedJti').ttl.rule).toMatch(/remaining/i);

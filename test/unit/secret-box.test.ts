@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SecretKey } from '../../lib/config/secrets-keys.ts';
 import { base64urlDecode, base64urlEncode, bytesToHex, openSecret, sealSecret, SecretBoxError } from '../../lib/crypto/index.ts';
-import type { SealedSecret, SecretBinding } from '../../lib/crypto/index.ts';
+import type { SealedSecret, SyrvePasswordBinding as SecretBinding, TotpSecretBinding } from '../../lib/crypto/index.ts';
 
 function newKey(kid: string): SecretKey {
   return { kid, key: new Uint8Array(nodeRandomBytes(32)) };
@@ -199,6 +199,53 @@ describe("Node's crypto as an oracle", () => {
     const body = Buffer.concat([cipher.update('from node', 'utf8'), cipher.final()]);
     const ciphertext = base64urlEncode(new Uint8Array(Buffer.concat([iv, body, cipher.getAuthTag()])));
     expect(await openSecret([newestKey, oldKey], { keyId: 'old', ciphertext }, binding)).toBe('from node');
+  });
+});
+
+describe('TOTP secrets (purpose totp-secret)', () => {
+  const totp: TotpSecretBinding = {
+    purpose: 'totp-secret',
+    userId: '0190a0b1-0000-7000-8000-00000000000a',
+    enrolledAtMs: 1_733_000_000_123,
+  };
+
+  it('round-trip, and open only for their own user and enrolment', async () => {
+    const sealed = await sealSecret([newestKey], 'JBSWY3DPEHPK3PXP', totp);
+    expect(await openSecret([newestKey], sealed, totp)).toBe('JBSWY3DPEHPK3PXP');
+    for (const other of [
+      { ...totp, userId: '0190a0b1-0000-7000-8000-00000000000b' },
+      { ...totp, enrolledAtMs: totp.enrolledAtMs + 1 },
+    ]) {
+      expect(await reasonOf(openSecret([newestKey], sealed, other))).toBe('does-not-open');
+    }
+  });
+
+  it('never open as a Syrve password, nor a Syrve password as a TOTP secret, even with look-alike ids', async () => {
+    const asSyrve: SecretBinding = { purpose: 'syrve-password', organizationId: totp.userId, connectionId: 'x', credentialVersion: 1 };
+    const sealedTotp = await sealSecret([newestKey], 'secret', totp);
+    expect(await reasonOf(openSecret([newestKey], sealedTotp, asSyrve))).toBe('does-not-open');
+    const sealedSyrve = await sealSecret([newestKey], 'secret', binding);
+    const asTotp: TotpSecretBinding = { purpose: 'totp-secret', userId: binding.organizationId, enrolledAtMs: binding.credentialVersion };
+    expect(await reasonOf(openSecret([newestKey], sealedSyrve, asTotp))).toBe('does-not-open');
+  });
+
+  it('bind the documented additional data (Node as the oracle)', async () => {
+    const sealed = await sealSecret([newestKey], 'otp', totp);
+    const bytes = Buffer.from(base64urlDecode(sealed.ciphertext));
+    const decipher = createDecipheriv('aes-256-gcm', newestKey.key, bytes.subarray(0, 12));
+    decipher.setAAD(Buffer.from(JSON.stringify(['runstate.secret-box.v1', 'totp-secret', totp.userId, totp.enrolledAtMs])));
+    decipher.setAuthTag(bytes.subarray(-16));
+    expect(Buffer.concat([decipher.update(bytes.subarray(12, -16)), decipher.final()]).toString('utf8')).toBe('otp');
+  });
+
+  it.each([
+    ['an empty user', { userId: '' }],
+    ['a zero enrolment time', { enrolledAtMs: 0 }],
+    ['a fractional enrolment time', { enrolledAtMs: 1.5 }],
+  ])('refuse to seal under %s, and an unknown purpose', async (_, change) => {
+    expect(await reasonOf(sealSecret([newestKey], 'pw', { ...totp, ...change }))).toBe('bad-binding');
+    const unknown = { purpose: 'webhook-secret', userId: totp.userId, enrolledAtMs: 1 } as unknown as TotpSecretBinding;
+    expect(await reasonOf(sealSecret([newestKey], 'pw', unknown))).toBe('bad-binding');
   });
 });
 

@@ -22,6 +22,9 @@ export interface ThrottleLimit {
  * signing in at nine still fits, while spraying one password over many emails from one address does not.
  * password-reset, per (organisation, keyed email hash) over an hour (the seed's tenant-scoped key): 5. A person asks
  * again once or twice when a mail is slow; more is someone filling their inbox. An email in N tenants gets N × 5.
+ * mfa-verify, per user (user scope; counted inside the verify script, failures only): 10 wrong codes per 15 minutes,
+ * across every challenge, so asking for a new challenge buys no new tries. A person mistyping a code fails once or
+ * twice; a caller who already has the password gets 40 guesses an hour at 3 live codes in 10^6 (about 1 in 8 300).
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -29,6 +32,7 @@ export const THROTTLE_LIMITS = {
   login: { limit: 10, windowSeconds: 900 },
   'login-ip': { limit: 100, windowSeconds: 900 },
   'password-reset': { limit: 5, windowSeconds: 3_600 },
+  'mfa-verify': { limit: 10, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;

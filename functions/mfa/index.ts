@@ -1,0 +1,52 @@
+// The MFA function: TOTP enrolment (the signed-in user) and the second step of an MFA sign-in (anyone holding a challenge).
+import { confirmMfa } from '../../lib/auth/mfa/confirm-mfa.ts';
+import { enrolMfa } from '../../lib/auth/mfa/enrol-mfa.ts';
+import { verifyMfa } from '../../lib/auth/mfa/verify-mfa.ts';
+import {
+  forbidden,
+  mfaAlreadyEnrolled,
+  mfaCodeInvalid,
+  mfaInvalid,
+  notConfigured,
+  notFound,
+  rateLimited,
+} from '../../lib/http/app-error.ts';
+import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { confirmRoute, enrolRoute, verifyRoute } from './routes.ts';
+
+export const mfaFunction = createFunctionApp();
+
+mfaFunction.openapi(enrolRoute, async (c) => {
+  const principal = await c.get('auth').principal();
+  const outcome = await enrolMfa(c.get('deps'), { userId: principal.userId, correlationId: c.get('correlationId') });
+  if (!outcome.ok) {
+    if (outcome.reason === 'already-enrolled') throw mfaAlreadyEnrolled();
+    if (outcome.reason === 'not-configured') throw notConfigured('MFA enrolment (SECRETS_KEYS)');
+    throw forbidden('MFA enrolment is for accounts of this service');
+  }
+  // The secret is in this body and nowhere else: no cache may keep it.
+  c.header('cache-control', 'no-store');
+  return c.json({ secret: outcome.secret, otpauthUri: outcome.otpauthUri }, 201);
+});
+
+mfaFunction.openapi(confirmRoute, async (c) => {
+  const { code } = c.req.valid('json');
+  const principal = await c.get('auth').principal();
+  const outcome = await confirmMfa(c.get('deps'), { userId: principal.userId, code, correlationId: c.get('correlationId') });
+  if (!outcome.ok) {
+    if (outcome.reason === 'already-enrolled') throw mfaAlreadyEnrolled();
+    if (outcome.reason === 'no-pending') throw notFound('no pending MFA enrolment; POST /auth/mfa/enrol first');
+    throw mfaCodeInvalid();
+  }
+  return c.body(null, 204);
+});
+
+mfaFunction.openapi(verifyRoute, async (c) => {
+  const body = c.req.valid('json');
+  const outcome = await verifyMfa(c.get('deps'), { ...body, correlationId: c.get('correlationId') });
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
+    throw mfaInvalid();
+  }
+  return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
+});

@@ -1,0 +1,124 @@
+// mfa.answerChallenge: one script checks the challenge, the user's failure counter and the replay guard, then either
+// consumes the challenge and burns the code's step, or counts the wrong code on the challenge and on the user.
+import { sha256Hex } from '../../crypto/index.ts';
+import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import type { Deps } from '../../deps.ts';
+import { LUA_SAME } from '../invites/lua.ts';
+import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
+import { challengeRecord, sessionStateRecord, type ChallengeRecord, type SessionStateRecord } from './challenge-record.ts';
+import { replayGuardTtlMs } from './policy.ts';
+
+/**
+ * KEYS (all under the user's hash tag): [1] the challenge (mfaChallenge), [2] its session state (authSessionState, same
+ * id), [3] the user's mfa-verify failure counter of this window (throttleCounter), [4] the replay guard of the step the
+ * code matched (mfaTotpUsed; of the current step when none matched, and then never touched).
+ * ARGV: [1] SHA-256 hex of the presented token, [2] '1' when the code matched a step, [3] the replay guard's TTL (ms),
+ * [4] failures allowed per window, [5] seconds left in the window (the counter's TTL).
+ * Returns {0} no such challenge, or not this token's (nothing counted: only a holder of the token can spend its tries);
+ * {3, ttl} the user has had too many failures this window (nothing changed);
+ * {1, challenge, session state} consumed: both deleted and the step burned, so only one caller ever gets here;
+ * {2, attempts left} a wrong or already used code: counted on the challenge (deleted at 0) and on the user.
+ * Never GETDEL (Redis 6.0): GET then DEL inside the script is as atomic.
+ */
+export const ANSWER_MFA_CHALLENGE: LuaScript = {
+  name: 'mfa.answerChallenge',
+  source: `
+local challenge_key = KEYS[1]
+local session_state_key = KEYS[2]
+local failures_key = KEYS[3]
+local replay_key = KEYS[4]
+local verifier = ARGV[1]
+local code_matched = ARGV[2] == '1'
+local replay_ttl_ms = tonumber(ARGV[3])
+local failure_limit = tonumber(ARGV[4])
+local failure_window_ttl = tonumber(ARGV[5])
+${LUA_THROTTLE_HIT}
+${LUA_SAME}
+local raw = redis.call('GET', challenge_key)
+if not raw then return {0} end
+local ok, challenge = pcall(cjson.decode, raw)
+if not ok or type(challenge) ~= 'table' or not same(challenge['verifier'], verifier) then return {0} end
+local failures = tonumber(redis.call('GET', failures_key)) or 0
+if failures >= failure_limit then
+  local ttl = redis.call('TTL', failures_key)
+  if ttl < 0 then
+    redis.call('EXPIRE', failures_key, failure_window_ttl)
+    ttl = failure_window_ttl
+  end
+  return {3, ttl}
+end
+if code_matched and redis.call('EXISTS', replay_key) == 0 then
+  local session_state = redis.call('GET', session_state_key)
+  redis.call('DEL', challenge_key, session_state_key)
+  redis.call('SET', replay_key, '1', 'PX', replay_ttl_ms)
+  return {1, raw, session_state or ''}
+end
+local left = (tonumber(challenge['attemptsLeft']) or 0) - 1
+if left > 0 then
+  challenge['attemptsLeft'] = left
+  local pttl = redis.call('PTTL', challenge_key)
+  if pttl > 0 then redis.call('SET', challenge_key, cjson.encode(challenge), 'PX', pttl) end
+else
+  left = 0
+  redis.call('DEL', challenge_key, session_state_key)
+end
+hit_throttle(failures_key, failure_window_ttl)
+return {2, left}
+`,
+};
+
+export interface AnswerChallengeInput {
+  token: string;
+  userId: string;
+  challengeId: string;
+  /** The TOTP step the code matched (matchTotp), or undefined when it matched none. */
+  matchedStep: number | undefined;
+  /** The step of now, naming the (untouched) replay-guard key when no step matched. */
+  currentStep: number;
+}
+
+export type AnswerChallengeOutcome =
+  | { ok: true; challenge: ChallengeRecord; sessionState: SessionStateRecord }
+  /** No such challenge, another token's, an unreadable one, a wrong or used code: one answer to the caller. */
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'wrong-code'; attemptsLeft: number }
+  | { ok: false; reason: 'locked'; retryAfterSeconds: number };
+
+/**
+ * atMostOnce (2 s, no retry): a consuming script must not run twice. Redis unreachable or late: RedisUnavailableError
+ * (503). A late landing has either spent the challenge and burned the step (the caller got 503 and no session: it signs
+ * in again) or counted one wrong code; neither ever opens a session.
+ */
+export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): Promise<AnswerChallengeOutcome> {
+  const { keys } = deps;
+  // The failure counter is the user's, not the challenge's: a new challenge starts with the failures it had.
+  const failures = await throttleWindow(deps, { action: 'mfa-verify', scope: { kind: 'user', id: input.userId }, subject: input.userId });
+  const step = input.matchedStep ?? input.currentStep;
+  const reply = await runScript(
+    deps.redis.atMostOnce,
+    ANSWER_MFA_CHALLENGE,
+    [
+      keys.mfaChallenge(input.userId, input.challengeId),
+      keys.authSessionState(input.userId, input.challengeId),
+      failures.key,
+      keys.mfaTotpUsed(input.userId, step),
+    ],
+    [
+      await sha256Hex(input.token),
+      input.matchedStep === undefined ? '0' : '1',
+      String(replayGuardTtlMs(step, deps.clock.now())),
+      String(failures.limit),
+      String(failures.ttlSeconds),
+    ],
+  );
+  const [status, first, second] = Array.isArray(reply) ? reply : [];
+  if (status === 3) return { ok: false, reason: 'locked', retryAfterSeconds: retryAfter(first, failures.ttlSeconds) };
+  if (status === 2) return { ok: false, reason: 'wrong-code', attemptsLeft: typeof first === 'number' ? first : 0 };
+  if (status !== 1) return { ok: false, reason: 'invalid' };
+  const challenge = decodeJson(challengeRecord, first);
+  const sessionState = decodeJson(sessionStateRecord, second);
+  // Consumed either way; a record this version cannot read opens no session (fail closed).
+  if (challenge === undefined || sessionState === undefined) return { ok: false, reason: 'invalid' };
+  if (challenge.userId !== input.userId || sessionState.sessionStateId !== challenge.challengeId) return { ok: false, reason: 'invalid' };
+  return { ok: true, challenge, sessionState };
+}
