@@ -7,11 +7,15 @@ import { createDeps } from '../../lib/create-deps.ts';
 import type { Config } from '../../lib/config/index.ts';
 import { errorBody, validationFailed } from '../../lib/http/app-error.ts';
 import type { Logger } from '../../lib/log/logger.ts';
+import type { Notifier } from '../../lib/notify/notifier.ts';
 
 const REQUEST_RECEIVE_TIMEOUT_MS = 10_000;
 
-export function serveNode(config: Config, options: { hostname?: string; logger?: Logger } = {}): Promise<ServerType> {
-  const deps = createDeps(config, options.logger !== undefined ? { logger: options.logger } : {});
+export function serveNode(config: Config, options: { hostname?: string; logger?: Logger; notifier?: Notifier } = {}): Promise<ServerType> {
+  const deps = createDeps(config, {
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
+  });
   // The socket's peer: the Node server is reached directly (npm start), never behind a proxy that would rewrite it.
   // A Node process outlives the response, so deferred work just runs on.
   const app = createApp(() => deps, { clientIp: (c) => getConnInfo(c).remote.address, defer: (_c, work) => void work });

@@ -26,6 +26,8 @@ export interface BannerFacts {
   dataDir: string;
   /** The embedded PostgreSQL's data when it is staged outside `dataDir` (as root, in a folder closed to `postgres`). */
   stagedDataDir?: string | undefined;
+  /** The dev mailbox folder (local/mailbox): password-reset links land there. */
+  mailboxDir: string;
   services: Array<[label: string, description: string]>;
   stoppers: string[];
   notes: string[];
@@ -67,6 +69,7 @@ export function readyBanner(f: BannerFacts): string {
     '# 5. The admin tries to cancel the accepted invite: 404 NOT_FOUND (an invite ends exactly once).',
     `${curl} -X DELETE "$BASE/orgs/$ORG/invites/$INVITE_ID" ${asAdmin}`,
     ...syrveLines(f, curl, asAdmin),
+    ...resetLines(f, curl, json),
   ];
   return [
     `${READY_PREFIX}${f.baseUrl}`,
@@ -175,6 +178,19 @@ function syrveLines(f: BannerFacts, curl: string, asAdmin: string): string[] {
 /** As is when it is one shell word already, else quoted. */
 function shellWord(text: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : shellQuote(text);
+}
+
+/**
+ * A reset link asked for and read from the dev mailbox. Not confirmed here: a confirm sets a new password and signs out
+ * every session of the admin (local/README.md shows it).
+ */
+function resetLines(f: BannerFacts, curl: string, json: string): string[] {
+  const mailbox = shellQuote(f.mailboxDir);
+  return [
+    `# 1. Forgot the password? Ask for a reset link: 202, the same answer for any email; the link lands in the mailbox folder.`,
+    `${curl} -X POST "$BASE/auth/password-reset" ${json} -d "{\\"organizationId\\":\\"$ORG\\",\\"email\\":\\"${f.seed.admin.email}\\"}"`,
+    `sleep 1; RESET_TOKEN=$(sed -n 's/.*#token=\\(rsp_[A-Za-z0-9_-]*\\).*/\\1/p' "$(ls -1 ${mailbox}/*.json | tail -n 1)"); echo "RESET_TOKEN=$RESET_TOKEN"`,
+  ];
 }
 
 /** One shell word, whatever the path holds. */

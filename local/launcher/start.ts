@@ -1,5 +1,6 @@
 // `npm start`: brings up what is missing (Redis, PostgreSQL, proxies, a fake iiko server), migrates, seeds the demo, serves every function.
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { serveNode } from '../../functions/entries/node.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { loadConfig } from '../../lib/config/index.ts';
@@ -19,6 +20,7 @@ import { isPortFree } from '../processes/port.ts';
 import { provideRedis } from './redis.ts';
 import { writeStackFile } from './stack-file.ts';
 import { createTeardown } from '../stack/teardown.ts';
+import { createFolderMailbox } from '../mailbox/folder-mailbox.ts';
 
 class Interrupted extends Error {}
 
@@ -85,6 +87,8 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     DATABASE_URL: database.url,
     NEON_LOCAL_PROXY_URL: neonLocalProxyUrl,
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: devAccessTokenMaxLifetime(env),
+    // Reset links point at this server's own reset page, from configuration (never from a request's Host).
+    PASSWORD_RESET_LINK_BASE: env.PASSWORD_RESET_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/auth/password-reset`,
   });
   const tokenOptions: DemoTokenOptions = {
     ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
@@ -124,7 +128,9 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     );
   }
 
-  const server = (await serveNode(config)) as Server;
+  // No email leaves this machine: the dev mailbox folder stands in for the email API.
+  const mailboxDir = join(dataDir, 'mailbox');
+  const server = (await serveNode(config, { notifier: createFolderMailbox(mailboxDir) })) as Server;
   stack.add('HTTP server', () => closeServer(server));
   checkpoint();
   const cron = startCronTimer(config, env);
@@ -158,6 +164,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       secretsFile,
       dataDir: displayPath(dataDir),
       stagedDataDir: database.stagedDataDir,
+      mailboxDir,
       services: [
         ['HTTP', `${baseUrl} (APP_ENV=${config.appEnv}; OpenAPI at ${baseUrl}/openapi.json, health at ${baseUrl}/healthz)`],
         ['Redis', redis.description],
@@ -168,6 +175,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
         ],
         ['Syrve', `fake iiko RMS server on ${upstream.url}: accepts the demo connection's current login and password`],
         ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
+        ['Mailbox', `${displayPath(mailboxDir)}: password-reset links land here, one JSON file (0600) per message; nothing is sent`],
       ],
       stoppers: stack.names(),
       notes: [

@@ -237,6 +237,7 @@ describe("the banner's Syrve lines", () => {
     locationName: DEMO.locationName,
     secretsFile: '.data/dev-secrets.json',
     dataDir: '.data',
+    mailboxDir: '/tmp/mailbox',
     services: [['HTTP', 'x']],
     stoppers: ['HTTP server'],
     notes: [],

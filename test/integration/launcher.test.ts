@@ -182,7 +182,10 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
       '200',
       '200',
       '204',
+      '202',
     ]);
+    // The reset link landed in the dev mailbox folder, and the pasted line read its token from there.
+    expect(curlOut).toMatch(/^RESET_TOKEN=rsp_[A-Za-z0-9_-]{43}$/m);
     const issued = [
       ...curlOut.matchAll(/^\{"status":"signed-in","tokenType":"Bearer","accessToken":"([^"]+)",[^\n]*"refreshToken":"(rsr_[^"]+)"/gm),
     ];
