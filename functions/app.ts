@@ -14,6 +14,7 @@ import { authFunction } from './auth/index.ts';
 import { handoffFunction } from './handoff/index.ts';
 import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
+import { oidcFunction } from './oidc/index.ts';
 import { syrveFunction } from './syrve/index.ts';
 import { webhooksFunction } from './webhooks/index.ts';
 
@@ -48,6 +49,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   app.route('/', healthFunction);
   app.route('/', authFunction);
   app.route('/', handoffFunction);
+  app.route('/', oidcFunction);
   app.route('/', invitesFunction);
   app.route('/', syrveFunction);
   app.route('/', webhooksFunction);

@@ -35,6 +35,8 @@ export const envSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9.-]{0,62}(,[a-z][a-z0-9.-]{0,62}){0,19}$/, 'comma-separated app ids: lowercase letters, digits, "." or "-"')
     .optional(),
+  /** OpenID providers for sign-in: a JSON array of {id, issuer, clientId, clientSecret, redirectUri}; a secret (client secrets). */
+  OIDC_PROVIDERS: optionalText,
   /** Lifetime of the access tokens sign-in issues; at most ACCESS_TOKEN_MAX_LIFETIME_SECONDS. */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).optional(),
   /** How long a signed-in session lives at most: its refresh tokens and its active context end with it. */

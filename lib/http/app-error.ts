@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'INVALID_CREDENTIALS'
   | 'REFRESH_INVALID'
   | 'HANDOFF_INVALID'
+  | 'OIDC_FAILED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
@@ -50,6 +51,9 @@ export const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS',
 export const refreshInvalid = () =>
   new AppError(401, 'REFRESH_INVALID', 'this refresh token is unknown, already used, or its session has ended; sign in again');
 export const handoffInvalid = () => new AppError(401, 'HANDOFF_INVALID', 'this handoff code is unknown, used, expired or for another app');
+/** One answer for every OIDC callback that does not sign in; the reason is logged as a word (lib/auth/oidc/failure-reason.ts). */
+export const oidcFailed = () =>
+  new AppError(401, 'OIDC_FAILED', 'the sign-in through the identity provider could not be completed; start it again');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
 export const roleConflict = (heldRole: string) =>
@@ -94,6 +98,8 @@ export const upstreamBusy = (retryAfterSeconds: number) =>
   new AppError(503, 'UPSTREAM_BUSY', 'another caller is logging in to this connection and did not finish in time; try again', {
     'retry-after': String(retryAfterSeconds),
   });
+export const identityProviderFailed = () =>
+  new AppError(502, 'UPSTREAM_FAILED', 'the identity provider could not be reached or described itself unusably; try again');
 export const notConfigured = (what: string) => new AppError(503, 'NOT_CONFIGURED', `${what} is not configured on this deployment`);
 
 export interface ErrorBody {

@@ -15,6 +15,8 @@ export const AUDIT_ACTIONS = [
   'session.revoked_by_admin',
   'mfa.enrolled',
   'mfa.confirmed',
+  'auth.oidc_signed_in',
+  'auth.oidc_failed',
   'syrve.connection_created',
   'syrve.connection_disabled',
   'syrve.connection_enabled',
