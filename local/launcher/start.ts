@@ -17,6 +17,7 @@ import { isPortFree } from '../processes/port.ts';
 import { provideRedis } from './redis.ts';
 import { writeStackFile } from './stack-file.ts';
 import { createTeardown } from '../stack/teardown.ts';
+import { startDemoOidc } from '../oidc/demo.ts';
 
 class Interrupted extends Error {}
 
@@ -74,6 +75,14 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   checkpoint();
   await writeStackFile(dataDir, { redis, databaseUrl: database.url, neonLocalProxyUrl }, stack);
 
+  // OIDC sign-in through a local OpenID provider; its client secret goes into the app's config only (local/oidc/demo.ts).
+  const oidc = await startDemoOidc(
+    env,
+    { appPort: port.success ? port.data : 8787, organizationId: DEMO.organizationId, adminEmail: DEMO.adminEmail },
+    stack,
+  );
+  checkpoint();
+
   // SYRVE_DEMO_PASSWORD is the launcher's, for the seed and the fake; the app never needs it.
   const { SYRVE_DEMO_PASSWORD: demoPassword, ...appSecrets } = secrets.values;
   const config = loadConfig({
@@ -84,6 +93,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     DATABASE_URL: database.url,
     NEON_LOCAL_PROXY_URL: neonLocalProxyUrl,
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: devAccessTokenMaxLifetime(env),
+    ...oidc.env,
   });
   const tokenOptions: DemoTokenOptions = {
     ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
@@ -153,10 +163,12 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
         ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
       ],
       stoppers: stack.names(),
-      notes:
-        config.auth.hs256 === undefined
+      notes: [
+        ...(config.auth.hs256 === undefined
           ? ['AUTH_JWKS_URL or AUTH_SIGNING_KEYS is set, so these HS256 tokens will be refused: sign in, or use your identity provider.']
-          : [],
+          : []),
+        ...oidc.lines,
+      ],
     }),
   );
 }

@@ -34,6 +34,8 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/auth/handoff/exchange',
       '/auth/login',
       '/auth/logout',
+      '/auth/oidc/{provider}/callback',
+      '/auth/oidc/{provider}/start',
       '/auth/refresh',
       '/healthz',
       '/invites/accept',
@@ -53,6 +55,7 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   expect(Object.keys(doc.paths['/webhooks/syrve/credentials-rotated']!)).toEqual(['post']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/invites']!).sort()).toEqual(['get', 'post']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/audit/exports/{jobId}']!).sort()).toEqual(['delete', 'get']);
+  expect(Object.keys(doc.paths['/auth/oidc/{provider}/start']!)).toEqual(['get']);
 });
 
 it('echoes a safe x-correlation-id, stores it in the audit row, and replaces an unsafe one', async () => {
