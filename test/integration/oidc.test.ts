@@ -212,6 +212,18 @@ describe('OIDC sign-in through the local provider', () => {
     expect(audit.rows).toEqual([{ details: { provider: 'local', reason: 'unlinked' } }]);
   });
 
+  it('costs Redis one round trip per callback (the consume script) and two per start (the IP throttle, the SET)', async () => {
+    const org = await localMember();
+    expect((await app(await callbackFor(org))).status).toBe(200); // scripts loaded, metadata and keys cached
+    const callback = await callbackFor(org);
+    stack.redisProxy.stats.reset();
+    expect((await app(callback)).status).toBe(200);
+    expect(stack.redisProxy.stats.requests).toBe(1);
+    stack.redisProxy.stats.reset();
+    expect((await app(startUrl(org.organizationId))).status).toBe(302);
+    expect(stack.redisProxy.stats.requests).toBe(2);
+  });
+
   it('unknown providers are 404, a bad organisation id 400', async () => {
     const org = await localMember();
     expect((await app(startUrl(org.organizationId, 'elsewhere'))).status).toBe(404);
