@@ -45,7 +45,7 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
   const providerId = c.req.valid('param').provider;
   if (!deps.config.oidcProviders.some((provider) => provider.id === providerId)) throw unknownProvider();
   if (!canSignTokens(deps.config.auth)) throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
-  // The raw query, not the parsed one: oauth4webapi refuses a repeated parameter, which a parsed object would hide.
+  // The raw query, as the provider sent it: oauth4webapi reads iss and error from it (a repeated parameter never gets here: 400).
   const outcome = await completeOidcSignIn(deps, {
     providerId,
     parameters: new URL(c.req.url).searchParams,

@@ -154,7 +154,7 @@ describe('OIDC sign-in through the local provider', () => {
     await expectFailed(await app(withParams(callback, { state: otherState })), 'code');
   });
 
-  it('a wrong state fails with the one answer: never issued, malformed, missing, or issued for another provider', async () => {
+  it('a wrong state fails with the one answer: never issued, malformed, missing, expired, or issued for another provider', async () => {
     const org = await localMember();
     const callback = await callbackFor(org);
     await expectFailed(await app(withParams(callback, { state: `rso_${'A'.repeat(43)}` })), 'state');
@@ -163,6 +163,14 @@ describe('OIDC sign-in through the local provider', () => {
     missing.searchParams.delete('state');
     await expectFailed(await app(missing), 'state');
     await expectFailed(await app(withParams(callback, { state: await issuedState(org, 'fake') })), 'provider-mismatch');
+    const expired = await issuedState(org);
+    const [expiredKey] = await stack.redis.keys(`*${await sha256Hex(expired)}`);
+    await stack.redis.pexpire(expiredKey!, 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expectFailed(await app(withParams(callback, { state: expired })), 'state');
+    // A repeated parameter is not a callback at all: refused before any state is looked at.
+    const doubled = new URL(`${callback.href}&state=${encodeURIComponent(callback.searchParams.get('state')!)}`);
+    expect((await app(doubled)).status).toBe(400);
     // None of these spent the real state: the callback still signs in once.
     expect((await app(callback)).status).toBe(200);
   });
