@@ -232,6 +232,18 @@ describe('OIDC sign-in through the local provider', () => {
     expect(stack.redisProxy.stats.requests).toBe(2);
   });
 
+  it('a user with confirmed MFA gets what POST /auth/login gives them, not a session from the provider alone', async () => {
+    const org = await localMember();
+    await stack.db.query(
+      "INSERT INTO user_mfa (user_id, secret_ciphertext, secret_key_id, enrolled_at, confirmed_at) VALUES ($1, 'x', 'k', now(), now())",
+      [org.adminId],
+    );
+    const response = await app(await callbackFor(org));
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('NOT_CONFIGURED');
+    expect((await stack.db.query('SELECT 1 FROM sessions WHERE user_id = $1', [org.adminId])).rowCount).toBe(0);
+  });
+
   it('unknown providers are 404, a bad organisation id 400', async () => {
     const org = await localMember();
     expect((await app(startUrl(org.organizationId, 'elsewhere'))).status).toBe(404);
