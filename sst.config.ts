@@ -18,6 +18,10 @@ const SECRET_ENVIRONMENT = {
   INDEX_HASH_KEY: 'IndexHashKey',
   WEBHOOK_SECRET: 'WebhookSecret',
 } as const;
+/** Secrets a deployment may leave unset: the placeholder is what an unset one reads as (an empty list of providers). */
+const OPTIONAL_SECRET_ENVIRONMENT = {
+  OIDC_PROVIDERS: ['OidcProviders', '[]'],
+} as const;
 
 export default $config({
   app(input) {
@@ -33,6 +37,9 @@ export default $config({
     // APP_ENV is also the key's env segment, so stages sharing one Redis never see each other's keys.
     const environment: Record<string, $util.Input<string>> = { APP_ENV: $app.stage === 'production' ? 'prod' : 'staging' };
     for (const [variable, secret] of Object.entries(SECRET_ENVIRONMENT)) environment[variable] = new sst.Secret(secret).value;
+    for (const [variable, [secret, placeholder]] of Object.entries(OPTIONAL_SECRET_ENVIRONMENT)) {
+      environment[variable] = new sst.Secret(secret, placeholder).value;
+    }
 
     // Both functions: the same runtime, environment and bundle. The plugin file swaps zod's locale index for an empty
     // module, as wrangler.toml's [alias] does for the worker (esbuild's own `alias` option takes package names only).

@@ -17,6 +17,7 @@ import { invitesFunction } from './invites/index.ts';
 import { sessionsFunction } from './sessions/index.ts';
 import { passwordResetFunction } from './password-reset/index.ts';
 import { mfaFunction } from './mfa/index.ts';
+import { oidcFunction } from './oidc/index.ts';
 import { syrveFunction } from './syrve/index.ts';
 import { webhooksFunction } from './webhooks/index.ts';
 
@@ -58,6 +59,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   app.route('/', sessionsFunction);
   app.route('/', passwordResetFunction);
   app.route('/', mfaFunction);
+  app.route('/', oidcFunction);
   app.route('/', invitesFunction);
   app.route('/', syrveFunction);
   app.route('/', webhooksFunction);

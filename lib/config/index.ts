@@ -15,4 +15,5 @@ export {
   type RestEndpoint,
 } from './load.ts';
 export type { SigningKey } from './signing-keys.ts';
+export { loopback, type OidcProviderConfig } from './oidc-providers.ts';
 export { APP_ENVS, type AppEnv } from './schema.ts';

@@ -3,6 +3,7 @@ import type * as z from 'zod';
 import { envSchema, type AppEnv } from './schema.ts';
 import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
 import { parseSigningKeys, type SigningKey } from './signing-keys.ts';
+import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts';
 
 export const INVITE_TTL_SECONDS = 10_800;
 /** How long an accept's or cancel's receipt outlives the consumed invite: the caller's retry and many reconciliation runs fit. */
@@ -79,6 +80,8 @@ export interface Config {
   emailApi?: { url: string; token: string; from: string };
   /** The apps (token audiences) an SSO handoff may hand a session to; empty: handoff is off. */
   ssoHandoffAudiences: readonly string[];
+  /** OpenID providers sign-in may use (OIDC_PROVIDERS); empty: OIDC sign-in is off. */
+  oidcProviders: readonly OidcProviderConfig[];
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
   cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
   jobCacheTtlSeconds: number;
@@ -107,6 +110,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     } catch (error) {
       problems.push(`SECRETS_KEYS: ${(error as Error).message}`);
     }
+  }
+
+  let oidcProviders: OidcProviderConfig[] = [];
+  if (e.OIDC_PROVIDERS !== undefined) {
+    const parsedProviders = parseOidcProviders(e.OIDC_PROVIDERS, e.APP_ENV);
+    oidcProviders = parsedProviders.providers;
+    problems.push(...parsedProviders.problems);
   }
 
   if ((e.REVOCATION_REDIS_REST_URL === undefined) !== (e.REVOCATION_REDIS_REST_TOKEN === undefined)) {
@@ -193,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ...(e.NOTIFY_EMAIL_API_URL !== undefined && e.NOTIFY_EMAIL_API_TOKEN !== undefined && e.NOTIFY_EMAIL_FROM !== undefined
       ? { emailApi: { url: e.NOTIFY_EMAIL_API_URL, token: e.NOTIFY_EMAIL_API_TOKEN, from: e.NOTIFY_EMAIL_FROM } }
       : {}),
+    oidcProviders,
     syrve: {
       sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
       reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,

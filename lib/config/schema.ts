@@ -41,6 +41,8 @@ export const envSchema = z.object({
   NOTIFY_EMAIL_API_URL: httpUrl.optional(),
   NOTIFY_EMAIL_API_TOKEN: optionalText,
   NOTIFY_EMAIL_FROM: z.email().max(254).optional(),
+  /** OpenID providers for sign-in: a JSON array of {id, issuer, clientId, clientSecret, redirectUri}; a secret (client secrets). */
+  OIDC_PROVIDERS: optionalText,
   /** Lifetime of the access tokens sign-in issues; at most ACCESS_TOKEN_MAX_LIFETIME_SECONDS. */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).optional(),
   /** How long a signed-in session lives at most: its refresh tokens and its active context end with it. */

@@ -2,7 +2,8 @@
 import { toBytes } from './bytes.ts';
 import { bytesToHex } from './hex.ts';
 
-async function hmacSha256(key: string | Uint8Array, value: string | Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+/** The raw 32-byte MAC, for values derived from a key (the OIDC PKCE verifier and nonce). */
+export async function hmacSha256(key: string | Uint8Array, value: string | Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   // A zero-length HMAC key is legal but turns the MAC into a public hash: refuse it.
   const keyBytes = toBytes(key);
   if (keyBytes.length === 0) throw new RangeError('hmacSha256: the key must not be empty');

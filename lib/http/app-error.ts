@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'MFA_INVALID'
   | 'MFA_CODE_INVALID'
   | 'MFA_ALREADY_ENROLLED'
+  | 'OIDC_FAILED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
@@ -68,6 +69,9 @@ export const mfaCodeInvalid = () =>
     "the code does not match the pending factor or was already used; check the device's clock and try the next code",
   );
 export const mfaAlreadyEnrolled = () => new AppError(409, 'MFA_ALREADY_ENROLLED', 'this account already has a confirmed TOTP factor');
+/** One answer for every OIDC callback that does not sign in; the reason is logged as a word (lib/auth/oidc/failure-reason.ts). */
+export const oidcFailed = () =>
+  new AppError(401, 'OIDC_FAILED', 'the sign-in through the identity provider could not be completed; start it again');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
 export const roleConflict = (heldRole: string) =>
@@ -112,6 +116,8 @@ export const upstreamBusy = (retryAfterSeconds: number) =>
   new AppError(503, 'UPSTREAM_BUSY', 'another caller is logging in to this connection and did not finish in time; try again', {
     'retry-after': String(retryAfterSeconds),
   });
+export const identityProviderFailed = () =>
+  new AppError(502, 'UPSTREAM_FAILED', 'the identity provider could not be reached or described itself unusably; try again');
 export const notConfigured = (what: string) => new AppError(503, 'NOT_CONFIGURED', `${what} is not configured on this deployment`);
 
 export interface ErrorBody {

@@ -16,6 +16,8 @@ export const AUDIT_ACTIONS = [
   'auth.password_reset',
   'mfa.enrolled',
   'mfa.confirmed',
+  'auth.oidc_signed_in',
+  'auth.oidc_failed',
   'syrve.connection_created',
   'syrve.connection_disabled',
   'syrve.connection_enabled',

@@ -21,6 +21,7 @@ import { provideRedis } from './redis.ts';
 import { writeStackFile } from './stack-file.ts';
 import { createTeardown } from '../stack/teardown.ts';
 import { createFolderMailbox } from '../mailbox/folder-mailbox.ts';
+import { startDemoOidc } from '../oidc/demo.ts';
 
 class Interrupted extends Error {}
 
@@ -78,6 +79,14 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   checkpoint();
   await writeStackFile(dataDir, { redis, databaseUrl: database.url, neonLocalProxyUrl }, stack);
 
+  // OIDC sign-in through a local OpenID provider; its client secret goes into the app's config only (local/oidc/demo.ts).
+  const oidc = await startDemoOidc(
+    env,
+    { appPort: port.success ? port.data : 8787, organizationId: DEMO.organizationId, adminEmail: DEMO.adminEmail },
+    stack,
+  );
+  checkpoint();
+
   // The two demo passwords are the launcher's, for the seed and the fake; the app never gets them.
   const config = loadConfig({
     ...env,
@@ -89,6 +98,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: devAccessTokenMaxLifetime(env),
     // Reset links point at this server's own reset page, from configuration (never from a request's Host).
     PASSWORD_RESET_LINK_BASE: env.PASSWORD_RESET_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/auth/password-reset`,
+    ...oidc.env,
   });
   const tokenOptions: DemoTokenOptions = {
     ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
@@ -185,6 +195,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
         ...(canSignTokens(config.auth)
           ? []
           : ['No key signs sign-in tokens here (AUTH_JWKS_URL without AUTH_SIGNING_KEYS): POST /auth/login answers 503 NOT_CONFIGURED.']),
+        ...oidc.lines,
       ],
     }),
   );

@@ -75,6 +75,8 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/auth/mfa/enrol',
       '/auth/mfa/enrol/confirm',
       '/auth/mfa/verify',
+      '/auth/oidc/{provider}/callback',
+      '/auth/oidc/{provider}/start',
       '/auth/refresh',
       '/auth/context',
       '/auth/sessions/revoke-all',
@@ -98,6 +100,7 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   expect(Object.keys(doc.paths['/orgs/{orgId}/invites']!).sort()).toEqual(['get', 'post']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/audit/exports/{jobId}']!).sort()).toEqual(['delete', 'get']);
   expect(Object.keys(doc.paths['/auth/context']!).sort()).toEqual(['delete', 'get', 'put']);
+  expect(Object.keys(doc.paths['/auth/oidc/{provider}/start']!)).toEqual(['get']);
 });
 
 it('echoes a safe x-correlation-id, stores it in the audit row, and replaces an unsafe one', async () => {

@@ -51,6 +51,9 @@ const PLAIN_SETTINGS = [
   'AUTH_JWKS_URL',
   'AUTH_ISSUER',
   'AUTH_AUDIENCE',
+  // Optional like the settings above, but it holds client secrets: it goes in as a secret (`wrangler secret put`,
+  // an SST secret), never in [vars] (wrangler.toml and docs/deploy.md say so).
+  'OIDC_PROVIDERS',
 ];
 /** The Node server's port, and what only dev/test accept (staging and prod refuse them: checked below). */
 const LOCAL_ONLY: Record<string, string | undefined> = {

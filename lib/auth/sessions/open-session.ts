@@ -1,7 +1,7 @@
 // Opens a session in PostgreSQL (the truth): the session row, its first refresh token's hash and the audit row, in one
 // transaction; only then are tokens signed.
 import { uuidv7 } from 'uuidv7';
-import { auditStatement } from '../../pg/audit.ts';
+import { auditStatement, type AuditEvent } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { issueRefreshToken } from '../tokens/refresh-token.ts';
@@ -11,9 +11,11 @@ export interface OpenSessionInput {
   userId: string;
   email: string;
   organizationId: string;
-  /** 'password' or 'password+totp', for the audit row. */
-  method: 'password' | 'password+totp';
+  /** How the user proved who they are, for the audit row. */
+  method: 'password' | 'password+totp' | 'oidc';
   correlationId: string;
+  /** Audit events of the sign-in itself (auth.oidc_signed_in), committed in the same transaction as the session. */
+  alsoAudit?: readonly AuditEvent[];
 }
 
 export async function openSession(deps: Deps, input: OpenSessionInput): Promise<SessionTokens> {
@@ -44,6 +46,7 @@ export async function openSession(deps: Deps, input: OpenSessionInput): Promise<
       },
       now,
     ),
+    ...(input.alsoAudit ?? []).map((event) => auditStatement(event, now)),
   ];
   await dbCall('commit', 'auth.session.open', (signal) => deps.db.transaction(statements, { signal }));
   return sessionTokens(

@@ -1,0 +1,57 @@
+// The OIDC sign-in function: start (redirect to the provider) and callback (consume the state, sign in), both unauthenticated.
+import { createMiddleware } from 'hono/factory';
+import { completeOidcSignIn } from '../../lib/auth/oidc/complete-sign-in.ts';
+import { startOidcSignIn } from '../../lib/auth/oidc/start-sign-in.ts';
+import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
+import { identityProviderFailed, notConfigured, notFound, oidcFailed, rateLimited } from '../../lib/http/app-error.ts';
+import type { HonoEnv } from '../../lib/http/hono-env.ts';
+import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { oidcCallbackRoute, startOidcRoute } from './routes.ts';
+
+export const oidcFunction = createFunctionApp();
+
+// On every answer, errors included: these URLs carry a state or a code, and the callback's body carries tokens.
+oidcFunction.use(
+  '/auth/oidc/*',
+  createMiddleware<HonoEnv>(async (c, next) => {
+    c.header('cache-control', 'no-store');
+    c.header('referrer-policy', 'no-referrer');
+    await next();
+  }),
+);
+
+const unknownProvider = () => notFound('no such OpenID provider on this deployment');
+
+oidcFunction.openapi(startOidcRoute, async (c) => {
+  const deps = c.get('deps');
+  // A sign-in that could not end in tokens must not send anyone to the provider.
+  if (!canSignTokens(deps.config.auth)) throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
+  const outcome = await startOidcSignIn(deps, {
+    providerId: c.req.valid('param').provider,
+    organizationId: c.req.valid('query').organizationId.toLowerCase(),
+    clientIp: c.get('clientIp'),
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'unknown-provider') throw unknownProvider();
+    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
+    throw identityProviderFailed();
+  }
+  return c.redirect(outcome.location, 302);
+});
+
+oidcFunction.openapi(oidcCallbackRoute, async (c) => {
+  const deps = c.get('deps');
+  const providerId = c.req.valid('param').provider;
+  if (!deps.config.oidcProviders.some((provider) => provider.id === providerId)) throw unknownProvider();
+  if (!canSignTokens(deps.config.auth)) throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
+  // The raw query, as the provider sent it: oauth4webapi reads iss and error from it (a repeated parameter never gets here: 400).
+  const outcome = await completeOidcSignIn(deps, {
+    providerId,
+    parameters: new URL(c.req.url).searchParams,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw outcome.reason === 'unknown-provider' ? unknownProvider() : oidcFailed();
+  if (outcome.kind === 'mfa-required') throw notConfigured('MFA sign-in');
+  return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
+});
