@@ -5,6 +5,7 @@ import { startOidcSignIn } from '../../lib/auth/oidc/start-sign-in.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { identityProviderFailed, notConfigured, notFound, oidcFailed, rateLimited } from '../../lib/http/app-error.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
+import { mfa } from '../../lib/runtime/mfa/index.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { oidcCallbackRoute, startOidcRoute } from './routes.ts';
 
@@ -52,6 +53,11 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) throw outcome.reason === 'unknown-provider' ? unknownProvider() : oidcFailed();
-  if (outcome.kind === 'mfa-required') throw notConfigured('MFA sign-in');
+  if (outcome.kind === 'mfa-required') {
+    // The provider vouched for the email; a confirmed TOTP factor of ours is still asked for, as after a password.
+    const { userId, organizationId, email } = outcome.user;
+    const challenge = await mfa.issueChallenge(deps, { userId, organizationId, email, correlationId: c.get('correlationId') });
+    return c.json({ status: 'mfa-required' as const, ...challenge }, 200);
+  }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });

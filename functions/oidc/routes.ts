@@ -1,7 +1,7 @@
 // Route definitions (OpenAPI) of the OIDC sign-in function.
 import { createRoute } from '@hono/zod-openapi';
 import { errorResponses } from '../../lib/http/openapi-app.ts';
-import { callbackQuery, providerParams, sessionTokensSchema, startQuery } from './schemas.ts';
+import { callbackQuery, providerParams, signInResponseSchema, startQuery } from './schemas.ts';
 
 const noStore = {
   'cache-control': { description: 'no-store', schema: { type: 'string' as const } },
@@ -34,7 +34,7 @@ export const oidcCallbackRoute = createRoute({
     200: {
       description: 'signed in: the same body as POST /auth/login',
       headers: noStore,
-      content: { 'application/json': { schema: sessionTokensSchema } },
+      content: { 'application/json': { schema: signInResponseSchema } },
     },
     ...errorResponses(400, 401, 404, 503),
   },

@@ -1,7 +1,7 @@
 // Request schemas of the OIDC sign-in routes; the callback's answer is the session of POST /auth/login.
 import * as z from 'zod';
 
-export { sessionTokensSchema } from '../auth/schemas.ts';
+export { signInResponseSchema } from '../auth/schemas.ts';
 
 /** Any text: an id that is not configured is a 404, whatever it looks like. */
 export const providerParams = z.strictObject({ provider: z.string().min(1).max(64) });

@@ -239,8 +239,11 @@ describe('OIDC sign-in through the local provider', () => {
       [org.adminId],
     );
     const response = await app(await callbackFor(org));
-    expect(response.status).toBe(503);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('NOT_CONFIGURED');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { status: string; challengeToken?: string; accessToken?: string };
+    expect(body.status).toBe('mfa-required');
+    expect(body.challengeToken).toMatch(/^rsm_/);
+    expect(body.accessToken).toBeUndefined();
     expect((await stack.db.query('SELECT 1 FROM sessions WHERE user_id = $1', [org.adminId])).rowCount).toBe(0);
   });
 
