@@ -144,4 +144,26 @@ describe('loadConfig', () => {
     expect(problems({ ...dev, ACCESS_TOKEN_TTL_SECONDS: '1200' }).join()).toMatch(/ACCESS_TOKEN_TTL_SECONDS/);
     expect(problems({ ...dev, SESSION_TTL_SECONDS: '10' }).join()).toMatch(/SESSION_TTL_SECONDS/);
   });
+
+  it('refuses password reset in staging/prod without an email API to deliver it, or with a link that is not public https', () => {
+    const reset = { PASSWORD_RESET_LINK_BASE: 'https://app.example/auth/password-reset' };
+    const email = {
+      NOTIFY_EMAIL_API_URL: 'https://mail.example/send',
+      NOTIFY_EMAIL_API_TOKEN: 'canary-mail-token',
+      NOTIFY_EMAIL_FROM: 'no-reply@example.test',
+    };
+    expect(problems({ ...prod, ...reset }).join()).toMatch(/NOTIFY_EMAIL_API_URL: required/);
+    expect(loadConfig({ ...prod, ...reset, ...email }).passwordReset?.linkBase).toBe(reset.PASSWORD_RESET_LINK_BASE);
+    expect(problems({ ...prod, PASSWORD_RESET_LINK_BASE: 'http://127.0.0.1:8787/auth/password-reset', ...email }).join()).toMatch(
+      /PASSWORD_RESET_LINK_BASE: must be a public https URL/,
+    );
+    expect(problems({ ...prod, ...reset, ...email, NOTIFY_EMAIL_API_URL: 'https://localhost/send' }).join()).toMatch(
+      /NOTIFY_EMAIL_API_URL/,
+    );
+    const partial = problems({ ...dev, NOTIFY_EMAIL_API_URL: 'https://mail.example/send' });
+    expect(partial.join()).toMatch(/must be set together/);
+    expect(JSON.stringify(problems({ ...prod, ...reset, NOTIFY_EMAIL_API_TOKEN: 'canary-mail-token' }))).not.toContain('canary-mail-token');
+    // Dev may leave the email API out: the local stack's mailbox folder stands in for it.
+    expect(loadConfig({ ...dev, ...reset }).emailApi).toBeUndefined();
+  });
 });
