@@ -471,7 +471,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     },
     allowedPayload: ['user id', 'organization id', 'issued-at timestamp', 'correlation id'],
     forbiddenPayload: ['the token', 'the email', 'passwords or password hashes'],
-    auditCounterpart: 'auth.password_reset_requested and auth.password_reset (written by the flow)',
+    auditCounterpart: 'auth.password_reset, written by the confirm (the request writes no audit row)',
     cleanup: 'Consumed (GET+DEL, one script) by confirm; expire by TTL; a miss is the same answer as never issued',
   }),
   entry({
@@ -483,9 +483,16 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     idLabel: '<sha256Hex(code)>',
     valueType: 'json',
     ttl: { rule: `Exactly ${SINGLE_USE_TTL_SECONDS['sso-handoff']} s from issue`, seconds: SINGLE_USE_TTL_SECONDS['sso-handoff'] },
-    allowedPayload: ['user id', 'session id', 'organization id', 'target audience', 'issued-at timestamp', 'correlation id'],
+    allowedPayload: [
+      'user id',
+      'session id',
+      "the verified email (the handed-over token's claim)",
+      'target audience',
+      'issued-at timestamp',
+      'correlation id',
+    ],
     forbiddenPayload: ['the code', 'access or refresh tokens', 'passwords'],
-    auditCounterpart: 'auth.sso_handoff (written by the exchange)',
+    auditCounterpart: "None yet: the exchange writes no audit row (the session's own rows tell its story)",
     cleanup: 'Consumed (GET+DEL, one script) by the exchange; expire by TTL; a miss fails closed with one answer',
   }),
   entry({
@@ -508,8 +515,8 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
       'ID or access tokens',
       'client secrets',
     ],
-    auditCounterpart: 'auth.oidc_signed_in (written by the callback; the peek attributes failures)',
-    cleanup: 'Consumed (GET+DEL, one script) by the callback; peeked without consuming for audit attribution; expire by TTL',
+    auditCounterpart: 'auth.oidc_signed_in and auth.oidc_failed, written by the callback from the consumed value',
+    cleanup: 'Consumed (GET+DEL, one script) by the callback before anything else; expire by TTL',
   }),
   entry({
     name: 'cronRunLock',
