@@ -1,6 +1,7 @@
 // Route definitions (OpenAPI) of the auth function.
 import { createRoute } from '@hono/zod-openapi';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { noStore } from '../../lib/http/no-store.ts';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
 import { jwksSchema, refreshBody, sessionTokensSchema, signInBody, signInResponseSchema } from './schemas.ts';
 
@@ -10,6 +11,7 @@ export const signInRoute = createRoute({
   method: 'post',
   path: '/auth/login',
   summary: 'Sign in with email and password within an organisation',
+  middleware: [noStore] as const,
   request: { body: { ...json(signInBody), required: true } },
   responses: {
     200: { description: 'signed in, or (status mfa-required) a challenge to answer for a user with MFA', ...json(signInResponseSchema) },
@@ -21,6 +23,7 @@ export const refreshRoute = createRoute({
   method: 'post',
   path: '/auth/refresh',
   summary: 'Exchange a refresh token for a new access token and the next refresh token',
+  middleware: [noStore] as const,
   request: { body: { ...json(refreshBody), required: true } },
   responses: { 200: { description: 'refreshed', ...json(sessionTokensSchema) }, ...errorResponses(400, 401, 503) },
 });

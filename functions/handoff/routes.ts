@@ -1,6 +1,7 @@
 // Route definitions (OpenAPI) of the SSO handoff function.
 import { createRoute } from '@hono/zod-openapi';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { noStore } from '../../lib/http/no-store.ts';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
 import { exchangeHandoffBody, exchangedHandoffResponse, issueHandoffBody, issuedHandoffResponse } from './schemas.ts';
 
@@ -11,7 +12,7 @@ export const issueHandoffRoute = createRoute({
   path: '/auth/handoff',
   summary: "A one-time code that hands the caller's session to another configured app",
   security: bearerSecurity,
-  middleware: [requireAuth] as const,
+  middleware: [noStore, requireAuth] as const,
   request: { body: { ...json(issueHandoffBody), required: true } },
   responses: { 201: { description: 'issued', ...json(issuedHandoffResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
@@ -20,6 +21,7 @@ export const exchangeHandoffRoute = createRoute({
   method: 'post',
   path: '/auth/handoff/exchange',
   summary: 'The target app exchanges a handoff code, once, for an access token of the same session',
+  middleware: [noStore] as const,
   request: { body: { ...json(exchangeHandoffBody), required: true } },
   responses: { 200: { description: 'exchanged', ...json(exchangedHandoffResponse) }, ...errorResponses(400, 401, 503) },
 });

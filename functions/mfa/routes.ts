@@ -4,6 +4,7 @@ import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
 import { sessionTokensSchema } from '../auth/schemas.ts';
 import { confirmBody, enrolResponse, verifyBody } from './schemas.ts';
+import { noStore } from '../../lib/http/no-store.ts';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -30,6 +31,7 @@ export const verifyRoute = createRoute({
   method: 'post',
   path: '/auth/mfa/verify',
   summary: "Answer a sign-in's MFA challenge with the current TOTP code",
+  middleware: [noStore] as const,
   request: { body: { ...json(verifyBody), required: true } },
   responses: { 200: { description: 'signed in', ...json(sessionTokensSchema) }, ...errorResponses(400, 401, 429, 503) },
 });

@@ -152,6 +152,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
 
   const auth = authConfig(e, problems);
+  const handoffAudiences = e.SSO_HANDOFF_AUDIENCES?.split(',') ?? [];
+  // A handoff to this deployment's own audience would mint fresh tokens from any token, outside refresh rotation.
+  const ownAudiences = [e.AUTH_TOKEN_AUDIENCE ?? (e.AUTH_SIGNING_KEYS !== undefined ? 'runstate' : undefined), e.AUTH_AUDIENCE];
+  if (handoffAudiences.some((audience) => ownAudiences.includes(audience))) {
+    problems.push("SSO_HANDOFF_AUDIENCES: must not name this deployment's own audience (AUTH_TOKEN_AUDIENCE or AUTH_AUDIENCE)");
+  }
+  if (e.PASSWORD_RESET_LINK_BASE !== undefined && e.PASSWORD_RESET_LINK_BASE.includes('#')) {
+    problems.push('PASSWORD_RESET_LINK_BASE: must not hold a fragment (#): the token is appended as one');
+  }
   const emailVars = [e.NOTIFY_EMAIL_API_URL, e.NOTIFY_EMAIL_API_TOKEN, e.NOTIFY_EMAIL_FROM];
   if (emailVars.some((v) => v !== undefined) && emailVars.some((v) => v === undefined)) {
     problems.push('NOTIFY_EMAIL_API_URL, NOTIFY_EMAIL_API_TOKEN and NOTIFY_EMAIL_FROM must be set together');
@@ -198,7 +207,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     inviteMaxActivePerOrg: e.INVITE_MAX_ACTIVE_PER_ORG ?? INVITE_MAX_ACTIVE_PER_ORG,
     accessTokenMaxLifetimeSeconds: maxLifetime,
     signIn: { accessTokenTtlSeconds: accessTokenTtl, sessionTtlSeconds: e.SESSION_TTL_SECONDS ?? SESSION_TTL_SECONDS },
-    ssoHandoffAudiences: e.SSO_HANDOFF_AUDIENCES?.split(',') ?? [],
+    ssoHandoffAudiences: handoffAudiences,
     ...(e.PASSWORD_RESET_LINK_BASE !== undefined ? { passwordReset: { linkBase: e.PASSWORD_RESET_LINK_BASE } } : {}),
     ...(e.NOTIFY_EMAIL_API_URL !== undefined && e.NOTIFY_EMAIL_API_TOKEN !== undefined && e.NOTIFY_EMAIL_FROM !== undefined
       ? { emailApi: { url: e.NOTIFY_EMAIL_API_URL, token: e.NOTIFY_EMAIL_API_TOKEN, from: e.NOTIFY_EMAIL_FROM } }

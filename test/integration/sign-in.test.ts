@@ -43,6 +43,8 @@ describe('login', () => {
     const password = await withPassword(org);
     const response = await login({ organizationId: org.organizationId, email: org.adminEmail.toUpperCase(), password });
     expect(response.status).toBe(200);
+    // Tokens in a body: no browser or proxy cache may keep it.
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const tokens = (await response.json()) as Tokens;
     expect(tokens.status).toBe('signed-in');
     expect(tokens.expiresInSeconds).toBe(900);
@@ -186,6 +188,7 @@ describe('refresh', () => {
     const { org, tokens } = await signedIn();
     const response = await stack.request('POST', '/auth/refresh', { body: { refreshToken: tokens.refreshToken } });
     expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const next = (await response.json()) as Tokens;
     expect(next.refreshToken).not.toBe(tokens.refreshToken);
     expect(decodeJwt(next.accessToken).sid).toBe(decodeJwt(tokens.accessToken).sid);

@@ -34,6 +34,7 @@ describe('SSO handoff', () => {
     const code = await issue(token);
     const response = await exchange(code);
     expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const body = (await response.json()) as { accessToken: string; userId: string };
     expect(decodeJwt(body.accessToken)).toMatchObject({ sub: org.adminId, sid: sessionId, aud: 'console', email: org.adminEmail });
     expect(body.userId).toBe(org.adminId);

@@ -166,4 +166,11 @@ describe('loadConfig', () => {
     // Dev may leave the email API out: the local stack's mailbox folder stands in for it.
     expect(loadConfig({ ...dev, ...reset }).emailApi).toBeUndefined();
   });
+
+  it("refuses a handoff to the deployment's own audience, and a reset link base with a fragment", () => {
+    expect(problems({ ...prod, SSO_HANDOFF_AUDIENCES: 'console,runstate' }).join()).toMatch(/SSO_HANDOFF_AUDIENCES/);
+    expect(problems({ ...prod, AUTH_TOKEN_AUDIENCE: 'api', SSO_HANDOFF_AUDIENCES: 'api' }).join()).toMatch(/SSO_HANDOFF_AUDIENCES/);
+    expect(loadConfig({ ...prod, SSO_HANDOFF_AUDIENCES: 'console' }).ssoHandoffAudiences).toEqual(['console']);
+    expect(problems({ ...dev, PASSWORD_RESET_LINK_BASE: 'https://app.example/reset#x' }).join()).toMatch(/PASSWORD_RESET_LINK_BASE/);
+  });
 });
