@@ -483,8 +483,9 @@ describe('canary', () => {
     return forms;
   }
 
-  // A 6-digit code would turn up by chance inside longer numbers; it counts only standing alone.
-  const findCode = (haystack: string, totp: string) => new RegExp(`(?<![0-9])${totp}(?![0-9])`).test(haystack);
+  // A 6-digit code would turn up by chance inside longer numbers, and as the microseconds of any PostgreSQL timestamp
+  // (".209991+00"): it counts only standing alone, not after a decimal point.
+  const findCode = (haystack: string, totp: string) => new RegExp(`(?<![0-9.])${totp}(?![0-9])`).test(haystack);
 
   async function everythingStored(): Promise<string> {
     const parts: string[] = [];
@@ -512,6 +513,7 @@ describe('canary', () => {
       expect(leakForms(plantedBytes).some((form) => haystack.includes(form))).toBe(true);
       expect(findCode(haystack, '987654')).toBe(true);
       expect(findCode('at 1987654321', '987654')).toBe(false);
+      expect(findCode('"2026-12-03T08:40:13.987654+00:00"', '987654')).toBe(false);
     } finally {
       await stack.redis.del(`positive-control:${Buffer.from(plantedBytes).toString('hex')}`);
       stack.logs.pop();
