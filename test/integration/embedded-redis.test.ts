@@ -85,6 +85,13 @@ describe('the engine', () => {
     expect(rounds.sort((x, y) => x - y)[10]).toBeLessThan(25);
   });
 
+  it('still has the misses local/README.md lists: no shebang scripts, no DUMP (so the docs change when the engine does)', async () => {
+    const redis = client((await start()).url);
+    await expect(redis.eval('#!lua flags=no-writes\nreturn 1', 0)).rejects.toThrow("unexpected symbol near '#'");
+    await redis.set('dumped', 'x');
+    await expect(redis.call('DUMP', 'dumped')).rejects.toThrow(/unknown command/i);
+  });
+
   it('keeps every key with its TTL across a stop and a start; a key that expired meanwhile stays gone; the file is 0600', async () => {
     const file = join(work, 'roundtrip.json');
     const first = await start({ snapshotFile: file });
