@@ -8,8 +8,8 @@ interface KeyState {
   value: unknown;
 }
 
-/** Every key of database 0 with its type, PTTL and value (hash fields and set members sorted, so order never differs). */
-export async function readKeyspace(redis: Redis): Promise<Map<string, KeyState>> {
+/** Every key name of database 0, sorted. */
+async function keyNames(redis: Redis): Promise<string[]> {
   const keys: string[] = [];
   let cursor = '0';
   do {
@@ -17,13 +17,15 @@ export async function readKeyspace(redis: Redis): Promise<Map<string, KeyState>>
     cursor = next;
     keys.push(...page);
   } while (cursor !== '0');
-  const state = new Map<string, KeyState>();
-  for (const key of keys.sort()) {
-    const type = await redis.type(key);
-    const pttl = await redis.pttl(key);
-    state.set(key, { type, pttl, value: await readValue(redis, key, type) });
-  }
-  return state;
+  return keys.sort();
+}
+
+/** One key's type, PTTL and value (hash fields and set members sorted, so order never differs); undefined when missing. */
+async function readKey(redis: Redis, key: string): Promise<KeyState | undefined> {
+  const type = await redis.type(key);
+  if (type === 'none') return undefined;
+  const pttl = await redis.pttl(key);
+  return { type, pttl, value: await readValue(redis, key, type) };
 }
 
 async function readValue(redis: Redis, key: string, type: string): Promise<unknown> {
@@ -45,11 +47,11 @@ async function readValue(redis: Redis, key: string, type: string): Promise<unkno
 
 /** One line per difference, naming the key; empty when the keyspaces agree. */
 export async function keyspaceDifferences(real: Redis, embedded: Redis, ttlToleranceMs = 1_000): Promise<string[]> {
-  const [a, b] = [await readKeyspace(real), await readKeyspace(embedded)];
+  const names = [...new Set([...(await keyNames(real)), ...(await keyNames(embedded))])].sort();
   const differences: string[] = [];
-  for (const key of [...new Set([...a.keys(), ...b.keys()])].sort()) {
-    const left = a.get(key);
-    const right = b.get(key);
+  for (const key of names) {
+    // Both sides read together, so the two PTTLs are a moment apart however large the keyspace grows.
+    const [left, right] = await Promise.all([readKey(real, key), readKey(embedded, key)]);
     if (left === undefined || right === undefined) {
       differences.push(`${key}: only on the ${left === undefined ? 'embedded engine' : 'real Redis'}`);
       continue;
