@@ -4,6 +4,7 @@ import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
 import { authBenches } from './auth.ts';
 import { contextGetBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
+import { embeddedRedisBench } from './embedded-redis.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
@@ -28,4 +29,4 @@ export const operationBenches: OperationBench[] = [
 
 export const burstBenches: BurstBench[] = [loginsBurst];
 
-export const figureBenches: FigureBench[] = [cronCleanupBench, kdfBench];
+export const figureBenches: FigureBench[] = [cronCleanupBench, kdfBench, embeddedRedisBench];

@@ -1,7 +1,8 @@
-// Gives the functions an Upstash REST endpoint: the one configured, else our proxy in front of REDIS_URL or a dev redis-server.
+// Gives the functions an Upstash REST endpoint: the one configured, else our proxy in front of REDIS_URL, a dev redis-server or the embedded engine.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { hasRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../processes/redis-server.ts';
+import { startEmbeddedRedis } from '../processes/embedded-redis.ts';
+import { hasRedisServer, startRedisServer } from '../processes/redis-server.ts';
 import { frontRedis } from '../stack/services.ts';
 import type { Teardown } from '../stack/teardown.ts';
 import { displayPath } from './data-dir.ts';
@@ -34,19 +35,45 @@ export async function provideRedis(
   if (redisUrl !== undefined && redisUrl !== '') {
     behind = `Redis at ${originOf(redisUrl)} (REDIS_URL)`;
   } else {
-    if (!hasRedisServer()) throw new Error(REDIS_INSTALL_HINT);
     const dir = join(dataDir, 'redis');
-    // Its AOF holds runtime state (hashed tokens, ids): the folder stays private.
+    // Its AOF (or the embedded engine's snapshot) holds runtime state (hashed tokens, ids): the folder stays private.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    log('starting redis-server (AOF and RDB on)');
-    // Only the proxy knows the password, so a page or a process that finds the port still cannot use Redis.
-    const server = await startRedisServer({ dir, persistence: true, password: redisPassword(dir) });
-    stack.add('redis-server', server.stop);
+    const server = hasRedisServer() ? await devRedisServer(dir, stack, log) : await embeddedRedis(dir, stack, log);
     redisUrl = server.url;
-    behind = `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}`;
+    behind = server.description;
   }
   const proxy = await frontRedis(redisUrl, stack);
   return { url: proxy.url, token: proxy.token, description: `${behind}, behind the REST proxy ${proxy.url}` };
+}
+
+async function devRedisServer(dir: string, stack: Teardown, log: (line: string) => void): Promise<{ url: string; description: string }> {
+  log('starting redis-server (AOF and RDB on)');
+  // Only the proxy knows the password, so a page or a process that finds the port still cannot use Redis.
+  const server = await startRedisServer({ dir, persistence: true, password: redisPassword(dir) });
+  stack.add('redis-server', server.stop);
+  return { url: server.url, description: `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}` };
+}
+
+/** Where `<dir>/embedded-snapshot.json` keeps the embedded engine's keyspace between starts. */
+export const EMBEDDED_SNAPSHOT_FILE = 'embedded-snapshot.json';
+
+/** No redis-server on PATH: the in-process engine, its keyspace restored from and saved to the data folder. */
+async function embeddedRedis(dir: string, stack: Teardown, log: (line: string) => void): Promise<{ url: string; description: string }> {
+  const snapshotFile = join(dir, EMBEDDED_SNAPSHOT_FILE);
+  log('no redis-server on PATH: starting the embedded Redis engine (js-redis-server, in this process)');
+  // The same password file as a redis-server would use: only the proxy knows it.
+  const server = await startEmbeddedRedis({ password: redisPassword(dir), snapshotFile, log });
+  stack.add('embedded Redis', server.stop);
+  if (server.restored !== undefined) {
+    const expired = server.restored.skipped > 0 ? ` (${server.restored.skipped} expired while it was stopped)` : '';
+    log(`embedded Redis: restored ${server.restored.keys} keys from ${displayPath(snapshotFile)}${expired}`);
+  }
+  return {
+    url: server.url,
+    description:
+      `${server.engine}, embedded in this process on 127.0.0.1:${server.port} (no redis-server on PATH); keyspace with TTLs ` +
+      `saved to ${displayPath(snapshotFile)} on stop and every 5 s after a change, restored on start`,
+  };
 }
 
 /** scheme://host:port only: a URL's user, password and path stay out of the terminal. */
