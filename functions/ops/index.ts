@@ -8,11 +8,12 @@ import { forgetTenantCacheRoute, reactivateTenantRoute, suspendTenantRoute } fro
 
 export const opsFunction = createFunctionApp();
 
-opsFunction.use('/ops/*', requireOperator);
+// First, so refusals carry it too.
 opsFunction.use('/ops/*', async (c, next) => {
-  await next();
   c.header('cache-control', 'no-store');
+  await next();
 });
+opsFunction.use('/ops/*', requireOperator);
 
 const noTenant = () => notFound('no such organisation (or it is deleted)');
 

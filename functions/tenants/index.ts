@@ -12,8 +12,8 @@ export const tenantsFunction = createFunctionApp();
 tenantsFunction.use('/orgs/*', requireAuth);
 // The server's cache is the one with invalidation: a browser or CDN copy would outlive a suspension.
 tenantsFunction.use('/public/tenants/*', async (c, next) => {
-  await next();
   c.header('cache-control', 'no-store');
+  await next();
 });
 
 const noTenant = () => notFound('no tenant by that name');

@@ -40,6 +40,7 @@ describe('operator auth', () => {
     for (const secret of [null, 'garbage', wrongShape, unknown, tenant.adminToken, `${alice.secret}x`, alice.secret.toLowerCase()]) {
       const response = await suspend(tenant, 'should not happen', secret);
       expect(response.status, String(secret)).toBe(401);
+      expect(response.headers.get('cache-control')).toBe('no-store');
       expect((await json(response)).error.code).toBe('UNAUTHENTICATED');
     }
     const refusals = stack.logs.slice(before).filter((line) => line.includes('operator_auth_refused'));

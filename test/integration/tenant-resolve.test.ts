@@ -62,6 +62,7 @@ describe('resolution', () => {
       const first = await resolve(stack, query, ip);
       expect(first.status).toBe(404);
       expect((await body(first)).error?.code).toBe('NOT_FOUND');
+      expect(first.headers.get('cache-control')).toBe('no-store');
       stack.neonProxy.stats.reset();
       expect((await resolve(stack, query, ip)).status).toBe(404);
       expect(stack.neonProxy.stats.httpRequests).toBe(0);
