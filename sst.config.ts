@@ -21,6 +21,8 @@ const SECRET_ENVIRONMENT = {
 /** Secrets a deployment may leave unset: the placeholder is what an unset one reads as (an empty list of providers). */
 const OPTIONAL_SECRET_ENVIRONMENT = {
   OIDC_PROVIDERS: ['OidcProviders', '[]'],
+  // Empty reads as unset: no operator access until an operator's digest is put in.
+  OPERATOR_TOKEN_HASHES: ['OperatorTokenHashes', ''],
 } as const;
 
 export default $config({

@@ -1,5 +1,5 @@
 // The bench stack: Redis, a scratch PostgreSQL database, the local stack with a second proxy for the denylist, the fake Syrve upstream, and the real app.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
 import { createJsonLogger } from '../lib/log/logger.ts';
@@ -58,6 +58,8 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
   teardown.add('fake Syrve upstream', syrveUpstream.close);
 
   // A secret-box key made for this run only: it seals the bench connections' passwords and is never printed.
+  // So is the operator secret the tenant.invalidate bench calls the /ops routes with (only its digest is configured).
+  const operatorSecret = `rsop_${randomBytes(32).toString('base64url')}`;
   const appEnv = {
     APP_ENV: 'test',
     KEY_PREFIX: keyPrefix,
@@ -67,6 +69,7 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     // The bench's tokens outlive a full run (an hour); the verifier refuses tokens longer than this.
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(BENCH_TOKEN_TTL_SECONDS),
     PASSWORD_RESET_LINK_BASE: 'https://bench.runstate.test/auth/password-reset',
+    OPERATOR_TOKEN_HASHES: `bench:${createHash('sha256').update(operatorSecret).digest('hex')}`,
     ...services.env,
   };
   // The app's logs would interleave with the report; the bench checks every response status instead.
@@ -130,6 +133,7 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     addLatency,
     syrveUpstream,
     mail,
+    operatorSecret,
   };
 }
 

@@ -19,6 +19,8 @@ import { passwordResetFunction } from './password-reset/index.ts';
 import { mfaFunction } from './mfa/index.ts';
 import { oidcFunction } from './oidc/index.ts';
 import { syrveFunction } from './syrve/index.ts';
+import { tenantsFunction } from './tenants/index.ts';
+import { opsFunction } from './ops/index.ts';
 import { webhooksFunction } from './webhooks/index.ts';
 
 /** Request bodies of this API are small JSON documents. */
@@ -64,7 +66,11 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   app.route('/', syrveFunction);
   app.route('/', webhooksFunction);
   app.route('/', auditExportsFunction);
+  app.route('/', tenantsFunction);
+  app.route('/', opsFunction);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  // The /ops routes: an operator's own bearer secret (rsop_…), not a JWT (docs/api.md#operators).
+  app.openAPIRegistry.registerComponent('securitySchemes', 'operatorAuth', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'runstate', version: '0.1.0' } });
   app.notFound((c) => c.json(errorBody(new AppError(404, 'NOT_FOUND', 'no such route')), 404));
   app.onError(handleError);

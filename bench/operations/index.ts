@@ -13,6 +13,7 @@ import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { singleUseBenches } from './single-use.ts';
 import { throttleHitBench } from './throttle.ts';
+import { tenantBenches } from './tenants.ts';
 
 export const operationBenches: OperationBench[] = [
   redisPing,
@@ -25,6 +26,7 @@ export const operationBenches: OperationBench[] = [
   contextGetBench,
   ...singleUseBenches,
   mfaVerifyBench,
+  ...tenantBenches,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];

@@ -16,4 +16,5 @@ export {
 } from './load.ts';
 export type { SigningKey } from './signing-keys.ts';
 export { loopback, type OidcProviderConfig } from './oidc-providers.ts';
+export { OPERATOR_SECRET_PATTERN, type OperatorCredential } from './operator-tokens.ts';
 export { APP_ENVS, type AppEnv } from './schema.ts';

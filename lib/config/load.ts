@@ -4,6 +4,7 @@ import { envSchema, type AppEnv } from './schema.ts';
 import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
 import { parseSigningKeys, type SigningKey } from './signing-keys.ts';
 import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts';
+import { parseOperatorTokens, type OperatorCredential } from './operator-tokens.ts';
 
 export const INVITE_TTL_SECONDS = 10_800;
 /** How long an accept's or cancel's receipt outlives the consumed invite: the caller's retry and many reconciliation runs fit. */
@@ -82,6 +83,8 @@ export interface Config {
   ssoHandoffAudiences: readonly string[];
   /** OpenID providers sign-in may use (OIDC_PROVIDERS); empty: OIDC sign-in is off. */
   oidcProviders: readonly OidcProviderConfig[];
+  /** Who may use the /ops routes (OPERATOR_TOKEN_HASHES); empty: operator access is off. */
+  operators: readonly OperatorCredential[];
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
   cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
   jobCacheTtlSeconds: number;
@@ -117,6 +120,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const parsedProviders = parseOidcProviders(e.OIDC_PROVIDERS, e.APP_ENV);
     oidcProviders = parsedProviders.providers;
     problems.push(...parsedProviders.problems);
+  }
+
+  let operators: OperatorCredential[] = [];
+  if (e.OPERATOR_TOKEN_HASHES !== undefined) {
+    const parsedOperators = parseOperatorTokens(e.OPERATOR_TOKEN_HASHES, e.APP_ENV);
+    operators = parsedOperators.operators;
+    problems.push(...parsedOperators.problems);
   }
 
   if ((e.REVOCATION_REDIS_REST_URL === undefined) !== (e.REVOCATION_REDIS_REST_TOKEN === undefined)) {
@@ -213,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ? { emailApi: { url: e.NOTIFY_EMAIL_API_URL, token: e.NOTIFY_EMAIL_API_TOKEN, from: e.NOTIFY_EMAIL_FROM } }
       : {}),
     oidcProviders,
+    operators,
     syrve: {
       sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
       reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,

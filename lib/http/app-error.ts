@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'INVITE_INVALID'
   | 'ROLE_CONFLICT'
   | 'INVITE_LIMIT_REACHED'
+  | 'SLUG_TAKEN'
+  | 'DOMAIN_TAKEN'
   | 'RATE_LIMITED'
   | 'CONNECTION_EXISTS'
   | 'CONNECTION_DISABLED'
@@ -83,6 +85,9 @@ export const inviteLimitReached = (max: number) =>
     'INVITE_LIMIT_REACHED',
     `this organisation already has ${max} active invitations; cancel some or wait for them to expire`,
   );
+export const slugTaken = () => new AppError(409, 'SLUG_TAKEN', 'another organisation already has this slug');
+export const domainTaken = () =>
+  new AppError(409, 'DOMAIN_TAKEN', 'one of these domains belongs to another organisation; nothing was changed');
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'RATE_LIMITED', 'too many attempts; try again after the time in the retry-after header', {
     'retry-after': String(retryAfterSeconds),

@@ -12,7 +12,8 @@ export type HashedSegment = string & { readonly [hashedSegmentBrand]: true };
 /** Mirrors the config rule for INDEX_HASH_KEY: a short key would make the HMAC guessable. */
 const MIN_HASH_KEY_LENGTH = 32;
 
-// The throttles hash their subject (organisation or user id) with it; emails go through hashEmail; issue 11 adds IPs.
+// The throttles hash their subject (organisation or user id, a client address) with it; emails go through hashEmail;
+// tenant resolution hashes "slug:<slug>" and "domain:<host>" (lib/runtime/tenants/resolve-keys.ts).
 /**
  * HMAC-SHA256(secretKey, value) as lowercase hex. Keyed with the server secret INDEX_HASH_KEY rather
  * than a plain SHA-256, so a leaked keyspace or dump cannot be reversed by hashing candidate values.

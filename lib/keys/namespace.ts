@@ -18,6 +18,14 @@ export interface KeyNamespace {
 export const SCOPE_KINDS = ['platform', 'org', 'outlet', 'user'] as const;
 export type ScopeKind = (typeof SCOPE_KINDS)[number];
 
+/**
+ * Named hash tags for platform keys that one script must reach together: `platform:{<tag>}`. `tenant-resolve` holds
+ * the resolve limiter's counters and the resolve cache, so the limiter and the cache read are one script on a
+ * cluster too (docs/design.md#tenant-resolution). A tag puts all its keys in one slot: use one only where a script needs it.
+ */
+export const PLATFORM_TAGS = ['tenant-resolve'] as const;
+export type PlatformTag = (typeof PLATFORM_TAGS)[number];
+
 /** Actions a throttle counter may count; a new limiter adds its action here. */
 export const THROTTLE_ACTIONS = [
   'invite-create',

@@ -11,7 +11,9 @@ import {
 import { RUN_LOCK_MAX_MS } from '../cron/run-lock-ttl.ts';
 import { SINGLE_USE_TTL_SECONDS } from './single-use-ttl.ts';
 import { MFA_CHALLENGE_ATTEMPTS, MFA_CHALLENGE_TTL_SECONDS, TOTP_REPLAY_GUARD_MAX_SECONDS } from '../runtime/mfa/policy.ts';
-import { KEY_ENVS, KEY_PREFIX_PATTERN, THROTTLE_ACTIONS, type ScopeKind } from './namespace.ts';
+import { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_MISS_TTL_SECONDS, RESOLVE_MISSES_MAX } from '../runtime/tenants/policy.ts';
+import { MEMBER_COUNT_TTL_SECONDS, ORG_CACHE_GENERATION_TTL_SECONDS, ORG_SETTINGS_TTL_SECONDS } from '../runtime/cache/policy.ts';
+import { KEY_ENVS, KEY_PREFIX_PATTERN, PLATFORM_TAGS, THROTTLE_ACTIONS, type PlatformTag, type ScopeKind } from './namespace.ts';
 import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 
 type KeyValueType = 'json' | 'sorted-set' | 'string' | 'counter' | 'marker';
@@ -47,7 +49,22 @@ export type KeyName =
   | 'passwordResetToken'
   | 'ssoHandoffCode'
   | 'oidcState'
-  | 'cronRunLock';
+  | 'cronRunLock'
+  | 'tenantResolveSlug'
+  | 'tenantResolveDomain'
+  | 'tenantResolveSlugMisses'
+  | 'tenantResolveDomainMisses'
+  | 'orgCacheGeneration'
+  | 'orgSettingsCache'
+  | 'orgMemberCountCache'
+  | DataOnlyKeyName;
+
+/** Rows that are data only: a key shape reserved and documented (the keyspace audit knows it), with no builder because
+ * nothing in runstate writes it yet. Giving one a producer means moving it out of here and adding its builder. */
+export type DataOnlyKeyName = 'refPlanStatuses' | 'sysHealthLastCheck';
+
+/** A scope as it appears in a key: a kind, or a platform key under a named hash tag (`platform:{tenant-resolve}`). */
+type RegistryScope = ScopeKind | `platform:{${PlatformTag}}`;
 
 export interface RegistryEntry {
   /** Also the name of the keyspace builder that makes this key. */
@@ -55,7 +72,7 @@ export interface RegistryEntry {
   /** Human-readable pattern: `<name>` is a placeholder, `{…}` is the literal Redis Cluster hash tag,
    * `<scope>` is `platform`, `org:{<orgId>}`, `outlet:{<outletId>}` or `user:{<userId>}`. */
   pattern: string;
-  scopeKinds: readonly ScopeKind[];
+  scopeKinds: readonly RegistryScope[];
   domain: string;
   purpose: string;
   /** Matches a whole key of any valid prefix/env; named groups `prefix`, `env`, `scopeKind`, `scopeId`, `id`. */
@@ -67,6 +84,8 @@ export interface RegistryEntry {
   auditCounterpart: string;
   cleanup: string;
   notes?: string;
+  /** No builder: see DataOnlyKeyName. */
+  dataOnly?: true;
 }
 
 /** The throttle window id: `{action}.{subject}.{windowStartSeconds}` — action from the allow-list,
@@ -76,25 +95,29 @@ const THROTTLE_WINDOW_ID_PATTERN = `(?:${THROTTLE_ACTIONS.join('|')})\\.${HEX64_
 
 const NAMESPACE = `^(?<prefix>${KEY_PREFIX_PATTERN}):(?<env>${KEY_ENVS.join('|')})`;
 
-function scopePattern(kinds: readonly ScopeKind[]): string {
-  const tagged = kinds.filter((kind) => kind !== 'platform');
+function scopePattern(kinds: readonly RegistryScope[]): string {
+  const tagged = kinds.filter((kind) => kind === 'org' || kind === 'outlet' || kind === 'user');
+  const platformTags = PLATFORM_TAGS.filter((tag) => kinds.includes(`platform:{${tag}}`));
   const alternatives: string[] = [];
   if (tagged.length > 0) alternatives.push(`(?<scopeKind>${tagged.join('|')}):\\{(?<scopeId>${UUID_PATTERN})\\}`);
+  if (platformTags.length > 0) alternatives.push(`platform:\\{(?<platformTag>${platformTags.join('|')})\\}`);
   if (kinds.includes('platform')) alternatives.push('platform');
   return alternatives.length === 1 ? alternatives[0]! : `(?:${alternatives.join('|')})`;
 }
 
-function matcher(kinds: readonly ScopeKind[], domain: string, purpose: string, id: string): RegExp {
+function matcher(kinds: readonly RegistryScope[], domain: string, purpose: string, id: string): RegExp {
   return new RegExp(`${NAMESPACE}:${scopePattern(kinds)}:${domain}:${purpose}:(?<id>${id})$`);
 }
 
 const ANY_SCOPE = ['platform', 'org', 'outlet', 'user'] as const satisfies readonly ScopeKind[];
+/** The cache generation in an org's cache keys: "0" before the first bump, else 32 random hex (lib/runtime/cache). */
+const GENERATION_PATTERN = '(?:0|[0-9a-f]{32})';
 const INVITE_TTL_RULE = `Max 3 hours per member/object (${INVITE_TTL_SECONDS} s): the index TTL is at least its longest member's and at most 3 hours, refreshed on add; expired members are pruned on list and by the cleanup cron`;
 
 function entry(fields: Omit<RegistryEntry, 'matcher' | 'pattern'> & { idPattern: string; idLabel: string }): RegistryEntry {
   const { idPattern, idLabel, ...rest } = fields;
   const only = rest.scopeKinds.length === 1 ? rest.scopeKinds[0] : undefined;
-  const scope = only === undefined ? '<scope>' : only === 'platform' ? 'platform' : `${only}:{<${only}Id>}`;
+  const scope = only === undefined ? '<scope>' : only === 'platform' || only.startsWith('platform:') ? only : `${only}:{<${only}Id>}`;
   return Object.freeze({
     ...rest,
     pattern: `<prefix>:<env>:${scope}:${rest.domain}:${rest.purpose}:${idLabel}`,
@@ -389,7 +412,8 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
   }),
   entry({
     name: 'throttleCounter',
-    scopeKinds: ANY_SCOPE,
+    // platform:{tenant-resolve}: the resolve limiter's counter shares the resolve cache's hash tag (one script reads both).
+    scopeKinds: [...ANY_SCOPE, 'platform:{tenant-resolve}'],
     domain: 'throttle',
     purpose: 'counter',
     idPattern: THROTTLE_WINDOW_ID_PATTERN,
@@ -404,7 +428,8 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     cleanup: 'Expire by TTL; reset only by a policy-authorized admin/system operation',
     notes:
       'A per-subject limiter on a tenant endpoint uses the tenant scope, so one tenant cannot exhaust ' +
-      "another tenant's bucket; pre-auth limiters (by IP) use the platform scope.",
+      "another tenant's bucket; pre-auth limiters (by IP) use the platform scope (the tenant-resolve limiter " +
+      'under the platform:{tenant-resolve} hash tag, beside the cache its script reads).',
   }),
   entry({
     name: 'jobCache',
@@ -536,5 +561,156 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     auditCounterpart: 'None (the run logs cron_run and one cron_task line per task)',
     cleanup: 'Compare-and-delete by its owner when the run ends; expire by TTL when the holder died',
     notes: 'Saves work only (Upstash replicates asynchronously): every task is idempotent and safe to run twice at once anyway.',
+  }),
+  entry({
+    name: 'tenantResolveSlug',
+    scopeKinds: ['platform:{tenant-resolve}'],
+    domain: 'tenant',
+    purpose: 'resolve-slug',
+    idPattern: HEX64_PATTERN,
+    idLabel: '<hashSegment(slug)>',
+    valueType: 'json',
+    ttl: {
+      rule: `Exactly ${RESOLVE_CACHE_TTL_SECONDS} s from the miss that wrote it: the backstop of a lost invalidation`,
+      seconds: RESOLVE_CACHE_TTL_SECONDS,
+    },
+    allowedPayload: ['organization id', 'slug', 'state (active or suspended)', 'display name', 'logo URL', 'primary colour'],
+    forbiddenPayload: [
+      'suspension reason',
+      'integration settings',
+      'feature flags',
+      'custom domains',
+      'anything not in the public whitelist',
+    ],
+    auditCounterpart: 'tenant.branding_updated, tenant.suspended, tenant.reactivated (the invalidations)',
+    cleanup: "Deleted (best effort) when the organisation's slug, branding or state changes; expire by TTL",
+    notes:
+      'Pre-auth readable: the value is built field by field by the whitelist schema (lib/runtime/tenants/public-tenant.ts), ' +
+      'never a spread of the row. The id is HMAC-SHA256(INDEX_HASH_KEY, "slug:" + slug), so a slug and a domain never share an entry.',
+  }),
+  entry({
+    name: 'tenantResolveDomain',
+    scopeKinds: ['platform:{tenant-resolve}'],
+    domain: 'tenant',
+    purpose: 'resolve-domain',
+    idPattern: HEX64_PATTERN,
+    idLabel: '<hashSegment(host)>',
+    valueType: 'json',
+    ttl: {
+      rule: `Exactly ${RESOLVE_CACHE_TTL_SECONDS} s from the miss that wrote it: the backstop of a lost invalidation`,
+      seconds: RESOLVE_CACHE_TTL_SECONDS,
+    },
+    allowedPayload: ['organization id', 'slug', 'state (active or suspended)', 'display name', 'logo URL', 'primary colour'],
+    forbiddenPayload: ['the raw host (in the key)', 'suspension reason', 'integration settings', 'feature flags', 'other domains'],
+    auditCounterpart: 'tenant.domains_updated, tenant.branding_updated, tenant.suspended, tenant.reactivated (the invalidations)',
+    cleanup: "Deleted (best effort) for every old and new domain when the organisation's domains, branding or state change; expire by TTL",
+    notes: 'The id is HMAC-SHA256(INDEX_HASH_KEY, "domain:" + the lowercased host without a trailing dot): no host reaches a key.',
+  }),
+  ...(['Slug', 'Domain'] as const).map((kind) =>
+    entry({
+      name: `tenantResolve${kind}Misses`,
+      scopeKinds: ['platform:{tenant-resolve}'],
+      domain: 'tenant',
+      purpose: `resolve-${kind.toLowerCase()}-misses`,
+      idPattern: 'all',
+      idLabel: 'all',
+      valueType: 'sorted-set',
+      ttl: {
+        rule: `${RESOLVE_MISS_TTL_SECONDS} s, set again on every add; a member counts only until its score (its own expiry)`,
+        maxSeconds: RESOLVE_MISS_TTL_SECONDS,
+      },
+      allowedPayload: [`the keyed hashes of unknown or deleted ${kind.toLowerCase()}s as members`, 'their expiry (unix ms) as scores'],
+      forbiddenPayload: ['raw slugs or hosts', 'tenant data'],
+      auditCounterpart: 'None (a negative cache)',
+      cleanup: `Expired members pruned on every add; at most ${RESOLVE_MISSES_MAX} members (the soonest-expiring go first); a member is removed when its ${kind.toLowerCase()} is assigned; the key expires by TTL`,
+      notes:
+        'Bounded: random names from any number of callers evict older members instead of adding keys (docs/design.md#tenant-resolution).',
+    }),
+  ),
+  entry({
+    name: 'orgCacheGeneration',
+    scopeKinds: ['org'],
+    domain: 'cache',
+    purpose: 'generation',
+    idPattern: '\\k<scopeId>',
+    idLabel: '<orgId>',
+    valueType: 'string',
+    ttl: {
+      rule: `Exactly ${ORG_CACHE_GENERATION_TTL_SECONDS} s from the last bump: longer than any entry it names, so a lapsed generation ("0" again) finds no entry of an earlier "0"`,
+      seconds: ORG_CACHE_GENERATION_TTL_SECONDS,
+    },
+    allowedPayload: ['32 random hex characters'],
+    forbiddenPayload: ['anything but the generation'],
+    auditCounterpart: 'tenant.cache_invalidated, and every change that invalidates (branding, domains, suspension)',
+    cleanup: 'Replaced by each tenant-wide invalidation (one SET … EX); expire by TTL (readers then use "0")',
+    notes:
+      'Inside every cache key of the organisation: a bump makes all its entries unreachable at once, without SCAN; they expire by their TTL.',
+  }),
+  entry({
+    name: 'orgSettingsCache',
+    scopeKinds: ['org'],
+    domain: 'cache',
+    purpose: 'settings',
+    idPattern: GENERATION_PATTERN,
+    idLabel: '<generation>',
+    valueType: 'json',
+    ttl: { rule: `Exactly ${ORG_SETTINGS_TTL_SECONDS} s from the miss that wrote it`, seconds: ORG_SETTINGS_TTL_SECONDS },
+    allowedPayload: ['organization id', 'slug', 'state', 'display name', 'logo URL', 'primary colour', 'custom domains'],
+    forbiddenPayload: ['suspension reason', 'integration settings', 'feature flags', 'secrets'],
+    auditCounterpart: 'None (a read-through cache; the changes it reflects are audited)',
+    cleanup: 'Unreachable after a generation bump (branding, domains, suspension, tenant-wide invalidation); expire by TTL',
+    notes:
+      "key-conventions' tenant:{orgId}:settings. Read through lib/runtime/cache; on any Redis error the PostgreSQL answer is returned.",
+  }),
+  entry({
+    name: 'orgMemberCountCache',
+    scopeKinds: ['org'],
+    domain: 'cache',
+    purpose: 'member-count',
+    idPattern: `${GENERATION_PATTERN}\\.(?:all|${UUID_PATTERN})`,
+    idLabel: '<generation>.<all|locationId>',
+    valueType: 'json',
+    ttl: {
+      rule: `Exactly ${MEMBER_COUNT_TTL_SECONDS} s from the miss that wrote it: a grant or revoke shows within that`,
+      seconds: MEMBER_COUNT_TTL_SECONDS,
+    },
+    allowedPayload: ['the count', 'organization id', 'optional Outlet id'],
+    forbiddenPayload: ['user ids', 'emails', 'roles of anyone'],
+    auditCounterpart: 'None (a read-through cache)',
+    cleanup: 'Unreachable after a generation bump; expire by TTL (an accepted invite does not invalidate it)',
+    notes: "key-conventions' tenant:{orgId}:members:count, per organisation (all) or per Outlet.",
+  }),
+  entry({
+    name: 'refPlanStatuses',
+    scopeKinds: ['platform'],
+    domain: 'ref',
+    purpose: 'plan-statuses',
+    idPattern: 'all',
+    idLabel: 'all',
+    valueType: 'json',
+    ttl: { rule: 'Reference data: at most an hour when a producer is added', maxSeconds: 3_600 },
+    allowedPayload: ['the list of plan status codes and labels'],
+    forbiddenPayload: ['tenant data', 'anything per organisation'],
+    auditCounterpart: 'None',
+    cleanup: 'Expire by TTL',
+    notes:
+      "Data only, no builder: key-conventions' ref:plan-statuses, reserved under the global (platform) prefix; runstate has no plans yet.",
+    dataOnly: true,
+  }),
+  entry({
+    name: 'sysHealthLastCheck',
+    scopeKinds: ['platform'],
+    domain: 'sys',
+    purpose: 'health',
+    idPattern: 'last-check',
+    idLabel: 'last-check',
+    valueType: 'json',
+    ttl: { rule: 'Operational data: at most 10 minutes when a producer is added', maxSeconds: 600 },
+    allowedPayload: ['when the last check ran', 'per-store up/down'],
+    forbiddenPayload: ['URLs', 'tokens', 'error messages (they can embed commands)'],
+    auditCounterpart: 'None',
+    cleanup: 'Expire by TTL',
+    notes: "Data only, no builder: key-conventions' sys:health:last-check, reserved; GET /healthz answers live and stores nothing.",
+    dataOnly: true,
   }),
 ]);

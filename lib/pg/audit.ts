@@ -27,6 +27,11 @@ export const AUDIT_ACTIONS = [
   'audit.export_requested',
   'audit.export_cancelled',
   'audit.export_downloaded',
+  'tenant.branding_updated',
+  'tenant.domains_updated',
+  'tenant.suspended',
+  'tenant.reactivated',
+  'tenant.cache_invalidated',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

@@ -18,6 +18,8 @@ import { COUNT_RECONNECT_FAILURE, RESET_SESSION, STORE_SESSION, SYRVE_HOUSEKEEPI
 import { TAKE_RUN_LOCK } from '../cron/run-lock.ts';
 import { DELETE_IF_EQUALS } from './compare-and-delete.ts';
 import { CONSUME_ONCE } from './single-use/index.ts';
+import { READ_ORG_CACHE } from './cache/index.ts';
+import { FORGET_RESOLVE, REMEMBER_MISS, RESOLVE_TENANT } from './tenants/index.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
   CREATE_INVITE,
@@ -41,4 +43,8 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   CONSUME_ONCE,
   ISSUE_MFA_CHALLENGE,
   ANSWER_MFA_CHALLENGE,
+  RESOLVE_TENANT,
+  REMEMBER_MISS,
+  FORGET_RESOLVE,
+  READ_ORG_CACHE,
 ];

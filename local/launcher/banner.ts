@@ -54,6 +54,7 @@ export function readyBanner(f: BannerFacts): string {
   const width = Math.max(...f.services.map(([label]) => label.length));
   const signInTtl = lifetime(f.signIn?.accessTokenTtlSeconds ?? 900);
   const walkthrough = [
+    ...tenantLines(f, curl),
     ...(f.signIn !== undefined ? signInLines(f, f.signIn, curl, json) : []),
     `# 1. The admin invites ${f.invitee.email} as Accountant of the outlet: 201, and the invite token, shown this once.`,
     `CREATED=$(${curl} -X POST "$BASE/orgs/$ORG/invites" ${asAdmin} ${json} \\`,
@@ -129,6 +130,16 @@ function signInLines(f: BannerFacts, signIn: SignInFacts, curl: string, json: st
     `REFRESHED=$(printf '{"refreshToken":"%s"}' "$REFRESH_TOKEN" | ${curl} -X POST "$BASE/auth/refresh" ${json} --data-binary @-); echo "$REFRESHED"`,
     token('ACCESS_TOKEN', 'REFRESHED', 'accessToken'),
     token('REFRESH_TOKEN', 'REFRESHED', 'refreshToken'),
+  ];
+}
+
+/** Before anyone signs in, the sign-in page finds its tenant: by slug, and by the custom domain it is served on. */
+function tenantLines(f: BannerFacts, curl: string): string[] {
+  const { slug, domain } = f.seed.tenant;
+  return [
+    `# 1. The sign-in page resolves its tenant before anyone signs in (no token; 60 a minute per address): 200, the public branding.`,
+    `${curl} "$BASE/public/tenants/resolve?slug=${slug}"`,
+    ...(domain === undefined ? [] : [`${curl} "$BASE/public/tenants/resolve?domain=${domain}"`]),
   ];
 }
 

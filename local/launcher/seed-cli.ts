@@ -18,7 +18,8 @@ Database: $DATABASE_URL, else the embedded PostgreSQL in <data>/pg (started for 
 Token secret and password: $AUTH_JWT_SECRET and $DEMO_ADMIN_PASSWORD, else those in <data>/dev-secrets.json (created if absent).
 <data> is $RUNSTATE_DATA_DIR, else .data/ at the repository root.
 
-  --json   print only { "organizationId", "locationId", "admin": { "userId", "email", "token", "password" } } on stdout
+  --json   print only { "organizationId", "locationId", "admin": { "userId", "email", "token", "password" },
+           "tenant": { "slug", "domain" } } on stdout
            ("password" with APP_ENV=dev only; npm prints its own "> runstate seed" header on stdout unless run
            silently: npm run -s seed -- --json)`;
 

@@ -1,5 +1,6 @@
 // Seeds the demo tenant (idempotent, fixed ids) and mints the bearer tokens `npm start` prints for trying the API.
 import { mintToken } from '../stack/tokens.ts';
+import { seedDemoTenantNames } from './seed-tenant.ts';
 
 /** Anything with pg's `query` shape: pg.Client, or a Neon Client. */
 export interface SeedClient {
@@ -12,6 +13,8 @@ export interface SeedResult {
   locationId: string;
   /** `password`: the demo admin's sign-in password, only in APP_ENV=dev (local/launcher/seed-password.ts). */
   admin: { userId: string; email: string; token: string; password?: string };
+  /** What the resolve route finds it by before sign-in (local/launcher/seed-tenant.ts). */
+  tenant: { slug: string; domain: string | undefined };
 }
 
 export interface DemoTokenOptions {
@@ -57,12 +60,14 @@ export async function seedDemo(client: SeedClient, jwtSecret: string, options: D
        VALUES ($1, $2, $3, NULL, 'OrganizationAdmin') ON CONFLICT DO NOTHING`,
       [DEMO.adminRoleAssignmentId, adminUserId, DEMO.organizationId],
     );
+    const names = await seedDemoTenantNames(client, DEMO.organizationId);
     await client.query('COMMIT');
     const token = await demoToken(jwtSecret, adminUserId, DEMO.adminEmail, options);
     return {
       organizationId: DEMO.organizationId,
       locationId: DEMO.locationId,
       admin: { userId: adminUserId, email: DEMO.adminEmail, token },
+      tenant: names,
     };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -88,6 +88,14 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/orgs/{orgId}/invites',
       '/orgs/{orgId}/invites/{inviteId}',
       '/orgs/{orgId}/members/{userId}/sessions/revoke',
+      '/orgs/{orgId}/members/count',
+      '/orgs/{orgId}/settings',
+      '/orgs/{orgId}/branding',
+      '/orgs/{orgId}/domains',
+      '/public/tenants/resolve',
+      '/ops/tenants/{orgId}/suspend',
+      '/ops/tenants/{orgId}/reactivate',
+      '/ops/tenants/{orgId}/cache/invalidate',
       '/orgs/{orgId}/syrve/connections',
       '/orgs/{orgId}/syrve/connections/{connectionId}',
       '/orgs/{orgId}/syrve/connections/{connectionId}/enable',
@@ -101,6 +109,13 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   expect(Object.keys(doc.paths['/orgs/{orgId}/audit/exports/{jobId}']!).sort()).toEqual(['delete', 'get']);
   expect(Object.keys(doc.paths['/auth/context']!).sort()).toEqual(['delete', 'get', 'put']);
   expect(Object.keys(doc.paths['/auth/oidc/{provider}/start']!)).toEqual(['get']);
+  expect(Object.keys(doc.paths['/orgs/{orgId}/branding']!)).toEqual(['patch']);
+  expect(Object.keys(doc.paths['/orgs/{orgId}/domains']!)).toEqual(['put']);
+  // The public resolve takes no credentials; the operator routes take the operator's secret, never the tenants' JWT.
+  const operation = (path: string, method: string) => doc.paths[path]![method] as { security?: unknown[] };
+  expect(operation('/public/tenants/resolve', 'get').security).toBeUndefined();
+  expect(operation('/ops/tenants/{orgId}/suspend', 'post').security).toEqual([{ operatorAuth: [] }]);
+  expect(operation('/orgs/{orgId}/settings', 'get').security).toEqual([{ bearerAuth: [] }]);
 });
 
 it('echoes a safe x-correlation-id, stores it in the audit row, and replaces an unsafe one', async () => {

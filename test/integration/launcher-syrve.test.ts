@@ -230,7 +230,12 @@ describe("the demo upstream's port", () => {
 describe("the banner's Syrve lines", () => {
   const facts = (syrve: Partial<BannerFacts['syrve']>): BannerFacts => ({
     baseUrl: 'http://127.0.0.1:8787',
-    seed: { organizationId: DEMO.organizationId, locationId: DEMO.locationId, admin: { userId: 'u', email: DEMO.adminEmail, token: 't' } },
+    seed: {
+      organizationId: DEMO.organizationId,
+      locationId: DEMO.locationId,
+      admin: { userId: 'u', email: DEMO.adminEmail, token: 't' },
+      tenant: { slug: 'demo', domain: 'demo.runstate.test' },
+    },
     invitee: { userId: 'n', email: DEMO.inviteeEmail, token: 'n' },
     syrve: { connectionId: DEMO_SYRVE.connectionId, upstreamUrl: 'http://127.0.0.1:40001', enabled: true, secretFromEnv: false, ...syrve },
     organizationName: DEMO.organizationName,

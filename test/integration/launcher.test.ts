@@ -169,8 +169,10 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     // Only for this test: the new password the script made up, to look for it where it must not be.
     const reveal = `${script as string}printf 'NEW_PW=%s\\n' "$NEW_PW"\n`;
     const { stdout: curlOut } = await run('bash', ['-c', reveal], { cwd: REPO_ROOT, env: baseEnv({}), timeout: 60_000 });
-    // Sign-in, the list with its token, refresh; then the invites and the Syrve demo as before.
+    // The tenant resolved by slug and by domain; sign-in, the list with its token, refresh; then the invites and the Syrve demo as before.
     expect([...curlOut.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual([
+      '200',
+      '200',
       '200',
       '200',
       '200',
@@ -197,6 +199,7 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     expect(refreshed!.refreshToken).not.toBe(signedIn!.refreshToken);
     expect(refreshed!.claims.sid).toBe(signedIn!.claims.sid);
     expect(curlOut).toMatch(/^INVITE_TOKEN=rsi_\S+$/m);
+    expect(curlOut).toContain('"slug":"demo","state":"active","displayName":"Demo Restaurant Group"');
     expect(curlOut).toMatch(/^\{"test":"ok","session":"acquired"\}$/m);
     expect(curlOut).toMatch(/^\{"stores":\[\{[^\n]*"name":"Main store"[^\n]*\],"session":"cached"\}$/m);
     expect(curlOut).toMatch(/^HTTP 200 {2}webhook-id \S+$/m);

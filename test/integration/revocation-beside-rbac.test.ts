@@ -21,6 +21,11 @@ function everyRoute(org: Org): Array<[string, string, unknown]> {
     ['DELETE', `${invites}/${uuidv7()}`, undefined],
     ['POST', '/invites/accept', { token: 'rsi_unknown' }],
     ['POST', '/auth/logout', undefined],
+    // The settings and member-count reads send their cache read beside the check too, and use nothing of it before.
+    ['GET', `/orgs/${org.organizationId}/settings`, undefined],
+    ['GET', `/orgs/${org.organizationId}/members/count`, undefined],
+    ['PATCH', `/orgs/${org.organizationId}/branding`, { displayName: 'Beside' }],
+    ['PUT', `/orgs/${org.organizationId}/domains`, { domains: [] }],
   ];
 }
 

@@ -54,6 +54,9 @@ const PLAIN_SETTINGS = [
   // Optional like the settings above, but it holds client secrets: it goes in as a secret (`wrangler secret put`,
   // an SST secret), never in [vars] (wrangler.toml and docs/deploy.md say so).
   'OIDC_PROVIDERS',
+  // Optional too, and put in as a secret for the same reason of care: digests, not secrets, but the list says who may
+  // suspend any tenant, so changing it is a privilege grant (docs/deploy.md#operators).
+  'OPERATOR_TOKEN_HASHES',
 ];
 /** The Node server's port, and what only dev/test accept (staging and prod refuse them: checked below). */
 const LOCAL_ONLY: Record<string, string | undefined> = {

@@ -11,7 +11,12 @@ function checkKey(key: string, prefix: string, env: string, expected: ExpectedKe
   expect(key).toMatch(/^[a-z0-9:.{}-]+$/);
   const segments = key.split(':');
   const tail = [expected.domain, expected.purpose, expected.id];
-  if (expected.scope.kind === 'platform') {
+  if (expected.scope.kind === 'platform' && expected.scope.tag !== undefined) {
+    // A named platform hash tag: exactly one brace pair, around the tag.
+    expect(segments).toEqual([prefix, env, 'platform', `{${expected.scope.tag}}`, ...tail]);
+    expect(key.match(/\{/g)).toHaveLength(1);
+    expect(key.slice(key.indexOf('{') + 1, key.indexOf('}'))).toBe(expected.scope.tag);
+  } else if (expected.scope.kind === 'platform') {
     expect(segments).toEqual([prefix, env, 'platform', ...tail]);
     expect(key).not.toMatch(/[{}]/);
   } else {
@@ -84,7 +89,12 @@ describe.each(BUILDER_CASES)('$name', (testCase) => {
 });
 
 it('covers every registry entry with a builder case', () => {
-  expect(BUILDER_CASES.map((c) => c.name).sort()).toEqual(KEY_REGISTRY.map((e) => e.name).sort());
+  // Data-only rows (reserved shapes nothing writes yet) have no builder.
+  expect(BUILDER_CASES.map((c) => c.name).sort()).toEqual(
+    KEY_REGISTRY.filter((e) => e.dataOnly !== true)
+      .map((e) => e.name)
+      .sort(),
+  );
 });
 
 describe('createKeyspace', () => {

@@ -6,7 +6,8 @@ import { hex64, hostileString, looksLikeUuid, maybeUuid, validUuid } from './key
 export interface ExpectedKey {
   /** Whether the inputs are acceptable, decided without lib/keys. */
   valid: boolean;
-  scope: { kind: 'platform' } | { kind: 'org' | 'outlet' | 'user'; id: string };
+  /** `tag`: a platform key under a named hash tag (`platform:{tenant-resolve}`). */
+  scope: { kind: 'platform'; tag?: 'tenant-resolve' } | { kind: 'org' | 'outlet' | 'user'; id: string };
   domain: string;
   purpose: string;
   /** The last segment a valid call must produce. */
@@ -53,26 +54,44 @@ function twoIds(name: KeyName, scopeKind: 'org' | 'user', domain: string, purpos
   };
 }
 
-const validScope = fc.oneof(
+const untaggedScope = fc.oneof(
   fc.constant({ kind: 'platform' as const }),
   fc.record({ kind: fc.constantFrom('org' as const, 'outlet' as const, 'user' as const), id: validUuid }),
 );
+const validScope = fc.oneof(untaggedScope, fc.constant({ kind: 'platform' as const, tag: 'tenant-resolve' as const }));
 const anyScope = fc.oneof(
   validScope,
   fc.record({ kind: fc.constantFrom('org', 'outlet', 'user'), id: maybeUuid }),
   fc.record({ kind: hostileString, id: validUuid }),
+  fc.record({ kind: fc.constant('platform'), tag: fc.oneof(hostileString, fc.constant('TENANT-RESOLVE')) }),
   fc.constant(null),
 );
 const isValidScope = (scope: unknown): boolean => {
   const s = scope as { kind?: unknown; id?: unknown } | null;
   if (s === null || typeof s !== 'object') return false;
-  if (s.kind === 'platform') return true;
+  if (s.kind === 'platform')
+    return !('tag' in s) || (s as { tag?: unknown }).tag === undefined || (s as { tag?: unknown }).tag === 'tenant-resolve';
   return (s.kind === 'org' || s.kind === 'outlet' || s.kind === 'user') && typeof s.id === 'string' && looksLikeUuid(s.id);
 };
 const scopeOf = (scope: unknown): ExpectedKey['scope'] => {
-  const s = scope as { kind: 'platform' } | { kind: 'org' | 'outlet' | 'user'; id: string };
-  return s.kind === 'platform' ? { kind: 'platform' } : { kind: s.kind, id: lower(s.id) };
+  const s = scope as { kind: 'platform'; tag?: 'tenant-resolve' } | { kind: 'org' | 'outlet' | 'user'; id: string };
+  if (s.kind !== 'platform') return { kind: s.kind, id: lower(s.id) };
+  return s.tag === undefined ? { kind: 'platform' } : { kind: 'platform', tag: s.tag };
 };
+
+const RESOLVE = { kind: 'platform', tag: 'tenant-resolve' } as const;
+const generation = fc.oneof(
+  fc.constant('0'),
+  hex64.map((h) => h.slice(0, 32)),
+);
+const anyGeneration = fc.oneof(
+  generation,
+  hostileString,
+  generation.map((g) => g.toUpperCase()),
+  fc.constant('00'),
+  fc.constant(0),
+);
+const isGeneration = (value: unknown) => typeof value === 'string' && /^(?:0|[0-9a-f]{32})$/.test(value);
 
 const windowStart = fc.oneof(fc.integer({ min: 0, max: 9_999_999_999 }), fc.constant(0), fc.constant(9_999_999_999));
 const anyWindowStart = fc.oneof(
@@ -188,11 +207,12 @@ export const BUILDER_CASES: BuilderCase[] = [
   },
   {
     name: 'jobCache',
-    valid: fc.tuple(validScope, validUuid),
+    valid: fc.tuple(untaggedScope, validUuid),
     any: fc.tuple(anyScope, maybeUuid),
     call: (keyspace, [scope, jobId]) => loose(keyspace).jobCache(scope, jobId),
     expect: ([scope, jobId]) => ({
-      valid: isValidScope(scope) && looksLikeUuid(str(jobId)),
+      // Only the throttle counter may live under a named platform hash tag.
+      valid: isValidScope(scope) && (scope as { tag?: unknown }).tag === undefined && looksLikeUuid(str(jobId)),
       scope: isValidScope(scope) ? scopeOf(scope) : { kind: 'platform' },
       domain: 'job',
       purpose: 'cache',
@@ -238,6 +258,72 @@ export const BUILDER_CASES: BuilderCase[] = [
       id: str(digest),
     }),
   })),
+  ...(['tenantResolveSlug', 'tenantResolveDomain'] as const).map((name) => ({
+    name,
+    valid: fc.tuple(hex64),
+    any: fc.tuple(maybeHex64),
+    call: (keyspace: Keyspace, [hash]: unknown[]) => loose(keyspace)[name](hash),
+    expect: ([hash]: unknown[]) => ({
+      valid: isHex64(hash),
+      scope: RESOLVE,
+      domain: 'tenant',
+      purpose: name === 'tenantResolveSlug' ? 'resolve-slug' : 'resolve-domain',
+      id: str(hash),
+    }),
+  })),
+  ...(['tenantResolveSlugMisses', 'tenantResolveDomainMisses'] as const).map((name) => ({
+    name,
+    valid: fc.tuple(),
+    any: fc.tuple(),
+    call: (keyspace: Keyspace) => loose(keyspace)[name](),
+    expect: () => ({
+      valid: true,
+      scope: RESOLVE,
+      domain: 'tenant',
+      purpose: name === 'tenantResolveSlugMisses' ? 'resolve-slug-misses' : 'resolve-domain-misses',
+      id: 'all',
+    }),
+  })),
+  {
+    name: 'orgCacheGeneration',
+    valid: fc.tuple(validUuid),
+    any: fc.tuple(maybeUuid),
+    call: (keyspace, [org]) => loose(keyspace).orgCacheGeneration(org),
+    expect: ([org]) => ({
+      valid: looksLikeUuid(str(org)),
+      scope: { kind: 'org', id: lower(org) },
+      domain: 'cache',
+      purpose: 'generation',
+      id: lower(org),
+    }),
+  },
+  {
+    name: 'orgSettingsCache',
+    valid: fc.tuple(validUuid, generation),
+    any: fc.tuple(maybeUuid, anyGeneration),
+    call: (keyspace, [org, gen]) => loose(keyspace).orgSettingsCache(org, gen),
+    expect: ([org, gen]) => ({
+      valid: looksLikeUuid(str(org)) && isGeneration(gen),
+      scope: { kind: 'org', id: lower(org) },
+      domain: 'cache',
+      purpose: 'settings',
+      id: str(gen),
+    }),
+  },
+  {
+    name: 'orgMemberCountCache',
+    valid: fc.tuple(validUuid, generation, fc.oneof(fc.constant(null), validUuid)),
+    any: fc.tuple(maybeUuid, anyGeneration, fc.oneof(fc.constant(null), maybeUuid, fc.constant(undefined))),
+    call: (keyspace, [org, gen, location]) => loose(keyspace).orgMemberCountCache(org, gen, location),
+    expect: ([org, gen, location]) => ({
+      valid:
+        looksLikeUuid(str(org)) && isGeneration(gen) && (location === null || (typeof location === 'string' && looksLikeUuid(location))),
+      scope: { kind: 'org', id: lower(org) },
+      domain: 'cache',
+      purpose: 'member-count',
+      id: `${str(gen)}.${location === null ? 'all' : lower(location)}`,
+    }),
+  },
   {
     name: 'cronRunLock',
     // No input at all: the id is the fixed `all`.

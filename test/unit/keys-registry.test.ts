@@ -38,6 +38,11 @@ describe('KEY_REGISTRY', () => {
     expect(registryEntry('authSessionState').ttl.seconds).toBe(300);
     expect(registryEntry('mfaTotpUsed').ttl.maxSeconds).toBe(120);
     expect(registryEntry('jobCache').ttl.seconds).toBe(120);
+    expect(registryEntry('tenantResolveSlug').ttl.seconds).toBe(60);
+    expect(registryEntry('tenantResolveDomain').ttl.seconds).toBe(60);
+    expect(registryEntry('tenantResolveDomainMisses').ttl.maxSeconds).toBe(10);
+    expect(registryEntry('orgSettingsCache').ttl.seconds).toBe(300);
+    expect(registryEntry('orgCacheGeneration').ttl.seconds).toBeGreaterThan(300);
     expect(registryEntry('revokedSession').ttl.rule).toMatch(/remaining/i);
     expect(registryEntry('revokedJti').ttl.rule).toMatch(/remaining/i);
   });
@@ -91,6 +96,31 @@ describe('KEY_REGISTRY', () => {
     ]) {
       expect(matchingRegistryEntries(bad), bad).toEqual([]);
     }
+  });
+
+  it('knows the data-only rows by their keys, though nothing builds them', () => {
+    expect(findRegistryEntry('mhpay:prod:platform:ref:plan-statuses:all')?.name).toBe('refPlanStatuses');
+    expect(findRegistryEntry('mhpay:prod:platform:sys:health:last-check')?.name).toBe('sysHealthLastCheck');
+    for (const entry of KEY_REGISTRY.filter((e) => e.dataOnly === true)) {
+      expect(entry.notes, entry.name).toMatch(/^Data only, no builder/);
+      expect(entry.name in keyspace, entry.name).toBe(false);
+    }
+  });
+
+  it('keeps the resolve cache and its limiter under one hash tag, and a slug apart from a domain', () => {
+    const hash = 'a'.repeat(64) as never;
+    const tagged = [
+      keyspace.tenantResolveSlug(hash),
+      keyspace.tenantResolveDomain(hash),
+      keyspace.tenantResolveSlugMisses(),
+      keyspace.tenantResolveDomainMisses(),
+      keyspace.throttleCounter({ kind: 'platform', tag: 'tenant-resolve' }, 'tenant-resolve', hash, 60),
+    ];
+    for (const key of tagged) expect(key.match(/\{[^}]*\}/g), key).toEqual(['{tenant-resolve}']);
+    expect(keyspace.tenantResolveSlug(hash)).not.toBe(keyspace.tenantResolveDomain(hash));
+    expect(keyspace.throttleCounter({ kind: 'platform' }, 'tenant-resolve', hash, 60)).not.toContain('{');
+    // The tag is an allow-list: no caller-chosen hash tag.
+    expect(() => keyspace.throttleCounter({ kind: 'platform', tag: 'other' as never }, 'login', hash, 60)).toThrow();
   });
 
   it('restricts matches to a namespace when one is given', () => {

@@ -25,6 +25,9 @@ export interface ThrottleLimit {
  * mfa-verify, per user (user scope; counted inside the verify script, failures only): 10 wrong codes per 15 minutes,
  * across every challenge, so asking for a new challenge buys no new tries. A person mistyping a code fails once or
  * twice; a caller who already has the password gets 40 guesses an hour at 3 live codes in 10^6 (about 1 in 8 300).
+ * tenant-resolve, per client IP (platform scope under the resolve cache's hash tag; the IP is keyed-hashed): 60 per
+ * minute. A sign-in page resolves once per visit, an office behind one NAT a few dozen times a minute at most; guessing
+ * workspace names gets one a second, and its misses cost PostgreSQL at most that (docs/design.md#tenant-resolution).
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -33,6 +36,7 @@ export const THROTTLE_LIMITS = {
   'login-ip': { limit: 100, windowSeconds: 900 },
   'password-reset': { limit: 5, windowSeconds: 3_600 },
   'mfa-verify': { limit: 10, windowSeconds: 900 },
+  'tenant-resolve': { limit: 60, windowSeconds: 60 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;

@@ -1,0 +1,54 @@
+// The operator function: suspend, reactivate and forget the cache of any organisation. Operators are not users of a
+// tenant: their bearer secret is checked against OPERATOR_TOKEN_HASHES (lib/auth/operator.ts), and every action is audited.
+import { requireOperator } from '../../lib/auth/operator.ts';
+import { notFound } from '../../lib/http/app-error.ts';
+import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { tenants } from '../../lib/runtime/tenants/index.ts';
+import { forgetTenantCacheRoute, reactivateTenantRoute, suspendTenantRoute } from './routes.ts';
+
+export const opsFunction = createFunctionApp();
+
+// First, so refusals carry it too.
+opsFunction.use('/ops/*', async (c, next) => {
+  c.header('cache-control', 'no-store');
+  await next();
+});
+opsFunction.use('/ops/*', requireOperator);
+
+const noTenant = () => notFound('no such organisation (or it is deleted)');
+
+opsFunction.openapi(suspendTenantRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const outcome = await tenants.setState(c.get('deps'), {
+    organizationId,
+    operatorId: c.get('operator').id,
+    state: 'suspended',
+    reason: c.req.valid('json').reason,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw noTenant();
+  return c.json({ organizationId, state: outcome.state, previousState: outcome.previousState }, 200);
+});
+
+opsFunction.openapi(reactivateTenantRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const outcome = await tenants.setState(c.get('deps'), {
+    organizationId,
+    operatorId: c.get('operator').id,
+    state: 'active',
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw noTenant();
+  return c.json({ organizationId, state: outcome.state, previousState: outcome.previousState }, 200);
+});
+
+opsFunction.openapi(forgetTenantCacheRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const outcome = await tenants.forgetCache(c.get('deps'), {
+    organizationId,
+    operatorId: c.get('operator').id,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw noTenant();
+  return c.json({ organizationId, landed: outcome.landed }, 200);
+});

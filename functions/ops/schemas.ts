@@ -1,0 +1,25 @@
+// Request and response schemas of the operator routes.
+import * as z from 'zod';
+
+export const tenantParams = z.strictObject({ orgId: z.uuid() });
+
+export const suspendBody = z.strictObject({
+  reason: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .regex(/^[^\p{Cc}]+$/u, 'no control characters')
+    .describe('Kept in PostgreSQL only: never in an answer, a cache or a log.'),
+});
+
+export const stateResponse = z.object({
+  organizationId: z.uuid(),
+  state: z.enum(['active', 'suspended']),
+  previousState: z.enum(['active', 'suspended']),
+});
+
+export const forgetResponse = z.object({
+  organizationId: z.uuid(),
+  landed: z.boolean().describe('false: Redis did not confirm; the entries still expire by their TTL (at most 5 minutes).'),
+});

@@ -1,0 +1,88 @@
+// The tenant function: the public resolve (before sign-in), and an OrganizationAdmin's settings, branding, domains and
+// member count. Suspension and cache invalidation are the operator's (functions/ops).
+import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
+import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { domainTaken, notFound, rateLimited, slugTaken } from '../../lib/http/app-error.ts';
+import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { normalizeHost, normalizeSlug, tenants, type ResolveQuery } from '../../lib/runtime/tenants/index.ts';
+import { memberCountRoute, readSettingsRoute, resolveTenantRoute, setDomainsRoute, updateBrandingRoute } from './routes.ts';
+
+export const tenantsFunction = createFunctionApp();
+
+tenantsFunction.use('/orgs/*', requireAuth);
+// The server's cache is the one with invalidation: a browser or CDN copy would outlive a suspension.
+tenantsFunction.use('/public/tenants/*', async (c, next) => {
+  c.header('cache-control', 'no-store');
+  await next();
+});
+
+const noTenant = () => notFound('no tenant by that name');
+
+tenantsFunction.openapi(resolveTenantRoute, async (c) => {
+  const { slug, domain } = c.req.valid('query');
+  // The schema checked the shape; these only normalise (lowercase, no trailing dot).
+  const query: ResolveQuery =
+    slug !== undefined
+      ? { kind: 'slug', slug: normalizeSlug(slug)! }
+      : { kind: 'domain', host: (normalizeHost(domain!) as { host: string }).host };
+  const outcome = await tenants.resolve(c.get('deps'), { query, clientIp: c.get('clientIp'), correlationId: c.get('correlationId') });
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
+    throw noTenant();
+  }
+  return c.json({ tenant: outcome.tenant }, 200);
+});
+
+tenantsFunction.openapi(readSettingsRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const deps = c.get('deps');
+  // The cache read goes beside the role check; nothing it found is used before the check passed.
+  const authorized = authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const outcome = await tenants.readSettings(deps, { organizationId, authorized, correlationId: c.get('correlationId') });
+  if (!outcome.ok) throw notFound('no such organisation');
+  return c.json({ settings: outcome.settings }, 200);
+});
+
+tenantsFunction.openapi(memberCountRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const locationId = c.req.valid('query').locationId?.toLowerCase() ?? null;
+  const deps = c.get('deps');
+  const authorized = authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId, locationId });
+  const count = await tenants.memberCount(deps, { organizationId, locationId, authorized, correlationId: c.get('correlationId') });
+  return c.json(count, 200);
+});
+
+tenantsFunction.openapi(updateBrandingRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const deps = c.get('deps');
+  const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const outcome = await tenants.updateBranding(deps, {
+    organizationId,
+    actorUserId: admin.userId,
+    change: c.req.valid('json'),
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'slug-taken') throw slugTaken();
+    throw notFound('no such organisation');
+  }
+  return c.json({ branding: outcome.branding }, 200);
+});
+
+tenantsFunction.openapi(setDomainsRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const deps = c.get('deps');
+  const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const domains = c.req.valid('json').domains.map((raw) => (normalizeHost(raw) as { host: string }).host);
+  const outcome = await tenants.setDomains(deps, {
+    organizationId,
+    actorUserId: admin.userId,
+    domains,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'domain-taken') throw domainTaken();
+    throw notFound('no such organisation');
+  }
+  return c.json({ domains: outcome.domains }, 200);
+});

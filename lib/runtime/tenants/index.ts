@@ -1,0 +1,27 @@
+// tenants: pre-auth resolution (limiter + cache in one script), the admin's branding and domains, the operator's
+// suspension and cache invalidation, and the organisation settings and member counts read through lib/runtime/cache.
+import { readMemberCount } from './member-count.ts';
+import { readOrgSettings } from './org-settings.ts';
+import { resolveTenant } from './resolve-tenant.ts';
+import { setDomains } from './set-domains.ts';
+import { setTenantState } from './set-state.ts';
+import { forgetTenantCache } from './forget-tenant.ts';
+import { updateBranding } from './update-branding.ts';
+
+export const tenants = {
+  resolve: resolveTenant,
+  readSettings: readOrgSettings,
+  memberCount: readMemberCount,
+  updateBranding,
+  setDomains,
+  setState: setTenantState,
+  forgetCache: forgetTenantCache,
+};
+export { RESOLVE_TENANT } from './resolve-tenant.ts';
+export { REMEMBER_MISS } from './remember.ts';
+export { FORGET_RESOLVE } from './invalidate-tenant.ts';
+export { normalizeHost, normalizeSlug, isChoosableSlug, isCustomDomain } from './host.ts';
+export { MAX_DOMAINS_PER_ORGANIZATION, RESOLVE_MISSES_MAX } from './policy.ts';
+export { orgSettingsSchema } from './org-settings.ts';
+export { publicTenantSchema } from './public-tenant.ts';
+export type { ResolveQuery } from './lookup.ts';

@@ -1,0 +1,81 @@
+// After a change to a tenant commits: its resolve entries (every slug and domain it had or has) are deleted and its org
+// cache generation is bumped, in one pipeline (one round trip). Best effort: the TTLs are the backstop.
+import type { Deps } from '../../deps.ts';
+import { redisCall, type LuaScript } from '../../redis/index.ts';
+import { generationBump } from '../cache/index.ts';
+import { resolveKeys } from './resolve-keys.ts';
+
+/**
+ * KEYS[1] the slug miss set, KEYS[2] the domain miss set, KEYS[3..] the resolve entries to delete (all platform:{tenant-resolve})
+ * ARGV[1] how many of the members that follow are slugs' (the rest are hosts'), ARGV[2..] the names' keyed hashes
+ * Deletes the entries and takes the names out of the miss sets, so a newly claimed domain or slug resolves at once.
+ * Idempotent. Returns the number of entries deleted.
+ */
+export const FORGET_RESOLVE: LuaScript = {
+  name: 'tenants.forgetResolve',
+  source: `
+local slug_misses_key = KEYS[1]
+local domain_misses_key = KEYS[2]
+local slug_count = tonumber(ARGV[1])
+local deleted = 0
+for i = 3, #KEYS do
+  deleted = deleted + redis.call('DEL', KEYS[i])
+end
+for i = 2, #ARGV do
+  if i - 1 <= slug_count then
+    redis.call('ZREM', slug_misses_key, ARGV[i])
+  else
+    redis.call('ZREM', domain_misses_key, ARGV[i])
+  end
+end
+return deleted
+`,
+};
+
+export interface TenantNames {
+  organizationId: string;
+  /** Every slug the change touched (the old one too, when it changed). */
+  slugs: readonly string[];
+  /** Every host the change touched: the domains before and after. */
+  domains: readonly string[];
+  correlationId: string;
+}
+
+/**
+ * On the retrySafe client: both steps are idempotent (a repeated bump is one more invalidation). A lost or failed reply
+ * is a WARN naming the organisation and which part did not land, never a key or a name; the caller's answer stands.
+ */
+export async function invalidateTenant(deps: Deps, names: TenantNames): Promise<{ landed: boolean }> {
+  const slugs = [...new Set(names.slugs)].map((slug) => resolveKeys(deps, { kind: 'slug', slug }));
+  const hosts = [...new Set(names.domains)].map((host) => resolveKeys(deps, { kind: 'domain', host }));
+  const [slugKeys, hostKeys] = await Promise.all([Promise.all(slugs), Promise.all(hosts)]);
+  const bump = generationBump(deps, names.organizationId);
+  let replies: unknown;
+  try {
+    replies = await redisCall('tenants.invalidate', () => {
+      const pipeline = deps.redis.retrySafe.pipeline();
+      pipeline.set(bump.key, bump.value, { ex: bump.ttlSeconds });
+      // EVAL with the body: off the hot path, and a pipeline cannot fall back from a NOSCRIPT inside it.
+      pipeline.eval(
+        FORGET_RESOLVE.source,
+        [deps.keys.tenantResolveSlugMisses(), deps.keys.tenantResolveDomainMisses(), ...[...slugKeys, ...hostKeys].map((k) => k.entry)],
+        [String(slugKeys.length), ...slugKeys.map((k) => k.member), ...hostKeys.map((k) => k.member)],
+      );
+      return pipeline.exec({ keepErrors: true });
+    });
+  } catch {
+    replies = undefined;
+  }
+  const [generation, resolve] = Array.isArray(replies) ? (replies as Array<{ error?: unknown } | undefined>) : [];
+  const generationLanded = generation !== undefined && generation.error === undefined;
+  const resolveLanded = resolve !== undefined && resolve.error === undefined;
+  if (!generationLanded || !resolveLanded) {
+    deps.logger.warn('tenant_invalidation_failed', {
+      organizationId: names.organizationId,
+      generation: generationLanded,
+      resolve: resolveLanded,
+      correlationId: names.correlationId,
+    });
+  }
+  return { landed: generationLanded && resolveLanded };
+}

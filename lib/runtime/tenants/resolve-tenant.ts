@@ -1,0 +1,103 @@
+// tenants.resolve: the pre-auth lookup of a tenant by slug or host. The per-IP limiter and the cache read are one script
+// (one round trip); a miss or an unreachable Redis reads PostgreSQL. Fails open, loudly, and never widens the payload.
+import type { Deps } from '../../deps.ts';
+import { errorKind } from '../../log/logger.ts';
+import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
+import { lookupTenant, type ResolveQuery } from './lookup.ts';
+import { publicTenantSchema, toPublicTenant, type PublicTenant } from './public-tenant.ts';
+import { rememberResolution } from './remember.ts';
+import { RESOLVE_SCOPE, resolveKeys } from './resolve-keys.ts';
+
+/**
+ * KEYS[1] the caller's limiter counter (throttleCounter, platform:{tenant-resolve}), KEYS[2] the name's entry
+ * (tenantResolveSlug or tenantResolveDomain), KEYS[3] the miss set of the same kind; all under one hash tag
+ * ARGV[1] seconds left in the window, ARGV[2] the limit, ARGV[3] the name's keyed hash (member of the miss set),
+ * ARGV[4] now (unix ms)
+ * Returns {count, ttl, 'limited'} over the limit (nothing read), {count, ttl, 'hit', payload}, {count, ttl, 'unknown'}
+ * for a remembered miss, or {count, ttl, 'miss'}.
+ */
+export const RESOLVE_TENANT: LuaScript = {
+  name: 'tenants.resolve',
+  source: `
+local counter_key = KEYS[1]
+local entry_key = KEYS[2]
+local misses_key = KEYS[3]
+local window_ttl = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local member = ARGV[3]
+local now = tonumber(ARGV[4])
+${LUA_THROTTLE_HIT}
+local count, ttl = hit_throttle(counter_key, window_ttl)
+if count > limit then
+  return {count, ttl, 'limited'}
+end
+local payload = redis.call('GET', entry_key)
+if payload then
+  return {count, ttl, 'hit', payload}
+end
+local expires_at = redis.call('ZSCORE', misses_key, member)
+if expires_at and tonumber(expires_at) > now then
+  return {count, ttl, 'unknown'}
+end
+return {count, ttl, 'miss'}
+`,
+};
+
+export interface ResolveInput {
+  query: ResolveQuery;
+  /** The caller's address as the runtime's edge reports it; undefined counts under one shared "unknown" bucket. */
+  clientIp: string | undefined;
+  correlationId: string;
+}
+
+export type ResolveOutcome =
+  | { ok: true; tenant: PublicTenant }
+  /** Unknown, or deleted: one answer. */
+  | { ok: false; reason: 'not-found' }
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
+
+export async function resolveTenant(deps: Deps, input: ResolveInput): Promise<ResolveOutcome> {
+  const [window, keys] = await Promise.all([
+    throttleWindow(deps, { action: 'tenant-resolve', scope: RESOLVE_SCOPE, subject: input.clientIp ?? 'unknown' }),
+    resolveKeys(deps, input.query),
+  ]);
+  let reply: unknown;
+  try {
+    // The throttle client: 500 ms, no retry (a retried INCR would count twice); the cache read rides along.
+    reply = await runScript(
+      deps.redis.throttle,
+      RESOLVE_TENANT,
+      [window.key, keys.entry, keys.misses],
+      [String(window.ttlSeconds), String(window.limit), keys.member, String(deps.clock.now())],
+    );
+  } catch (error) {
+    // Fail open (docs/design.md#failure-semantics): the limiter is off and the cache skipped while Redis is down; this
+    // WARN is the only signal. It names neither key nor address; nothing is written back in this request.
+    deps.logger.warn('tenant_resolve_degraded', {
+      kind: input.query.kind,
+      errorKind: errorKind(error),
+      correlationId: input.correlationId,
+    });
+    return answer(toTenant(await lookupTenant(deps, input.query)));
+  }
+  const [, ttl, outcome, payload] = Array.isArray(reply) ? reply : [];
+  if (outcome === 'limited') return { ok: false, reason: 'rate-limited', retryAfterSeconds: retryAfter(ttl, window.ttlSeconds) };
+  if (outcome === 'unknown') return { ok: false, reason: 'not-found' };
+  if (outcome === 'hit') {
+    const cached = decodeJson(publicTenantSchema, payload);
+    // A value that fails the whitelist is a miss, and the write below replaces it.
+    if (cached !== undefined) return { ok: true, tenant: cached };
+  }
+  const tenant = toTenant(await lookupTenant(deps, input.query));
+  await rememberResolution(deps, keys, tenant, input.correlationId);
+  return answer(tenant);
+}
+
+function toTenant(row: Awaited<ReturnType<typeof lookupTenant>>): PublicTenant | undefined {
+  return row === undefined ? undefined : toPublicTenant(row);
+}
+
+function answer(tenant: PublicTenant | undefined): ResolveOutcome {
+  return tenant === undefined ? { ok: false, reason: 'not-found' } : { ok: true, tenant };
+}
