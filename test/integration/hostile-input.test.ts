@@ -2,14 +2,17 @@
 // are up, every error has the documented body, and no submitted value (a canary) is echoed back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
+import { newOperator } from '../support/operators.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
 let adminToken: string;
+// An operator is configured, so the /ops routes check their input rather than answer 503 NOT_CONFIGURED.
+const operator = newOperator('fuzz');
 let routes: Array<{ method: string; path: string }>;
 
 beforeAll(async () => {
-  stack = await startStack({ env: { SSO_HANDOFF_AUDIENCES: 'console' } });
+  stack = await startStack({ env: { SSO_HANDOFF_AUDIENCES: 'console', OPERATOR_TOKEN_HASHES: operator.entry } });
   adminToken = (await stack.seedOrganization()).adminToken;
   const doc = (await (await stack.request('GET', '/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
   routes = Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -46,14 +49,14 @@ describe('every OpenAPI route', () => {
       const targets = path.includes('{') ? HOSTILE_IDS.map((id) => fill(path, id)) : [path];
       for (const target of targets) {
         for (const [label, rawBody] of method === 'GET' || method === 'DELETE' ? [['none', ''] as [string, string]] : HOSTILE_BODIES) {
-          for (const token of [adminToken, undefined, 'not.a.jwt']) {
+          for (const token of [adminToken, operator.secret, undefined, 'not.a.jwt']) {
             const query = `?${new URLSearchParams({ x: CANARY, email: CANARY, slug: CANARY, state: CANARY, code: CANARY })}`;
             const response = await stack.request(method, `${target}${method === 'GET' ? query : ''}`, {
               ...(token !== undefined ? { token } : {}),
               ...(rawBody !== '' ? { rawBody, headers: { 'content-type': 'application/json' } } : {}),
             });
             const text = await response.text();
-            const where = `${method} ${target} body=${label} token=${token === undefined ? 'none' : token === adminToken ? 'admin' : 'bad'}`;
+            const where = `${method} ${target} body=${label} token=${token === undefined ? 'none' : token === adminToken ? 'admin' : token === operator.secret ? 'operator' : 'bad'}`;
             if (response.status >= 500) failures.push(`${where}: ${response.status} ${text.slice(0, 200)}`);
             if (text.includes(CANARY)) failures.push(`${where}: echoed the canary`);
             const type = response.headers.get('content-type') ?? '';

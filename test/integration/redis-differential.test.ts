@@ -21,6 +21,8 @@ import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } fro
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { startDifferentialFront, type DifferentialFront } from '../support/differential-front.ts';
 import { setPassword } from '../support/fixtures.ts';
+import { newOperator } from '../support/operators.ts';
+import { freshIp as freshTenantIp, resolve, seedTenant, unique } from '../support/tenants.ts';
 import { keyspaceDifferences } from '../support/keyspace-diff.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 import { connectFake, sendRotation, startFakeSyrve, storesPath, type FakeSyrve } from '../support/syrve.ts';
@@ -37,6 +39,7 @@ let stack: TestStack;
 let fake: FakeSyrve;
 let realClient: IORedis;
 let embeddedClient: IORedis;
+const operator = newOperator('differential');
 /** The password-reset links the app sent. */
 const mail: string[] = [];
 
@@ -55,6 +58,7 @@ beforeAll(async () => {
       UPSTASH_REDIS_REST_URL: front.url,
       UPSTASH_REDIS_REST_TOKEN: front.token,
       SSO_HANDOFF_AUDIENCES: 'console',
+      OPERATOR_TOKEN_HASHES: operator.entry,
       PASSWORD_RESET_LINK_BASE: 'https://app.runstate.test/auth/password-reset',
     },
     deps: { notifier: { send: async (message) => void mail.push(message.text) } },
@@ -313,7 +317,28 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     await expectAgreement();
   });
 
-  // Issue 11 (tenant resolve caches) adds its contract here: drive the resolve routes through `stack`, then expectAgreement().
+  it('tenant resolution: a miss, a hit, an unknown name remembered, a domain, branding and settings read through, an operator suspend and invalidation', async () => {
+    const tenant = await seedTenant(stack, { domains: [`${unique('d')}.example.test`] });
+    const ip = freshTenantIp();
+    expect(await status(resolve(stack, { slug: tenant.slug }, ip))).toBe(200);
+    expect(await status(resolve(stack, { slug: tenant.slug }, ip))).toBe(200);
+    expect(await status(resolve(stack, { domain: tenant.domains[0] }, ip))).toBe(200);
+    expect(await status(resolve(stack, { slug: unique('nobody') }, ip))).toBe(404);
+    const admin = { token: tenant.adminToken };
+    expect(await status(stack.request('GET', `/orgs/${tenant.organizationId}/settings`, admin))).toBe(200);
+    expect(await status(stack.request('GET', `/orgs/${tenant.organizationId}/settings`, admin))).toBe(200);
+    expect(await status(stack.request('GET', `/orgs/${tenant.organizationId}/members/count`, admin))).toBe(200);
+    expect(
+      await status(stack.request('PATCH', `/orgs/${tenant.organizationId}/branding`, { ...admin, body: { primaryColor: '#123456' } })),
+    ).toBe(200);
+    const asOperator = (path: string, body?: unknown) =>
+      stack.request('POST', path, { headers: { authorization: `Bearer ${operator.secret}` }, ...(body !== undefined ? { body } : {}) });
+    expect(await status(asOperator(`/ops/tenants/${tenant.organizationId}/suspend`, { reason: 'differential' }))).toBe(200);
+    // Suspended is still resolved (the sign-in page says so); its entry was deleted and is read again from PostgreSQL.
+    expect(await status(resolve(stack, { slug: tenant.slug }, ip))).toBe(200);
+    expect(await status(asOperator(`/ops/tenants/${tenant.organizationId}/cache/invalidate`))).toBe(200);
+    await expectAgreement();
+  });
 
   it('errors: a script on a key of the wrong type, a Lua runtime error, an unknown SHA, a command on a missing key', async () => {
     const org = await stack.seedOrganization();

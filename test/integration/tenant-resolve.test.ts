@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScript } from '../../lib/redis/index.ts';
 import { REMEMBER_MISS, RESOLVE_MISSES_MAX } from '../../lib/runtime/tenants/index.ts';
+import { throttleWindow } from '../../lib/runtime/throttle/index.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 import { dumpNamespace, freshIp, resolve, seedTenant, unique } from '../support/tenants.ts';
 
@@ -14,6 +15,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
+
+/** Waits out the last 3 s of a one-minute window, so a burst that must land in one window does (windows start on the minute). */
+async function awayFromWindowEdge(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
 
 const body = async (response: Response) => (await response.json()) as { tenant?: Record<string, unknown>; error?: { code: string } };
 
@@ -130,6 +137,7 @@ describe('limiter', () => {
   it('100 parallel requests from one address against 60 a minute: exactly 60 answered, 40 told when to retry; another address is unaffected', async () => {
     const tenant = await seedTenant(stack);
     const ip = freshIp();
+    await awayFromWindowEdge();
     const statuses = await Promise.all(
       Array.from({ length: 100 }, async () => {
         const response = await resolve(stack, { slug: tenant.slug }, ip);
@@ -148,10 +156,28 @@ describe('limiter', () => {
 
   it('counts unknown names too: a caller guessing workspaces gets 60 a minute, then 429 without a lookup', async () => {
     const ip = freshIp();
+    await awayFromWindowEdge();
     for (let i = 0; i < 60; i++) expect((await resolve(stack, { slug: unique('guess') }, ip)).status).toBe(404);
     stack.neonProxy.stats.reset();
     expect((await resolve(stack, { slug: unique('guess') }, ip)).status).toBe(429);
     expect(stack.neonProxy.stats.httpRequests).toBe(0);
+  });
+
+  it('gives a counter found without a TTL one on the next hit (never a wedged window)', async () => {
+    const ip = freshIp();
+    await awayFromWindowEdge();
+    const window = await throttleWindow(stack.deps, {
+      action: 'tenant-resolve',
+      scope: { kind: 'platform', tag: 'tenant-resolve' },
+      subject: ip,
+    });
+    await stack.redis.set(window.key, '5');
+    expect(await stack.redis.ttl(window.key)).toBe(-1);
+    await resolve(stack, { slug: unique('heal') }, ip);
+    expect(await stack.redis.get(window.key)).toBe('6');
+    const ttl = await stack.redis.ttl(window.key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60);
   });
 
   it('keys the counter by a keyed hash of the address, never the address', async () => {
