@@ -43,7 +43,8 @@ export async function provideRedis(
     const server = await startRedisServer({ dir, persistence: true, password: redisPassword(dir) });
     stack.add('redis-server', server.stop);
     redisUrl = server.url;
-    behind = `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}`;
+    // Like the tests' Redis, it has the commands newer than 6.0 renamed away (local/processes/redis-ceiling.ts).
+    behind = `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}, commands newer than Redis 6.0 disabled`;
   }
   const proxy = await frontRedis(redisUrl, stack);
   return { url: proxy.url, token: proxy.token, description: `${behind}, behind the REST proxy ${proxy.url}` };
