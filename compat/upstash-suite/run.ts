@@ -76,7 +76,8 @@ async function runPass(
   suite: { bun: string; packageDir: string; timeout: number; outDir: string; files: string[] },
   startFront: (redisUrl: string, token: string) => Promise<Front>,
 ): Promise<TestOutcome[]> {
-  const redis = await startRedisServer();
+  // The suite exercises commands newer than 6.0 (GETDEL, LMOVE, …); the project's 6.0 ceiling is not what it compares.
+  const redis = await startRedisServer({ ceiling: false });
   const token = randomBytes(24).toString('base64url');
   const front = await startFront(redis.url, token).catch(async (error: unknown) => {
     await redis.stop();

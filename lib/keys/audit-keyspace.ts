@@ -1,5 +1,5 @@
 // Matches live keys against the registry: which entry a key belongs to, and what is wrong with it.
-// Used from issue 12 (`npm run keys:audit` over a live keyspace); today only the registry tests call it.
+// `npm run keys:audit` (ops/keys-audit.ts) runs it over a live keyspace; the registry tests call it too.
 import { KEY_REGISTRY, type RegistryEntry } from './registry.ts';
 import type { KeyNamespace } from './namespace.ts';
 import { MAX_KEY_LENGTH } from './keyspace.ts';

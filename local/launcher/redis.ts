@@ -51,7 +51,11 @@ async function devRedisServer(dir: string, stack: Teardown, log: (line: string) 
   // Only the proxy knows the password, so a page or a process that finds the port still cannot use Redis.
   const server = await startRedisServer({ dir, persistence: true, password: redisPassword(dir) });
   stack.add('redis-server', server.stop);
-  return { url: server.url, description: `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}` };
+  // Like the tests' Redis, it has the commands newer than 6.0 renamed away (local/processes/redis-ceiling.ts).
+  return {
+    url: server.url,
+    description: `redis-server on 127.0.0.1:${server.port}, AOF + RDB in ${displayPath(dir)}, commands newer than Redis 6.0 disabled`,
+  };
 }
 
 /** Where `<dir>/embedded-snapshot.json` keeps the embedded engine's keyspace between starts. */

@@ -6,6 +6,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.ts';
+import { ceilingCommandsFor, parseServerVersion, refusedRename } from './redis-ceiling.ts';
 
 export interface RedisServerHandle {
   url: string;
@@ -21,6 +22,11 @@ export interface RedisServerOptions {
   persistence?: boolean;
   /** requirepass; handed over on stdin, never in argv, and part of `url`. Letters, digits, `-` and `_` only. */
   password?: string;
+  /**
+   * Rename away every command newer than Redis 6.0 (redis-ceiling.ts), so code that calls one fails here as it
+   * would on a managed Redis 6.0. On by default; off only where newer commands are the point (the client-suite comparison).
+   */
+  ceiling?: boolean;
 }
 
 export const REDIS_INSTALL_HINT =
@@ -28,12 +34,24 @@ export const REDIS_INSTALL_HINT =
   'macOS: `brew install redis`) or set REDIS_URL to a running Redis.';
 
 export function hasRedisServer(): boolean {
-  const probe = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
-  return probe.status === 0;
+  return redisServerVersion() !== undefined;
+}
+
+let knownVersion: string | undefined;
+
+/** `7.0.15` for the redis-server on PATH (asked once per process), or undefined when there is none. */
+export function redisServerVersion(): string | undefined {
+  if (knownVersion !== undefined) return knownVersion;
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (probe.status !== 0) return undefined;
+  // A build that prints no version still runs; taken as 6.0, it gets no renames.
+  knownVersion = parseServerVersion(probe.stdout) ?? '6.0.0';
+  return knownVersion;
 }
 
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServerHandle> {
-  if (!hasRedisServer()) throw new Error(REDIS_INSTALL_HINT);
+  const version = redisServerVersion();
+  if (version === undefined) throw new Error(REDIS_INSTALL_HINT);
   const port = options.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--appendonly', 'no'];
   // Without a folder of its own, a SAVE or a shutdown save would write dump.rdb into whatever folder we run in.
@@ -47,25 +65,48 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   }
   const password = options.password;
   if (password !== undefined && !/^[\w-]+$/.test(password)) throw new Error('the redis-server password must be letters, digits, - or _');
-  // `redis-server -` reads a config from stdin before the argv options: the one place for a secret that ps never shows.
-  const child = spawn('redis-server', ['-', ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
-  child.stdin?.on('error', () => undefined);
-  child.stdin?.end(stdinConfig(password));
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitForPort(port, child, () => stderr).catch(async (error: unknown) => {
-    await removeScratch();
-    throw error;
-  });
+  let renamed = options.ceiling === false ? [] : ceilingCommandsFor(version);
+  let child: ChildProcess;
+  for (;;) {
+    const started = spawnServer(args, stdinConfig(password, renamed));
+    child = started.child;
+    const failure = await waitForPort(port, child, started.stderr).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    if (failure === undefined) break;
+    // A fork (Valkey, say) may lack a command its version number suggests: rename what it has and start again.
+    await started.closed;
+    const unknown = refusedRename(started.stderr());
+    if (unknown === undefined || !renamed.includes(unknown)) {
+      await removeScratch();
+      throw failure;
+    }
+    renamed = renamed.filter((name) => name !== unknown);
+  }
   const auth = password === undefined ? '' : `:${password}@`;
   return { url: `redis://${auth}127.0.0.1:${port}`, port, stop: () => stopChild(child).then(removeScratch) };
 }
 
-function stdinConfig(password: string | undefined): string {
+function spawnServer(args: string[], config: string): { child: ChildProcess; stderr: () => string; closed: Promise<void> } {
+  // `redis-server -` reads a config from stdin before the argv options: the one place for a secret that ps never shows.
+  const child = spawn('redis-server', ['-', ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.end(config);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // 'close' comes after the last stderr chunk, so a refusal read then is whole.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return { child, stderr: () => stderr, closed };
+}
+
+function stdinConfig(password: string | undefined, renamed: string[]): string {
   const lines = [
     // MIGRATE connects to any host:port it is given, and Redis lets scripts call it (unlike CONFIG, DEBUG or
     // REPLICAOF, which it refuses inside EVAL): a server we start never reaches another host.
     'rename-command MIGRATE ""',
+    // Renamed to nothing, a command is unknown to clients and to redis.call alike: the 6.0 ceiling, enforced.
+    ...renamed.map((name) => `rename-command ${name} ""`),
   ];
   if (password !== undefined) lines.push(`requirepass "${password}"`);
   return `${lines.join('\n')}\n`;

@@ -6,7 +6,7 @@ import { decodeJson, encodeJson, redisCall } from '../../redis/index.ts';
 import { JOB_KINDS, type Job } from './job-record.ts';
 
 /** What the cache holds: the job's non-sensitive status, progress and last heartbeat (nothing the file contains). */
-const jobCacheSchema = z.strictObject({
+export const jobCacheSchema = z.strictObject({
   jobId: z.uuid(),
   organizationId: z.uuid(),
   kind: z.enum(JOB_KINDS),
