@@ -11,6 +11,9 @@ import { inviteReceiptSchema } from '../../lib/runtime/invites/receipt.ts';
 import { jobCacheSchema } from '../../lib/runtime/jobs/job-cache.ts';
 import { challengeRecord, sessionStateRecord } from '../../lib/runtime/mfa/challenge-record.ts';
 import { sessionRecordSchema } from '../../lib/runtime/syrve/session-record.ts';
+import { memberCountSchema } from '../../lib/runtime/tenants/member-count.ts';
+import { orgSettingsSchema } from '../../lib/runtime/tenants/org-settings.ts';
+import { publicTenantSchema } from '../../lib/runtime/tenants/public-tenant.ts';
 
 export type ValueCheck =
   | { kind: 'json'; schema: z.ZodType }
@@ -59,6 +62,13 @@ const BY_ROW: Partial<Record<KeyName, ValueCheck>> = {
   passwordResetToken: json(resetSchema),
   ssoHandoffCode: json(handoffSchema),
   oidcState: json(oidcStateSchema),
+  tenantResolveSlug: json(publicTenantSchema),
+  tenantResolveDomain: json(publicTenantSchema),
+  orgSettingsCache: json(orgSettingsSchema),
+  orgMemberCountCache: json(memberCountSchema),
+  // Data-only rows (no writer yet): the shape their registry rows document, so a value planted there is still judged.
+  refPlanStatuses: json(z.array(z.strictObject({ code: z.string().min(1).max(64), label: z.string().max(200) })).max(100)),
+  sysHealthLastCheck: json(z.strictObject({ checkedAtUtc: z.iso.datetime(), stores: z.record(z.string(), z.enum(['ok', 'down'])) })),
 };
 
 /**

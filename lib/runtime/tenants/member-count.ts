@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { MEMBER_COUNT_TTL_SECONDS, readThrough } from '../cache/index.ts';
 
-const memberCountSchema = z.strictObject({
+export const memberCountSchema = z.strictObject({
   organizationId: z.uuid(),
   locationId: z.uuid().nullable(),
   count: z.number().int().min(0),
