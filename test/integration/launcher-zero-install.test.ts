@@ -75,7 +75,10 @@ describe('npm start with only Node', () => {
       env: { ...baseEnv({}), PATH: stripped.path },
       timeout: 60_000,
     });
+    // The demo tenant resolved by slug and by domain, then the same walkthrough as launcher.test.ts.
     expect([...stdout.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual([
+      '200',
+      '200',
       '200',
       '200',
       '200',
