@@ -37,16 +37,18 @@ export function hasRedisServer(): boolean {
   return redisServerVersion() !== undefined;
 }
 
-let knownVersion: string | undefined;
+// Asked once per PATH: a process (a test) that changes PATH gets the answer for the PATH it has now.
+const knownVersions = new Map<string, string | undefined>();
 
-/** `7.0.15` for the redis-server on PATH (asked once per process), or undefined when there is none. */
+/** `7.0.15` for the redis-server on PATH, or undefined when there is none. */
 export function redisServerVersion(): string | undefined {
-  if (knownVersion !== undefined) return knownVersion;
+  const path = process.env.PATH ?? '';
+  if (knownVersions.has(path)) return knownVersions.get(path);
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (probe.status !== 0) return undefined;
   // A build that prints no version still runs; taken as 6.0, it gets no renames.
-  knownVersion = parseServerVersion(probe.stdout) ?? '6.0.0';
-  return knownVersion;
+  const version = probe.status !== 0 ? undefined : (parseServerVersion(probe.stdout) ?? '6.0.0');
+  knownVersions.set(path, version);
+  return version;
 }
 
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServerHandle> {
