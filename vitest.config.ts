@@ -4,6 +4,32 @@ import { defineConfig } from 'vitest/config';
 
 const withServices = ['test/setup/global.ts'];
 
+// The Redis-facing contract files, run a second time through the REST proxy in front of a real 3-master Redis Cluster
+// (test/setup/cluster.ts): every command and script must keep to one slot. Files that start, stop or flush a Redis of
+// their own, or talk to Redis without the proxy, are not here; test/cluster/ holds the cluster's own self-check.
+const throughCluster = [
+  'test/cluster/**/*.test.ts',
+  'test/integration/access.test.ts',
+  'test/integration/active-context.test.ts',
+  'test/integration/audit-export.test.ts',
+  'test/integration/cron-invite-cleanup.test.ts',
+  'test/integration/cron-run.test.ts',
+  'test/integration/cron-syrve-housekeeping.test.ts',
+  // invites-fairness counts one server's INFO commandstats, which a cluster spreads over three.
+  'test/integration/invites.test.ts',
+  'test/integration/invites-{concurrency,faults,interleavings,limits,outcomes}.test.ts',
+  'test/integration/mfa.test.ts',
+  'test/integration/oidc.test.ts',
+  'test/integration/password-reset.test.ts',
+  'test/integration/revocation-beside-rbac.test.ts',
+  'test/integration/sessions-revoke*.test.ts',
+  'test/integration/sign-in*.test.ts',
+  'test/integration/single-use.test.ts',
+  'test/integration/sso-handoff.test.ts',
+  'test/integration/syrve-*.test.ts',
+  'test/integration/tenant-*.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -14,6 +40,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: withServices } },
+      { extends: true, test: { name: 'cluster', include: throughCluster, globalSetup: ['test/setup/cluster.ts'] } },
       { extends: true, test: { name: 'workers', include: ['test/workers/**/*.test.ts'], globalSetup: withServices } },
       { extends: true, test: { name: 'lambda', include: ['test/lambda/**/*.test.ts'], globalSetup: withServices } },
     ],

@@ -27,6 +27,8 @@ export interface RedisServerOptions {
    * would on a managed Redis 6.0. On by default; off only where newer commands are the point (the client-suite comparison).
    */
   ceiling?: boolean;
+  /** Start as a Redis Cluster node (nodes.conf in `dir`); redis-cluster.ts joins such nodes into a cluster. */
+  cluster?: boolean;
 }
 
 export const REDIS_INSTALL_HINT =
@@ -65,6 +67,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     // Dev Redis keeps AOF and RDB (runtime policy); both live in the git-ignored data folder.
     args.push('--appendonly', 'yes', '--save', '900 1 300 10 60 10000');
   }
+  // The cluster bus listens on port + 10000 (how every Redis version picks it); redis-cluster.ts checks it is free.
+  if (options.cluster === true)
+    args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000');
   const password = options.password;
   if (password !== undefined && !/^[\w-]+$/.test(password)) throw new Error('the redis-server password must be letters, digits, - or _');
   let renamed = options.ceiling === false ? [] : ceilingCommandsFor(version);

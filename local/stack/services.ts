@@ -6,6 +6,8 @@ import type { Teardown } from './teardown.ts';
 export interface ServicesOptions {
   /** redis://… of a running Redis, put behind a REST proxy. */
   redisUrl: string;
+  /** `redisUrl` is one node of a Redis Cluster (the cluster test run). */
+  redisCluster?: boolean;
   /** Put the denylist behind a second proxy in front of the same Redis, so the main proxy's faults and counts are its own. */
   separateRevocationProxy?: boolean;
   /** postgres://… of a running PostgreSQL. */
@@ -21,8 +23,13 @@ export interface Services {
 }
 
 /** Starts a REST proxy in front of `redisUrl` and registers its stop on `teardown`. */
-export async function frontRedis(redisUrl: string, teardown: Teardown, name = 'Redis REST proxy'): Promise<RedisRestProxy> {
-  const proxy = await startRedisRestProxy({ redisUrl });
+export async function frontRedis(
+  redisUrl: string,
+  teardown: Teardown,
+  name = 'Redis REST proxy',
+  cluster = false,
+): Promise<RedisRestProxy> {
+  const proxy = await startRedisRestProxy({ redisUrl, cluster });
   teardown.add(name, proxy.close);
   return proxy;
 }
@@ -40,9 +47,10 @@ export async function frontPostgres(databaseUrl: string, teardown: Teardown): Pr
 
 /** Both proxies in front of local servers, for the test harness and the bench (the launcher composes the parts itself). */
 export async function startServices(options: ServicesOptions, teardown: Teardown): Promise<Services> {
-  const redisProxy = await frontRedis(options.redisUrl, teardown);
+  const cluster = options.redisCluster === true;
+  const redisProxy = await frontRedis(options.redisUrl, teardown, 'Redis REST proxy', cluster);
   const revocationProxy =
-    options.separateRevocationProxy === true ? await frontRedis(options.redisUrl, teardown, 'revocation REST proxy') : undefined;
+    options.separateRevocationProxy === true ? await frontRedis(options.redisUrl, teardown, 'revocation REST proxy', cluster) : undefined;
   const neonProxy = await frontPostgres(options.databaseUrl, teardown);
   if (neonProxy === undefined) throw new Error('the local stack fronts a PostgreSQL on this machine only; give a loopback database URL');
   return {

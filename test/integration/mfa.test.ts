@@ -485,7 +485,9 @@ describe('canary', () => {
 
   // A 6-digit code would turn up by chance inside longer numbers, and as the microseconds of any PostgreSQL timestamp
   // (".209991+00"): it counts only standing alone, not after a decimal point.
-  const findCode = (haystack: string, totp: string) => new RegExp(`(?<![0-9.])${totp}(?![0-9])`).test(haystack);
+  // A code stands alone (a JSON string, a key segment); inside a longer digit or hex run (a timestamp's fraction, a
+  // UUID of another test's key) it is a coincidence, not a leak.
+  const findCode = (haystack: string, totp: string) => new RegExp(`(?<![0-9a-fA-F.])${totp}(?![0-9a-fA-F])`).test(haystack);
 
   async function everythingStored(): Promise<string> {
     const parts: string[] = [];
@@ -514,6 +516,7 @@ describe('canary', () => {
       expect(findCode(haystack, '987654')).toBe(true);
       expect(findCode('at 1987654321', '987654')).toBe(false);
       expect(findCode('"2026-12-03T08:40:13.987654+00:00"', '987654')).toBe(false);
+      expect(findCode('01a23bd5-041c-7732-9f23-c6987654ee21', '987654')).toBe(false);
     } finally {
       await stack.redis.del(`positive-control:${Buffer.from(plantedBytes).toString('hex')}`);
       stack.logs.pop();

@@ -8,6 +8,10 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** redis:// URL of a redis-server started for this run. */
     redisUrl: string;
+    /** redisUrl is one node of a Redis Cluster (the `cluster` project, test/setup/cluster.ts). */
+    redisCluster: boolean;
+    /** redis:// URL of every master of that cluster (empty outside the cluster project). */
+    redisClusterNodes: string[];
     /** postgres:// URL of a database created and migrated for this run. */
     databaseUrl: string;
   }
@@ -26,6 +30,8 @@ export async function setup(project: TestProject): Promise<void> {
     throw error;
   }
   project.provide('redisUrl', redis.url);
+  project.provide('redisCluster', false);
+  project.provide('redisClusterNodes', []);
   project.provide('databaseUrl', database.url);
 }
 

@@ -1,11 +1,11 @@
 // The integration harness: the local stack in this process (so tests can break its proxies), the real app, and inspectors.
 import { inject } from 'vitest';
 import pg from 'pg';
-import { Redis as IORedis } from 'ioredis';
 import { composeApp } from '../../local/stack/app.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
 import type { DepsOverrides } from '../../lib/create-deps.ts';
 import { startLocalServices } from './local-services.ts';
+import { openRedisInspector } from './redis-inspector.ts';
 import { mintToken, type TokenClaims } from './tokens.ts';
 import { TEST_JWT_SECRET, seedOrganization as seedOrganizationInto } from './fixtures.ts';
 
@@ -27,8 +27,10 @@ export type TestStack = Awaited<ReturnType<typeof startStack>>;
 
 export async function startStack(options: StackOptions = {}) {
   const redisUrl = options.redisUrl ?? inject('redisUrl');
+  // The cluster run (test/setup/cluster.ts) hands over one node of a Redis Cluster; a test's own Redis is a lone server.
+  const cluster = options.redisUrl === undefined && inject('redisCluster');
   const services = await startLocalServices({
-    redisUrl,
+    ...(options.redisUrl !== undefined ? { redisUrl } : {}),
     ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
     ...(options.separateRevocationProxy === true ? { separateRevocationProxy: true } : {}),
   });
@@ -42,10 +44,7 @@ export async function startStack(options: StackOptions = {}) {
   // Inspectors talk to the servers directly, to check what the app really left behind.
   const db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();
-  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  // Fault tests stop the server under this inspector; its reconnect errors are expected, not news.
-  redis.on('error', () => undefined);
-  await redis.connect();
+  const redis = await openRedisInspector(redisUrl, cluster);
 
   const token = (claims: TokenClaims) => mintToken(TEST_JWT_SECRET, claims);
 

@@ -9,6 +9,8 @@ import { entryShape, type OrgCacheEntry } from './entries.ts';
  *         after the generation ('' for settings, '.all' or '.<locationId>' for a member count)
  * Returns {generation, value or nil}: generation "0" when none was ever bumped (or it lapsed), '' alone when the stored
  * generation is malformed (the caller then bypasses the cache rather than guess a key).
+ * The entry key is derived here, not declared: it starts with the organisation's `org:{<orgId>}` tag like KEYS[1], so
+ * on a cluster it hashes to the same slot and the script stays on one master.
  */
 export const READ_ORG_CACHE: LuaScript = {
   name: 'cache.readOrgEntry',

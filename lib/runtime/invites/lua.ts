@@ -17,7 +17,11 @@ local function keep_index_alive(key, ttl)
 end
 `;
 
-/** The email-index key of a stored invite and its email hash, or nil when the stored hash is not the 64-hex shape keys allow. */
+/**
+ * The email-index key of a stored invite and its email hash, or nil when the stored hash is not the 64-hex shape keys
+ * allow. `prefix` is the organisation's email-index prefix, under the same `org:{<orgId>}` tag as the script's
+ * declared keys, so the derived key stays in their cluster slot.
+ */
 export const LUA_EMAIL_INDEX_KEY = `
 local function email_index_key(prefix, raw)
   local ok, obj = pcall(cjson.decode, raw)

@@ -11,7 +11,8 @@ import { inviteReceiptSchema } from './receipt.ts';
 
 /**
  * Returns up to ARGV[3] receipts listed before ARGV[2] (unix seconds) as {member, receipt, …}; members whose receipt
- * expired are dropped from the list on the way. Idempotent.
+ * expired are dropped from the list on the way. Idempotent. Receipt keys are derived from ARGV[1], the organisation's
+ * receipt prefix: it carries the same `org:{<orgId>}` hash tag as KEYS[1], so on a cluster every key is in one slot.
  */
 export const RECEIPTS_DUE: LuaScript = {
   name: 'invites.receiptsDue',

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startRedisRestProxy } from './index.ts';
 
-const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <port>] [--host <host>] [--token-file <path>] [--allow-admin]
+const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <port>] [--host <host>] [--token-file <path>] [--cluster] [--allow-admin]
 
   --redis        Redis to front (default: $REDIS_URL, else redis://127.0.0.1:6379); a URL with a password
                  belongs in REDIS_URL, since every user of this machine can read a command line
@@ -12,6 +12,8 @@ const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <po
   --token-file   file holding the bearer token clients must send (one line)
   --token        the token itself; shown by ps to every user, so prefer $UPSTASH_REDIS_REST_TOKEN or --token-file
                  (default: $UPSTASH_REDIS_REST_TOKEN, else a generated one, printed once)
+  --cluster      --redis is one node of a Redis Cluster: commands go to their slot's master, keyless ones
+                 (FLUSHDB, DBSIZE, KEYS, SCAN, SCRIPT LOAD) to every master, so clients see one keyspace
   --allow-admin  also forward CONFIG, DEBUG, MODULE, SHUTDOWN, REPLICAOF, MIGRATE, FAILOVER, ACL writes,
                  CLIENT KILL/PAUSE and CLUSTER writes (refused by default)`;
 
@@ -24,6 +26,7 @@ async function main(): Promise<void> {
       token: { type: 'string' },
       'token-file': { type: 'string' },
       'allow-admin': { type: 'boolean' },
+      cluster: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
     host: values.host ?? '127.0.0.1',
     token: givenToken,
     allowAdmin: values['allow-admin'] === true,
+    cluster: values.cluster === true,
   });
   console.log(`UPSTASH_REDIS_REST_URL=${proxy.url}`);
   // A token the caller chose is never echoed; a generated one is shown once so it can be used at all.

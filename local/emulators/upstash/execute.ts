@@ -1,5 +1,6 @@
 // Runs parsed commands against Redis: pipelines on the shared connection, transactions on a pooled one of their own.
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import type { ClusterRouting } from './cluster-routing.ts';
 import type { RedisCommand } from './args.ts';
 import type { TransactionPool } from './connection-pool.ts';
 import { encodeReply, isReplyError, type JsonReply } from './encode.ts';
@@ -11,7 +12,9 @@ import type { PreparedCommand, ScriptRegistry } from './scripts.ts';
 export type Outcome = { result: JsonReply } | { error: string };
 
 export interface ExecutionContext {
-  shared: Redis;
+  shared: Redis | Cluster;
+  /** Set when `shared` is a Redis Cluster client. */
+  cluster?: ClusterRouting;
   pool: TransactionPool;
   scripts: ScriptRegistry;
   faults: FaultSwitch;
@@ -29,7 +32,10 @@ export async function runPipeline(context: ExecutionContext, commands: RedisComm
     const blocked = blockedReason(context, command);
     if (blocked !== undefined) return Promise.resolve({ error: blocked });
     const prepared = context.scripts.prepare(command);
-    return sendRaw(context.shared, prepared.name, prepared.args).then(
+    const reply =
+      context.cluster?.fanOut(prepared) ??
+      sendRaw(context.shared, prepared.name, prepared.args).catch((error: unknown) => evalOnNoScript(context, prepared, error));
+    return reply.then(
       (reply) => ({ result: encodeReply(prepared.mapReply(reply), base64) }),
       (error: unknown) => errorOutcome(error),
     );
@@ -46,7 +52,10 @@ export async function runTransaction(context: ExecutionContext, commands: RedisC
     if (blocked !== undefined) return { ok: false, error: blocked };
   }
   const prepared = commands.map((command) => context.scripts.prepare(command));
-  const connection = await context.pool.acquire();
+  const routed = context.cluster === undefined ? { pool: context.pool } : context.cluster.transactionPool(prepared);
+  if ('error' in routed) return { ok: false, error: routed.error };
+  const { pool } = routed;
+  const connection = await pool.acquire();
   let reusable = false;
   try {
     const settled = await Promise.allSettled([
@@ -71,7 +80,7 @@ export async function runTransaction(context: ExecutionContext, commands: RedisC
     if (!Array.isArray(exec.value)) return { ok: false, error: 'EXECABORT Transaction aborted' };
     return { ok: true, outcomes: execOutcomes(exec.value as unknown[], prepared, base64) };
   } finally {
-    context.pool.release(connection, reusable);
+    pool.release(connection, reusable);
   }
 }
 
@@ -81,6 +90,18 @@ function execOutcomes(replies: unknown[], prepared: PreparedCommand[], base64: b
     const mapReply = prepared[index]?.mapReply ?? ((value: unknown) => value);
     return { result: encodeReply(mapReply(reply), base64) };
   });
+}
+
+/**
+ * On a cluster each master has its own script cache, so an EVALSHA can land where the script was never loaded. Upstash
+ * shows one cache; so does the proxy, running a script it has seen as EVAL on the master that lacked it.
+ */
+function evalOnNoScript(context: ExecutionContext, command: PreparedCommand, error: unknown): Promise<unknown> {
+  const [sha, ...rest] = command.args;
+  const isEvalSha = command.name === 'evalsha' || command.name === 'evalsha_ro';
+  const text = context.cluster !== undefined && isEvalSha && sha !== undefined ? context.scripts.scriptText(sha) : undefined;
+  if (text === undefined || !isReplyError(error) || !error.message.startsWith('NOSCRIPT')) return Promise.reject(error);
+  return sendRaw(context.shared, command.name === 'evalsha' ? 'eval' : 'eval_ro', [text, ...rest]);
 }
 
 function blockedReason(context: ExecutionContext, command: RedisCommand): string | undefined {

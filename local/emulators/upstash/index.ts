@@ -2,9 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import { isLoopbackHost } from '../neon/loopback.ts';
 import type { AddressInfo } from 'node:net';
+import type { Cluster, Redis } from 'ioredis';
 import { createTransactionPool } from './connection-pool.ts';
 import { createFaultSwitch, type ProxyFaultSettings } from './faults.ts';
-import { openRedisConnection } from './redis-connection.ts';
+import { createClusterRouting, type ClusterRouting } from './cluster-routing.ts';
+import { openRedisCluster, openRedisConnection } from './redis-connection.ts';
 import { createScriptRegistry } from './scripts.ts';
 import { createProxyServer } from './server.ts';
 import { createProxyStats } from './stats.ts';
@@ -18,7 +20,7 @@ export interface RedisRestProxy {
   token: string;
   faults: { set(settings: ProxyFaultSettings): void; clear(): void };
   /** requests = HTTP requests served (one per client round trip); commands = Redis commands inside them. */
-  stats: { requests: number; commands: number; reset(): void };
+  stats: { requests: number; commands: number; slotErrors: readonly string[]; reset(): void };
   /** Stops listening, closes client sockets and Redis connections. */
   close(): Promise<void>;
 }
@@ -36,6 +38,8 @@ export interface RedisRestProxyOptions {
    * and CLUSTER writes (`--allow-admin`). Off by default: they reconfigure or stop Redis or reach other hosts.
    */
   allowAdmin?: boolean;
+  /** `redisUrl` is one node of a Redis Cluster: route by slot, fan keyless commands out to every master (`--cluster`). */
+  cluster?: boolean;
 }
 
 export async function startRedisRestProxy(options: RedisRestProxyOptions): Promise<RedisRestProxy> {
@@ -44,7 +48,7 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
   const host = options.host ?? '127.0.0.1';
   // A dev tool next to a browser: it never listens where another machine could reach it.
   if (!isLoopbackHost(host)) throw new Error(`the REST proxy listens on loopback addresses only, not ${host}`);
-  const shared = await openRedisConnection(options.redisUrl);
+  const { shared, cluster } = await openUpstream(options);
   const pool = createTransactionPool(() => openRedisConnection(options.redisUrl));
   const stats = createProxyStats();
   let dropConnections = (): void => {};
@@ -52,7 +56,14 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
   const proxy = createProxyServer({
     token,
     stats,
-    context: { shared, pool, faults, scripts: createScriptRegistry(), allowAdmin: options.allowAdmin === true },
+    context: {
+      shared,
+      ...(cluster === undefined ? {} : { cluster }),
+      pool,
+      faults,
+      scripts: createScriptRegistry(),
+      allowAdmin: options.allowAdmin === true,
+    },
   });
   dropConnections = proxy.dropConnections;
   const { server } = proxy;
@@ -68,6 +79,7 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
   } catch (error) {
     shared.disconnect();
     pool.close();
+    cluster?.close();
     throw error;
   }
 
@@ -84,7 +96,14 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
       proxy.dropConnections();
       await closed;
       pool.close();
+      cluster?.close();
       shared.disconnect();
     },
   };
+}
+
+async function openUpstream(options: RedisRestProxyOptions): Promise<{ shared: Redis | Cluster; cluster?: ClusterRouting }> {
+  if (options.cluster !== true) return { shared: await openRedisConnection(options.redisUrl) };
+  const shared = await openRedisCluster(options.redisUrl);
+  return { shared, cluster: createClusterRouting(shared, options.redisUrl) };
 }

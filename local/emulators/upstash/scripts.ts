@@ -12,6 +12,8 @@ export interface PreparedCommand {
 export interface ScriptRegistry {
   /** Rewrites EVAL / EVALSHA / SCRIPT LOAD / SCRIPT EXISTS; every other command passes unchanged. */
   prepare(command: RedisCommand): PreparedCommand;
+  /** The text (as sent to Redis) of a script this proxy has seen in EVAL or SCRIPT LOAD, by the SHA Redis knows it by. */
+  scriptText(redisSha: string): string | undefined;
 }
 
 const UNSUPPORTED_FLAG = 'allow-key-locking';
@@ -20,6 +22,13 @@ const MAX_MAPPED_SCRIPTS = 10_000;
 
 export function createScriptRegistry(): ScriptRegistry {
   const redisShaByClientSha = new Map<string, string>();
+  const textByRedisSha = new Map<string, string>();
+
+  // A cluster caches scripts per master: a text seen once lets the proxy load it wherever an EVALSHA lands.
+  function remember(script: string): void {
+    if (textByRedisSha.size >= MAX_MAPPED_SCRIPTS) textByRedisSha.clear();
+    textByRedisSha.set(sha1Hex(script), script);
+  }
 
   function rewrite(script: string): { script: string; clientSha?: string } {
     const stripped = stripUnsupportedFlags(script);
@@ -38,13 +47,16 @@ export function createScriptRegistry(): ScriptRegistry {
       const { name, args } = command;
       const [first, second, ...rest] = args;
       if ((name === 'eval' || name === 'eval_ro') && first !== undefined) {
-        return prepared(name, [rewrite(first).script, ...args.slice(1)]);
+        const { script } = rewrite(first);
+        remember(script);
+        return prepared(name, [script, ...args.slice(1)]);
       }
       if ((name === 'evalsha' || name === 'evalsha_ro') && first !== undefined) {
         return prepared(name, [redisSha(first), ...args.slice(1)]);
       }
       if (name === 'script' && first?.toLowerCase() === 'load' && second !== undefined) {
         const { script, clientSha } = rewrite(second);
+        remember(script);
         // The client compares SCRIPT LOAD's answer with the SHA-1 of the text it sent.
         const answer = clientSha === undefined ? identity : (reply: unknown) => (Buffer.isBuffer(reply) ? Buffer.from(clientSha) : reply);
         return { name, args: [first, script, ...rest], mapReply: answer };
@@ -54,6 +66,7 @@ export function createScriptRegistry(): ScriptRegistry {
       }
       return prepared(name, args);
     },
+    scriptText: (redisSha) => textByRedisSha.get(redisSha.toLowerCase()),
   };
 }
 

@@ -1,11 +1,11 @@
 // The HTTP side of the proxy: routing, auth, body limits and status codes for `/`, `/pipeline` and `/multi-exec`.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { parseCommand, parseCommandList } from './args.ts';
+import { parseCommand, parseCommandList, type RedisCommand } from './args.ts';
 import { createBearerCheck, WRONGPASS_ERROR } from './auth.ts';
-import { runPipeline, runTransaction, type ExecutionContext } from './execute.ts';
+import { runPipeline, runTransaction, type ExecutionContext, type Outcome } from './execute.ts';
 import { RedisUnavailableError } from './redis-connection.ts';
-import type { ProxyStats } from './stats.ts';
+import { noteSlotError, type ProxyStats } from './stats.ts';
 
 // Upstash's own request size limit.
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -47,14 +47,21 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       if (!parsed.ok) return send(response, 400, { error: parsed.error });
       stats.commands += 1;
       const [outcome] = await runPipeline(context, [parsed.value], base64);
+      noteSlotErrors(stats, [parsed.value], outcome === undefined ? [] : [outcome]);
       // A null reply must still carry `result`, or the client throws.
       return send(response, outcome !== undefined && 'result' in outcome ? 200 : 400, outcome ?? { error: 'ERR no reply' });
     }
     const parsed = parseCommandList(body.value);
     if (!parsed.ok) return send(response, 400, { error: parsed.error });
     stats.commands += parsed.value.length;
-    if (route === 'pipeline') return send(response, 200, await runPipeline(context, parsed.value, base64));
+    if (route === 'pipeline') {
+      const outcomes = await runPipeline(context, parsed.value, base64);
+      noteSlotErrors(stats, parsed.value, outcomes);
+      return send(response, 200, outcomes);
+    }
     const transaction = await runTransaction(context, parsed.value, base64);
+    if (transaction.ok) noteSlotErrors(stats, parsed.value, transaction.outcomes);
+    else noteSlotError(stats, 'multi', transaction.error);
     return transaction.ok ? send(response, 200, transaction.outcomes) : send(response, 400, { error: transaction.error });
   }
 
@@ -84,6 +91,12 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       for (const socket of sockets) socket.destroy();
     },
   };
+}
+
+function noteSlotErrors(stats: ProxyStats, commands: RedisCommand[], outcomes: Outcome[]): void {
+  outcomes.forEach((outcome, index) => {
+    if ('error' in outcome) noteSlotError(stats, commands[index]?.name ?? '?', outcome.error);
+  });
 }
 
 function routeOf(url: string): Route | undefined {

@@ -1,19 +1,33 @@
-// Counts HTTP round trips and the Redis commands inside them, which is how benchmarks measure Redis round trips per call.
+// Counts HTTP round trips and the Redis commands inside them, which is how benchmarks measure Redis round trips per call;
+// and keeps the slotting errors a Redis Cluster answered, which the cluster test run requires to be none.
 export interface ProxyStats {
   /** HTTP requests served, one per client round trip (401 and 400 answers included). */
   requests: number;
   /** Redis commands inside well-formed, authorised requests. */
   commands: number;
+  /** The first slotting errors seen (CROSSSLOT, a script reaching another slot, MOVED/ASK/TRYAGAIN/CLUSTERDOWN), as `COMMAND: error`. */
+  slotErrors: string[];
   reset(): void;
 }
+
+const SLOT_ERROR = /^(CROSSSLOT|MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b|hash to the same slot|non local key/;
+// Enough to name the offenders; a run full of them does not grow memory without end.
+const MAX_SLOT_ERRORS = 100;
 
 export function createProxyStats(): ProxyStats {
   return {
     requests: 0,
     commands: 0,
+    slotErrors: [],
     reset() {
       this.requests = 0;
       this.commands = 0;
+      this.slotErrors = [];
     },
   };
+}
+
+/** Notes `error` when it is a slotting error, named by the command that got it. */
+export function noteSlotError(stats: ProxyStats, command: string, error: string): void {
+  if (SLOT_ERROR.test(error) && stats.slotErrors.length < MAX_SLOT_ERRORS) stats.slotErrors.push(`${command.toUpperCase()}: ${error}`);
 }
