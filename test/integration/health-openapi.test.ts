@@ -86,6 +86,7 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/orgs/{orgId}/audit/exports/{jobId}',
       '/orgs/{orgId}/audit/exports/{jobId}/file',
       '/orgs/{orgId}/invites',
+      '/orgs/{orgId}/invites/history',
       '/orgs/{orgId}/invites/{inviteId}',
       '/orgs/{orgId}/members/{userId}/sessions/revoke',
       '/orgs/{orgId}/members/count',
