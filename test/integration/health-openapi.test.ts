@@ -100,6 +100,7 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/orgs/{orgId}/syrve/connections',
       '/orgs/{orgId}/syrve/connections/{connectionId}',
       '/orgs/{orgId}/syrve/connections/{connectionId}/enable',
+      '/orgs/{orgId}/syrve/connections/{connectionId}/runtime',
       '/orgs/{orgId}/syrve/connections/{connectionId}/stores',
       '/orgs/{orgId}/syrve/connections/{connectionId}/test',
       '/webhooks/syrve/credentials-rotated',
