@@ -23,6 +23,8 @@ const OPTIONAL_SECRET_ENVIRONMENT = {
   OIDC_PROVIDERS: ['OidcProviders', '[]'],
   // Empty reads as unset: no operator access until an operator's digest is put in.
   OPERATOR_TOKEN_HASHES: ['OperatorTokenHashes', ''],
+  // Not secret, but per stage like the rest: the browser origins that may call with credentials; empty, no CORS headers.
+  CORS_ORIGINS: ['CorsOrigins', ''],
 } as const;
 
 export default $config({

@@ -5,8 +5,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import { AppError, validationFailed, errorBody } from '../lib/http/app-error.ts';
 import { correlation } from '../lib/http/correlation.ts';
+import { corsForConfiguredOrigins } from '../lib/http/cors.ts';
 import { handleError } from '../lib/http/error-handler.ts';
 import type { HonoEnv } from '../lib/http/hono-env.ts';
+import { securityHeaders } from '../lib/http/security-headers.ts';
 import { validationHook } from '../lib/http/validation.ts';
 import type { Deps } from '../lib/deps.ts';
 import { auditExportsFunction } from './audit-exports/index.ts';
@@ -37,6 +39,8 @@ export interface AppOptions {
 
 export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): OpenAPIHono<HonoEnv> {
   const app = new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
+  // First, so its headers land on every answer: handlers', the error handler's, the not-found one, a preflight.
+  app.use(securityHeaders);
   app.use(correlation);
   app.use(
     createMiddleware<HonoEnv>(async (c, next) => {
@@ -47,6 +51,8 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
       await next();
     }),
   );
+  // After Deps (CORS_ORIGINS is configuration), before the body limit: a preflight has no body and is answered here.
+  app.use(corsForConfiguredOrigins);
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,

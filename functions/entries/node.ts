@@ -6,6 +6,7 @@ import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import type { Config } from '../../lib/config/index.ts';
 import { errorBody, validationFailed } from '../../lib/http/app-error.ts';
+import { SECURITY_HEADERS } from '../../lib/http/security-headers.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import type { Notifier } from '../../lib/notify/notifier.ts';
 
@@ -50,7 +51,11 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex & { 
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const body = JSON.stringify(errorBody(validationFailed('the request is not valid HTTP')));
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  // The app's security headers too: this answer never passes through it (functions/app.ts).
+  const security = Object.entries(SECURITY_HEADERS)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${security}connection: close\r\n\r\n${body}`,
   );
 }

@@ -1,4 +1,4 @@
-// The invitation function: create, list and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
+// The invitation function: create, list, history and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import {
@@ -12,7 +12,7 @@ import {
 } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
-import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, listInvitesRoute } from './routes.ts';
+import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, inviteHistoryRoute, listInvitesRoute } from './routes.ts';
 
 export const invitesFunction = createFunctionApp();
 
@@ -53,6 +53,16 @@ invitesFunction.openapi(listInvitesRoute, async (c) => {
   });
   if (!page.ok) throw validationFailed('cursor: not a cursor this list handed out');
   return c.json({ invites: page.invites, nextCursor: page.nextCursor }, 200);
+});
+
+invitesFunction.openapi(inviteHistoryRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const { limit, cursor } = c.req.valid('query');
+  const deps = c.get('deps');
+  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const page = await invites.history(deps, { organizationId, limit, ...(cursor !== undefined ? { cursor } : {}) });
+  if (!page.ok) throw validationFailed('cursor: not a cursor this history handed out');
+  return c.json({ events: page.events, nextCursor: page.nextCursor }, 200);
 });
 
 invitesFunction.openapi(cancelInviteRoute, async (c) => {

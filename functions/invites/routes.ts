@@ -6,6 +6,8 @@ import {
   acceptedInviteResponse,
   createInviteBody,
   createdInviteResponse,
+  inviteHistoryQuery,
+  inviteHistoryResponse,
   inviteListResponse,
   inviteParams,
   listInvitesQuery,
@@ -30,6 +32,15 @@ export const listInvitesRoute = createRoute({
   security: bearerSecurity,
   request: { params: orgParams, query: listInvitesQuery },
   responses: { 200: { description: 'active invites', ...json(inviteListResponse) }, ...errorResponses(400, 401, 403, 503) },
+});
+
+export const inviteHistoryRoute = createRoute({
+  method: 'get',
+  path: '/orgs/{orgId}/invites/history',
+  summary: "The organisation's invite audit events, newest first, one page at a time (OrganizationAdmin)",
+  security: bearerSecurity,
+  request: { params: orgParams, query: inviteHistoryQuery },
+  responses: { 200: { description: 'invite events', ...json(inviteHistoryResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
 export const cancelInviteRoute = createRoute({

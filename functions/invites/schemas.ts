@@ -27,6 +27,20 @@ export const listInvitesQuery = z.strictObject({
     .describe("The previous page's nextCursor, as it was given."),
 });
 
+/** Page size of the history: the default and the most one call may ask for (docs/api.md, Invite history). */
+export const HISTORY_PAGE = { default: 50, max: 100 } as const;
+
+export const inviteHistoryQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(HISTORY_PAGE.max).default(HISTORY_PAGE.default),
+  cursor: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional()
+    .describe("The previous page's nextCursor, as it was given."),
+});
+
 export const acceptInviteBody = z.strictObject({ token: z.string().min(1).max(256) });
 
 export const createdInviteResponse = z.object({
@@ -41,4 +55,18 @@ export const acceptedInviteResponse = z.object({
   organizationId: z.uuid(),
   locationId: z.uuid().nullable(),
   roleCode: z.enum(ROLE_CODES),
+});
+export const inviteHistoryResponse = z.object({
+  events: z.array(
+    z.object({
+      id: z.uuid().describe("The audit event's id"),
+      action: z.string().describe('invite.created, invite.cancelled or invite.accepted'),
+      actorUserId: z.uuid().nullable().describe('Who did it: the admin who created or cancelled, the user who accepted'),
+      inviteId: z.uuid().nullable(),
+      outletId: z.uuid().nullable().describe("The invite's location, null for an organisation-wide invite"),
+      occurredAt: z.iso.datetime(),
+      correlationId: z.string(),
+    }),
+  ),
+  nextCursor: z.string().nullable().describe('Pass as ?cursor= for the next (older) page; null when this page is the last.'),
 });

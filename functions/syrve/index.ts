@@ -1,4 +1,4 @@
-// The Syrve/iiko connection function: create, list, test, stores, disable and enable (OrganizationAdmin of the organisation).
+// The Syrve/iiko connection function: create, list, test, stores, runtime state, disable and enable (OrganizationAdmin of the organisation).
 import type { Context } from 'hono';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
@@ -23,6 +23,7 @@ import {
   enableConnectionRoute,
   listConnectionsRoute,
   listStoresRoute,
+  runtimeStateRoute,
   testConnectionRoute,
 } from './routes.ts';
 
@@ -67,6 +68,11 @@ syrveFunction.openapi(listStoresRoute, async (c) => {
   const outcome = await syrve.stores(c.get('deps'), connection, c.get('correlationId'));
   if (!outcome.ok) throw outcomeError(outcome);
   return c.json({ stores: outcome.value, session: outcome.session }, 200);
+});
+
+syrveFunction.openapi(runtimeStateRoute, async (c) => {
+  const { connection } = await adminAndConnection(c, c.req.valid('param'));
+  return c.json(await syrve.runtime(c.get('deps'), connection), 200);
 });
 
 syrveFunction.openapi(disableConnectionRoute, async (c) => {

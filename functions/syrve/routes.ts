@@ -7,6 +7,7 @@ import {
   connectionResponse,
   createConnectionBody,
   orgParams,
+  runtimeStateResponse,
   storesResponse,
   testResponse,
 } from './schemas.ts';
@@ -47,6 +48,15 @@ export const listStoresRoute = createRoute({
   security: bearerSecurity,
   request: { params: connectionParams },
   responses: { 200: { description: 'stores', ...json(storesResponse) }, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
+});
+
+export const runtimeStateRoute = createRoute({
+  method: 'get',
+  path: '/orgs/{orgId}/syrve/connections/{connectionId}/runtime',
+  summary: "The connection's runtime state in Redis: session cached, refresh lock, reconnect circuit (OrganizationAdmin)",
+  security: bearerSecurity,
+  request: { params: connectionParams },
+  responses: { 200: { description: 'the runtime state', ...json(runtimeStateResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
 });
 
 export const disableConnectionRoute = createRoute({

@@ -35,3 +35,19 @@ export const storesResponse = z.object({
   stores: z.array(z.object({ id: z.string(), code: z.string().nullable(), name: z.string() })),
   session: z.enum(['cached', 'acquired']),
 });
+const secondsLeft = z
+  .number()
+  .int()
+  .min(0)
+  .nullable()
+  .describe('Whole seconds until Redis lets it go (rounded up); null when there is none');
+export const runtimeStateResponse = z.object({
+  connectionId: z.uuid(),
+  session: z
+    .object({ cached: z.boolean(), secondsLeft })
+    .describe("A readable session of this connection's current credentials in Redis; never its value"),
+  refreshLock: z.object({ held: z.boolean(), secondsLeft }).describe('Whether an instance is logging in upstream right now'),
+  reconnect: z
+    .object({ failures: z.number().int().min(0), circuitOpen: z.boolean(), secondsLeft })
+    .describe('Consecutive failed reconnects; at 7 the circuit is open until secondsLeft pass, a rotation or enable'),
+});

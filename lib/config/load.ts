@@ -5,6 +5,7 @@ import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
 import { parseSigningKeys, type SigningKey } from './signing-keys.ts';
 import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts';
 import { parseOperatorTokens, type OperatorCredential } from './operator-tokens.ts';
+import { parseCorsOrigins } from './cors-origins.ts';
 
 export const INVITE_TTL_SECONDS = 10_800;
 /** How long an accept's or cancel's receipt outlives the consumed invite: the caller's retry and many reconciliation runs fit. */
@@ -85,6 +86,8 @@ export interface Config {
   oidcProviders: readonly OidcProviderConfig[];
   /** Who may use the /ops routes (OPERATOR_TOKEN_HASHES); empty: operator access is off. */
   operators: readonly OperatorCredential[];
+  /** Browser origins answered with CORS headers (CORS_ORIGINS), each exact; empty: no CORS headers at all. */
+  corsOrigins: readonly string[];
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
   cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
   jobCacheTtlSeconds: number;
@@ -127,6 +130,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const parsedOperators = parseOperatorTokens(e.OPERATOR_TOKEN_HASHES, e.APP_ENV);
     operators = parsedOperators.operators;
     problems.push(...parsedOperators.problems);
+  }
+
+  let corsOrigins: string[] = [];
+  if (e.CORS_ORIGINS !== undefined) {
+    const parsedOrigins = parseCorsOrigins(e.CORS_ORIGINS, e.APP_ENV);
+    corsOrigins = parsedOrigins.origins;
+    problems.push(...parsedOrigins.problems);
   }
 
   if ((e.REVOCATION_REDIS_REST_URL === undefined) !== (e.REVOCATION_REDIS_REST_TOKEN === undefined)) {
@@ -224,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       : {}),
     oidcProviders,
     operators,
+    corsOrigins,
     syrve: {
       sessionCacheSeconds: e.SYRVE_SESSION_CACHE_SECONDS ?? SYRVE_SESSION_CACHE_SECONDS,
       reconnectCooldownSeconds: e.SYRVE_RECONNECT_COOLDOWN_SECONDS ?? SYRVE_RECONNECT_COOLDOWN_SECONDS,

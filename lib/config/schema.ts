@@ -43,6 +43,8 @@ export const envSchema = z.object({
   NOTIFY_EMAIL_FROM: z.email().max(254).optional(),
   /** OpenID providers for sign-in: a JSON array of {id, issuer, clientId, clientSecret, redirectUri}; a secret (client secrets). */
   OIDC_PROVIDERS: optionalText,
+  /** Browser origins allowed to call with credentials (CORS), exact `scheme://host[:port]`, comma-separated; unset: none. */
+  CORS_ORIGINS: optionalText,
   /** Operators who may suspend tenants: `<operatorId>:<sha256 hex of their bearer secret>`, comma-separated; unset: no operator access. */
   OPERATOR_TOKEN_HASHES: optionalText,
   /** Lifetime of the access tokens sign-in issues; at most ACCESS_TOKEN_MAX_LIFETIME_SECONDS. */

@@ -14,7 +14,14 @@ import {
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
 import { ANSWER_MFA_CHALLENGE, ISSUE_MFA_CHALLENGE } from './mfa/index.ts';
-import { COUNT_RECONNECT_FAILURE, RESET_SESSION, STORE_SESSION, SYRVE_HOUSEKEEPING, TAKE_REFRESH_LOCK } from './syrve/index.ts';
+import {
+  COUNT_RECONNECT_FAILURE,
+  READ_RUNTIME_STATE,
+  RESET_SESSION,
+  STORE_SESSION,
+  SYRVE_HOUSEKEEPING,
+  TAKE_REFRESH_LOCK,
+} from './syrve/index.ts';
 import { TAKE_RUN_LOCK } from '../cron/run-lock.ts';
 import { DELETE_IF_EQUALS } from './compare-and-delete.ts';
 import { CONSUME_ONCE } from './single-use/index.ts';
@@ -38,6 +45,7 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   DELETE_IF_EQUALS,
   COUNT_RECONNECT_FAILURE,
   RESET_SESSION,
+  READ_RUNTIME_STATE,
   TAKE_RUN_LOCK,
   SYRVE_HOUSEKEEPING,
   CONSUME_ONCE,

@@ -33,11 +33,11 @@ function rawRequest(head: string): Promise<string> {
   });
 }
 
-function parse(answer: string): { status: number; contentType: string | undefined; body: string } {
+function parse(answer: string): { status: number; contentType: string | undefined; head: string; body: string } {
   const [head = '', ...rest] = answer.split('\r\n\r\n');
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
   const contentType = /\r\ncontent-type: ([^\r]*)/i.exec(head)?.[1];
-  return { status, contentType, body: rest.join('\r\n\r\n') };
+  return { status, contentType, head, body: rest.join('\r\n\r\n') };
 }
 
 it.each([
@@ -53,6 +53,10 @@ it.each([
   expect(body.error.code).toBe('VALIDATION_FAILED');
   expect(typeof body.error.message).toBe('string');
   expect(answer.body).not.toContain('canary');
+  // The app's security headers, though the app never saw the request.
+  for (const line of ['x-content-type-options: nosniff', 'x-frame-options: DENY', 'referrer-policy: no-referrer']) {
+    expect(answer.head).toContain(`\r\n${line}\r\n`);
+  }
 });
 
 it('a body announced but never sent is answered 408 with the error body within the 10 s receive limit', async () => {

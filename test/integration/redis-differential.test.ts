@@ -273,10 +273,14 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     await expectAgreement();
   });
 
-  it('Syrve: connect, the first test logs in under the refresh lock, stores from the cached session, a stale 403, refused logins, a rotation', async () => {
+  it('Syrve: connect, the runtime state, the first test logs in under the refresh lock, stores from the cached session, a stale 403, refused logins, a rotation', async () => {
     const org = await stack.seedOrganization();
     const connection = await connectFake(stack, org, fake, { login: 'differential', password: 'first-password' });
     const test = `/orgs/${org.organizationId}/syrve/connections/${connection.connectionId}/test`;
+    // The runtime read before anything is cached: its answer holds TTLs, which differ by the milliseconds between the two
+    // sides' requests once a key exists, so it is compared here, where both sides must answer that nothing exists.
+    const runtime = `/orgs/${org.organizationId}/syrve/connections/${connection.connectionId}/runtime`;
+    expect(await status(stack.request('GET', runtime, { token: org.adminToken }))).toBe(200);
     expect(await status(stack.request('POST', test, { token: org.adminToken }))).toBe(200);
     expect(await status(stack.request('GET', storesPath(org, connection), { token: org.adminToken }))).toBe(200);
     fake.forbidNext(1);

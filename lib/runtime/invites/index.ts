@@ -3,9 +3,17 @@ import { acceptInvite } from './accept-invite.ts';
 import { cancelInvite } from './cancel-invite.ts';
 import { createInvite } from './create-invite.ts';
 import { listInvites } from './list-invites.ts';
+import { readInviteHistory } from './invite-history.ts';
 import { reconcileInvites } from './reconcile-invites.ts';
 
-export const invites = { create: createInvite, list: listInvites, cancel: cancelInvite, accept: acceptInvite, reconcile: reconcileInvites };
+export const invites = {
+  create: createInvite,
+  list: listInvites,
+  history: readInviteHistory,
+  cancel: cancelInvite,
+  accept: acceptInvite,
+  reconcile: reconcileInvites,
+};
 export { inviteSchema } from './invite-record.ts';
 export { CREATE_INVITE } from './create-invite.ts';
 export { LIST_INVITES } from './list-invites.ts';

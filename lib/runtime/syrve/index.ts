@@ -2,6 +2,7 @@
 import { createConnection } from './create-connection.ts';
 import { listConnections } from './list-connections.ts';
 import { loadConnection } from './connection.ts';
+import { readRuntimeState } from './read-runtime-state.ts';
 import { rotateCredentials } from './rotate-credentials.ts';
 import { setEnabled } from './set-enabled.ts';
 import { listStores, testConnection } from './use-connection.ts';
@@ -12,6 +13,7 @@ export const syrve = {
   load: loadConnection,
   stores: listStores,
   test: testConnection,
+  runtime: readRuntimeState,
   setEnabled,
   rotate: rotateCredentials,
 };
@@ -19,4 +21,5 @@ export { connectionSchema } from './connection.ts';
 export { TAKE_REFRESH_LOCK, STORE_SESSION } from './acquire-session.ts';
 export { COUNT_RECONNECT_FAILURE } from './reconnect-failures.ts';
 export { RESET_SESSION } from './reset-session.ts';
+export { READ_RUNTIME_STATE } from './read-runtime-state.ts';
 export { SYRVE_HOUSEKEEPING, syrveHousekeepingTask } from './housekeeping.ts';

@@ -4,6 +4,11 @@ import { KEY_REGISTRY } from '../../keys/index.ts';
 /** One request tries the upstream call at most this often, and this many consecutive failures open the circuit. */
 export const MAX_RECONNECT_ATTEMPTS = 7;
 
+/** The circuit is open (calls fail fast, no upstream request) once the counter holds that many consecutive failures. */
+export function isCircuitOpen(failures: number): boolean {
+  return failures >= MAX_RECONNECT_ATTEMPTS;
+}
+
 /** The refresh lock's TTL (registry row syrveRuntimeTokenRefreshLock: 15 s). */
 export const LOCK_TTL_MS = (KEY_REGISTRY.find((entry) => entry.name === 'syrveRuntimeTokenRefreshLock')?.ttl.seconds ?? 15) * 1000;
 

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.ts';
 import { acquireSession, readSession, type ActiveSession } from './acquire-session.ts';
 import type { SyrveConnection } from './connection.ts';
 import { countReconnectFailure } from './reconnect-failures.ts';
-import { CALL_TIMEOUT_MS, LOGIN_TIMEOUT_MS, MAX_RECONNECT_ATTEMPTS, REQUEST_BUDGET_MS } from './policy.ts';
+import { CALL_TIMEOUT_MS, LOGIN_TIMEOUT_MS, MAX_RECONNECT_ATTEMPTS, REQUEST_BUDGET_MS, isCircuitOpen } from './policy.ts';
 
 export type SessionCallOutcome<T> =
   | { ok: true; value: T; session: 'cached' | 'acquired' }
@@ -44,7 +44,7 @@ export async function callWithSession<T>(
       deps.redis.retrySafe.mget<(string | null)[]>(sessionKey, failuresKey),
     );
     const failures = Number(failuresRaw ?? 0);
-    if (failures >= MAX_RECONNECT_ATTEMPTS) return { ok: false, reason: 'circuit-open' };
+    if (isCircuitOpen(failures)) return { ok: false, reason: 'circuit-open' };
     const cached = typeof raw === 'string' ? readSession(raw, connection) : undefined;
     let session: ActiveSession;
     if (cached !== undefined && typeof raw === 'string') {

@@ -1,0 +1,77 @@
+// invites.history: the organisation's invite audit events from PostgreSQL, newest first, one keyset page at a time.
+import type { Deps } from '../../deps.ts';
+import { dbCall } from '../../pg/unavailable.ts';
+import { decodeHistoryCursor, encodeHistoryCursor } from './history-cursor.ts';
+
+/** One audit row of an invite, as the history shows it: ids and times only (audit rows carry no token or email). */
+export interface InviteHistoryEvent {
+  id: string;
+  action: string;
+  actorUserId: string | null;
+  inviteId: string | null;
+  outletId: string | null;
+  occurredAt: string;
+  correlationId: string;
+}
+
+export type InviteHistoryPage = { ok: true; events: InviteHistoryEvent[]; nextCursor: string | null } | { ok: false; reason: 'bad-cursor' };
+
+interface HistoryRow {
+  id: string;
+  /** To the microsecond, for the cursor. */
+  at_exact: string;
+  /** To the millisecond, for the answer (the API's other times have milliseconds). */
+  at: string;
+  action: string;
+  actor_user_id: string | null;
+  target_id: string | null;
+  location_id: string | null;
+  correlation_id: string;
+}
+
+const AT = (format: string) => `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.${format}"Z"')`;
+
+/**
+ * A page of `limit` events older than the cursor's. Keyset order (occurred_at DESC, id DESC): an event written after a
+ * page was read is newer than its cursor, so it never appears in or shifts a later page. The predicate
+ * `action LIKE 'invite.%'` is written as the partial index's is (migrations/0011), so the planner can use it.
+ */
+export async function readInviteHistory(
+  deps: Deps,
+  request: { organizationId: string; limit: number; cursor?: string },
+): Promise<InviteHistoryPage> {
+  const params: unknown[] = [request.organizationId, request.limit + 1];
+  let before = '';
+  if (request.cursor !== undefined) {
+    const position = decodeHistoryCursor(request.cursor);
+    if (position === undefined) return { ok: false, reason: 'bad-cursor' };
+    before = 'AND (occurred_at, id) < ($3::timestamptz, $4::uuid)';
+    params.push(position.at, position.id);
+  }
+  const rows = await dbCall('read', 'invites.history', (signal) =>
+    deps.db.query<HistoryRow>(
+      `SELECT id, ${AT('US')} AS at_exact, ${AT('MS')} AS at, action, actor_user_id, target_id, location_id, correlation_id
+         FROM audit_events
+        WHERE organization_id = $1 AND action LIKE 'invite.%' ${before}
+        ORDER BY occurred_at DESC, id DESC
+        LIMIT $2`,
+      params,
+      { signal },
+    ),
+  );
+  const page = rows.slice(0, request.limit);
+  const last = page.at(-1);
+  return {
+    ok: true,
+    events: page.map((row) => ({
+      id: row.id,
+      action: row.action,
+      actorUserId: row.actor_user_id,
+      inviteId: row.target_id,
+      outletId: row.location_id,
+      occurredAt: row.at,
+      correlationId: row.correlation_id,
+    })),
+    nextCursor: rows.length > request.limit && last !== undefined ? encodeHistoryCursor({ at: last.at_exact, id: last.id }) : null,
+  };
+}
