@@ -42,6 +42,8 @@ const PLAIN_SETTINGS = [
   'SESSION_TTL_SECONDS',
   'AUTH_TOKEN_AUDIENCE',
   'SSO_HANDOFF_AUDIENCES',
+  // The admin console (off by default outside dev).
+  'CONSOLE_ENABLED',
   // Password reset and the email API that delivers its links (NOTIFY_EMAIL_API_TOKEN goes in as a secret when used).
   'PASSWORD_RESET_LINK_BASE',
   'NOTIFY_EMAIL_API_URL',
