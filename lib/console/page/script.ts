@@ -5,7 +5,7 @@ export const CONSOLE_SCRIPT = String.raw`// The runstate console's one script. E
 // so this script never sees a token or keeps a password; API errors are shown as the API words them.
 const $ = (id) => document.getElementById(id);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const HISTORY_PAGE = 20;
+const HISTORY_PAGE = 10;
 const POLL_MS = 1000;
 
 let csrfToken = document.querySelector('meta[name="csrf-token"]').content;
@@ -82,8 +82,9 @@ function button(label, onClick, ariaLabel) {
   return b;
 }
 
+/** An id's last 8 characters: UUIDv7s share their leading (time) digits, so their ends tell them apart. */
 function short(id) {
-  return id ? id.slice(0, 8) + '…' : '—';
+  return id ? '…' + id.slice(-8) : '—';
 }
 
 function duration(ms) {
@@ -394,13 +395,15 @@ async function loadHistory(cursor) {
     $('history-rows').replaceChildren(
       ...events.map((e) => {
         const tr = document.createElement('tr');
+        const correlation = cell(e.correlationId.length > 20 ? short(e.correlationId) : e.correlationId, 'mono');
+        correlation.title = e.correlationId;
         tr.append(
-          cell(new Date(e.occurredAt).toLocaleString()),
+          cell(new Date(e.occurredAt).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' })),
           cell(e.action, 'mono'),
           cell(short(e.actorUserId), 'mono'),
           cell(short(e.inviteId), 'mono'),
           cell(outletName(e.outletId)),
-          cell(e.correlationId || '—', 'mono'),
+          correlation,
         );
         return tr;
       }),

@@ -22,6 +22,7 @@ table { width: 100%; border-collapse: collapse; margin: 0.5rem 0; font-size: 0.8
 caption { text-align: left; }
 th, td { text-align: left; padding: 0.3rem 0.4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; color: var(--muted); }
+#history td { white-space: nowrap; }
 td.mono, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.8rem; }
 .muted { color: var(--muted); font-size: 0.85rem; }
 .error { color: var(--bad); margin: 0.3rem 0; min-height: 0; }

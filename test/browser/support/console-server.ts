@@ -7,6 +7,7 @@ import { serveNode } from '../../../functions/entries/node.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
 import { createJsonLogger } from '../../../lib/log/logger.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../../local/processes/scratch-database.ts';
+import type { SeededOrganization } from '../../../local/stack/fixtures.ts';
 import { setPassword } from '../../support/fixtures.ts';
 import { startStack, type TestStack } from '../../support/stack.ts';
 
@@ -16,6 +17,8 @@ export interface ConsoleServer {
   /** The served app's log lines, for the canary checks. */
   logs: string[];
   admin: { organizationId: string; locationId: string; userId: string; email: string; password: string; slug: string };
+  /** The same organisation as the fixtures made it (with a bearer token of the admin, for setting things up by the API). */
+  org: SeededOrganization;
   close(): Promise<void>;
 }
 
@@ -36,6 +39,7 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     baseUrl: `http://127.0.0.1:${port}`,
     stack,
     logs,
+    org,
     admin: {
       organizationId: org.organizationId,
       locationId: org.locationId,
