@@ -39,7 +39,11 @@ export default $config({
   async run() {
     // Deployed stages are never dev/test: staging and prod both refuse localhost stores, HS256 and missing keys.
     // APP_ENV is also the key's env segment, so stages sharing one Redis never see each other's keys.
-    const environment: Record<string, $util.Input<string>> = { APP_ENV: $app.stage === 'production' ? 'prod' : 'staging' };
+    const environment: Record<string, $util.Input<string>> = {
+      APP_ENV: $app.stage === 'production' ? 'prod' : 'staging',
+      // The admin console (docs/console.md): off unless the deploying shell says CONSOLE_ENABLED=true.
+      CONSOLE_ENABLED: process.env.CONSOLE_ENABLED === 'true' ? 'true' : 'false',
+    };
     for (const [variable, secret] of Object.entries(SECRET_ENVIRONMENT)) environment[variable] = new sst.Secret(secret).value;
     for (const [variable, [secret, placeholder]] of Object.entries(OPTIONAL_SECRET_ENVIRONMENT)) {
       environment[variable] = new sst.Secret(secret, placeholder).value;

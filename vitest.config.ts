@@ -1,5 +1,6 @@
-// Four vitest projects: `unit` needs no services; `integration`, `workers` and `lambda` each get a throwaway
-// redis-server and a fresh PostgreSQL database from the global setup, which fails (never skips) when one is missing.
+// Five vitest projects: `unit` needs no services; `integration`, `workers`, `lambda` and `browser` (the console in
+// headless Chromium) each get a throwaway redis-server and a fresh PostgreSQL database from the global setup, which
+// fails (never skips) when one is missing.
 import { defineConfig } from 'vitest/config';
 
 const withServices = ['test/setup/global.ts'];
@@ -43,6 +44,7 @@ export default defineConfig({
       { extends: true, test: { name: 'cluster', include: throughCluster, globalSetup: ['test/setup/cluster.ts'] } },
       { extends: true, test: { name: 'workers', include: ['test/workers/**/*.test.ts'], globalSetup: withServices } },
       { extends: true, test: { name: 'lambda', include: ['test/lambda/**/*.test.ts'], globalSetup: withServices } },
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: withServices } },
     ],
   },
 });

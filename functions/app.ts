@@ -1,6 +1,6 @@
 // Composes every function into one Hono app; the Workers, Node and Lambda entries all serve this.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, ExecutionContext } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import { AppError, validationFailed, errorBody } from '../lib/http/app-error.ts';
@@ -12,6 +12,7 @@ import { securityHeaders } from '../lib/http/security-headers.ts';
 import { validationHook } from '../lib/http/validation.ts';
 import type { Deps } from '../lib/deps.ts';
 import { auditExportsFunction } from './audit-exports/index.ts';
+import { createConsoleFunction } from './console/index.ts';
 import { authFunction } from './auth/index.ts';
 import { handoffFunction } from './handoff/index.ts';
 import { healthFunction } from './health/index.ts';
@@ -35,6 +36,15 @@ export interface AppOptions {
   clientIp?: (c: Context<HonoEnv>) => string | undefined;
   /** How this runtime keeps work going after the response (Workers: waitUntil); unset: handlers await such work. */
   defer?: (c: Context<HonoEnv>, work: Promise<unknown>) => void;
+}
+
+/** Workers' ExecutionContext of this request; other runtimes have none (Hono's getter throws then). */
+function executionContextOf(c: Context<HonoEnv>): ExecutionContext | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
 }
 
 export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): OpenAPIHono<HonoEnv> {
@@ -74,6 +84,11 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   app.route('/', auditExportsFunction);
   app.route('/', tenantsFunction);
   app.route('/', opsFunction);
+  // The console hands the page's calls back to this same app, with this request's bindings and execution context.
+  app.route(
+    '/',
+    createConsoleFunction((request, c) => app.fetch(request, c.env, executionContextOf(c))),
+  );
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   // The /ops routes: an operator's own bearer secret (rsop_…), not a JWT (docs/api.md#operators).
   app.openAPIRegistry.registerComponent('securitySchemes', 'operatorAuth', { type: 'http', scheme: 'bearer' });

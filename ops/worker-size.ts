@@ -1,7 +1,10 @@
-// `npm run size`: the worker bundle wrangler would upload (a dry-run build), raw and gzipped, against the size goal.
+// `npm run size`: the worker bundle wrangler would upload (a dry-run build), raw and gzipped, against the size goal, and
+// the console's page weight (what a browser fetches for /console: the HTML, its one script and its one stylesheet).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { consolePageParts } from '../lib/console/page/index.ts';
 import { buildWorker } from './build-worker.ts';
 
 // The goal (issue 8), in KiB as wrangler counts them: under it, the bundle parses quickly at a cold start. The hard
@@ -28,6 +31,17 @@ function largest(inputBytes: Record<string, number>): Array<[string, number]> {
   return [...totals].sort((a, b) => b[1] - a[1]).slice(0, SHOWN_CONTRIBUTORS);
 }
 
+/** Each part as served (UTF-8 bytes) and gzipped at the default level, as a CDN or browser transfer would carry it. */
+function printConsoleWeight(): void {
+  const parts = consolePageParts().map(([name, text]) => {
+    const bytes = new TextEncoder().encode(text);
+    return { name, raw: bytes.length, gzip: gzipSync(bytes).length };
+  });
+  const total = { raw: parts.reduce((sum, p) => sum + p.raw, 0), gzip: parts.reduce((sum, p) => sum + p.gzip, 0) };
+  console.log(`console page weight (/console, HTML + JS + CSS): ${kib(total.raw)} raw, ${kib(total.gzip)} gzip`);
+  for (const part of parts) console.log(`  ${part.name.padEnd(4)} ${kib(part.raw).padStart(10)} raw  ${kib(part.gzip).padStart(10)} gzip`);
+}
+
 async function main(): Promise<void> {
   const outDir = await mkdtemp(join(tmpdir(), 'runstate-size-'));
   try {
@@ -39,6 +53,7 @@ async function main(): Promise<void> {
     );
     console.log('largest parts (minified, before gzip):');
     for (const [name, bytes] of largest(worker.inputBytes)) console.log(`  ${kib(bytes).padStart(10)}  ${name}`);
+    printConsoleWeight();
   } finally {
     await rm(outDir, { recursive: true, force: true });
   }

@@ -1,11 +1,13 @@
-// The sessions function: sign out everywhere, an admin's revoke of a member's sessions, and the active context.
+// The sessions function: sign out everywhere, an admin's revoke of a member's sessions, the active context and the
+// memberships it is chosen from.
+import { listMemberships } from '../../lib/auth/memberships.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
 import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
 import { forbidden, notFound, tokenRevoked, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { activeContext } from '../../lib/runtime/context/index.ts';
-import { readContextRoute, resetContextRoute, revokeAllRoute, revokeMemberRoute, setContextRoute } from './routes.ts';
+import { membershipsRoute, readContextRoute, resetContextRoute, revokeAllRoute, revokeMemberRoute, setContextRoute } from './routes.ts';
 
 export const sessionsFunction = createFunctionApp();
 
@@ -54,4 +56,8 @@ sessionsFunction.openapi(readContextRoute, async (c) => {
 sessionsFunction.openapi(resetContextRoute, async (c) => {
   await activeContext.reset(c.get('deps'), await c.get('auth').principal());
   return c.body(null, 204);
+});
+
+sessionsFunction.openapi(membershipsRoute, async (c) => {
+  return c.json({ memberships: await listMemberships(c.get('deps'), c.get('auth')) }, 200);
 });

@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
-import { contextResponse, memberParams, sessionsRevokedResponse, setContextBody } from './schemas.ts';
+import { contextResponse, memberParams, membershipsResponse, sessionsRevokedResponse, setContextBody } from './schemas.ts';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -54,4 +54,13 @@ export const resetContextRoute = createRoute({
   security: bearerSecurity,
   middleware: [requireAuth] as const,
   responses: { 204: { description: 'reset' }, ...errorResponses(401, 503) },
+});
+
+export const membershipsRoute = createRoute({
+  method: 'get',
+  path: '/auth/memberships',
+  summary: "The caller's organisations and the outlets each lets them choose as the active context",
+  security: bearerSecurity,
+  middleware: [requireAuth] as const,
+  responses: { 200: { description: 'the memberships', ...json(membershipsResponse) }, ...errorResponses(401, 503) },
 });

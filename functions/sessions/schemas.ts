@@ -1,5 +1,6 @@
 // Request and response schemas of the session routes: revocation (own, or a member's) and the active context.
 import * as z from 'zod';
+import { membershipSchema } from '../../lib/auth/memberships.ts';
 import { activeContextSchema } from '../../lib/runtime/context/index.ts';
 
 export const memberParams = z.strictObject({ orgId: z.uuid(), userId: z.uuid() });
@@ -19,3 +20,5 @@ export const setContextBody = z.strictObject({
 });
 
 export const contextResponse = z.object({ context: activeContextSchema });
+
+export const membershipsResponse = z.object({ memberships: z.array(membershipSchema) });

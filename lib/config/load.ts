@@ -91,6 +91,8 @@ export interface Config {
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
   cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
   jobCacheTtlSeconds: number;
+  /** The admin console at /console (CONSOLE_ENABLED; default: on in dev, off elsewhere). */
+  console: { enabled: boolean };
 }
 
 export class ConfigError extends Error {
@@ -244,6 +246,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       taskTimeBudgetMs: e.CRON_TASK_TIME_BUDGET_MS ?? CRON_TASK_TIME_BUDGET_MS,
     },
     jobCacheTtlSeconds: e.JOB_CACHE_TTL_SECONDS ?? JOB_CACHE_TTL_SECONDS,
+    console: { enabled: e.CONSOLE_ENABLED === undefined ? e.APP_ENV === 'dev' : e.CONSOLE_ENABLED === 'true' },
   };
 }
 

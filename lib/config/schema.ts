@@ -72,4 +72,6 @@ export const envSchema = z.object({
   /** What one scheduled task may spend per run: Redis commands and SQL statements, and milliseconds. */
   CRON_TASK_COMMAND_BUDGET: z.coerce.number().int().min(10).max(100_000).optional(),
   CRON_TASK_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).optional(),
+  /** The admin console at /console (docs/console.md): on by default in dev only. */
+  CONSOLE_ENABLED: z.enum(['true', 'false']).optional(),
 });

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'MFA_ALREADY_ENROLLED'
   | 'OIDC_FAILED'
   | 'FORBIDDEN'
+  | 'CSRF_REFUSED'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
   | 'ROLE_CONFLICT'
@@ -75,6 +76,9 @@ export const mfaAlreadyEnrolled = () => new AppError(409, 'MFA_ALREADY_ENROLLED'
 export const oidcFailed = () =>
   new AppError(401, 'OIDC_FAILED', 'the sign-in through the identity provider could not be completed; start it again');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
+/** The console refused a state-changing request without its CSRF defence (lib/console/csrf.ts); `reason` names what was missing. */
+export const csrfRefused = (reason: string) =>
+  new AppError(403, 'CSRF_REFUSED', `refused: ${reason}; state-changing console requests must come from the console page itself`);
 export const notFound = (message = 'no such active object in this tenant') => new AppError(404, 'NOT_FOUND', message);
 export const roleConflict = (heldRole: string) =>
   new AppError(409, 'ROLE_CONFLICT', `the account already holds the role ${heldRole} at this scope; the invitation stays active`);

@@ -56,6 +56,7 @@ type Builders = {
   passwordResetToken(tokenDigest: string): string;
   ssoHandoffCode(codeDigest: string): string;
   oidcState(stateDigest: string): string;
+  consoleDevLogin(codeDigest: string): string;
   /** The scheduled function's run lock: one fixed id, nothing of the caller's reaches the key. */
   cronRunLock(): string;
   // Issue 11: the pre-auth resolve cache (keyed hashes only) under platform:{tenant-resolve}, and the org caches.
@@ -147,6 +148,7 @@ export function createKeyspace(options: { prefix: string; env: KeyEnv }): Keyspa
     passwordResetToken: (digest) => finish(`${platform()}:auth:password-reset:${requireHex64(digest, 'tokenDigest')}`),
     ssoHandoffCode: (digest) => finish(`${platform()}:auth:sso-handoff:${requireHex64(digest, 'codeDigest')}`),
     oidcState: (digest) => finish(`${platform()}:auth:oidc-state:${requireHex64(digest, 'stateDigest')}`),
+    consoleDevLogin: (digest) => finish(`${platform()}:auth:console-dev-login:${requireHex64(digest, 'codeDigest')}`),
     cronRunLock: () => finish(`${platform()}:cron:run-lock:all`),
     tenantResolveSlug: (hash) => finish(`${resolve()}:tenant:resolve-slug:${requireHex64(hash, 'slugHash')}`),
     tenantResolveDomain: (hash) => finish(`${resolve()}:tenant:resolve-domain:${requireHex64(hash, 'hostHash')}`),

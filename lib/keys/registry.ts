@@ -49,6 +49,7 @@ export type KeyName =
   | 'passwordResetToken'
   | 'ssoHandoffCode'
   | 'oidcState'
+  | 'consoleDevLogin'
   | 'cronRunLock'
   | 'tenantResolveSlug'
   | 'tenantResolveDomain'
@@ -542,6 +543,24 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     ],
     auditCounterpart: 'auth.oidc_signed_in and auth.oidc_failed, written by the callback from the consumed value',
     cleanup: 'Consumed (GET+DEL, one script) by the callback before anything else; expire by TTL',
+  }),
+  entry({
+    name: 'consoleDevLogin',
+    scopeKinds: ['platform'],
+    domain: 'auth',
+    purpose: 'console-dev-login',
+    idPattern: HEX64_PATTERN,
+    idLabel: '<sha256Hex(code)>',
+    valueType: 'json',
+    ttl: {
+      rule: `Exactly ${SINGLE_USE_TTL_SECONDS['console-dev-login']} s from npm start's banner (APP_ENV=dev only)`,
+      seconds: SINGLE_USE_TTL_SECONDS['console-dev-login'],
+    },
+    allowedPayload: ['user id', 'organization id', "the user's email", 'issued-at timestamp', 'correlation id'],
+    forbiddenPayload: ['the code', 'access or refresh tokens', 'passwords'],
+    auditCounterpart: 'session.created (method dev-link), written when the link is opened',
+    cleanup: 'Consumed (GET+DEL, one script) by GET /console/dev-login; expire by TTL',
+    notes: 'Issued by npm start only; the route that consumes it exists in APP_ENV=dev alone (docs/console.md).',
   }),
   entry({
     name: 'cronRunLock',

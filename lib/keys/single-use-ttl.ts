@@ -6,6 +6,8 @@ export const SINGLE_USE_TTL_SECONDS = {
   'sso-handoff': 60,
   /** A person at the provider's sign-in page: ten minutes to type a password and approve. */
   'oidc-state': 600,
+  /** The dev console link `npm start` prints (APP_ENV=dev only): as long as the 12-hour demo tokens printed beside it. */
+  'console-dev-login': 43_200,
 } as const;
 
 export type SingleUseKind = keyof typeof SINGLE_USE_TTL_SECONDS;

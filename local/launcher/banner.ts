@@ -8,6 +8,8 @@ export interface BannerFacts {
   baseUrl: string;
   seed: SeedResult;
   invitee: { userId: string; email: string; token: string };
+  /** The admin console's dev link (local/launcher/console-link.ts): signs the demo admin in once; dev with the console on only. */
+  consoleLink?: string | undefined;
   /** The demo admin's sign-in, with APP_ENV=dev only; without it the walkthrough starts at the invites. */
   signIn?: SignInFacts | undefined;
   syrve: {
@@ -88,6 +90,13 @@ export function readyBanner(f: BannerFacts): string {
       : []),
     `  invitee       ${f.invitee.email}  (not a member yet)`,
     '',
+    ...(f.consoleLink !== undefined
+      ? [
+          'Admin console: this link signs the demo admin in (once, within 12 hours; after that sign in with the password):',
+          `  ${f.consoleLink}`,
+          '',
+        ]
+      : []),
     `ADMIN_TOKEN and NEWCOMER_TOKEN below are HS256, signed with the dev secret AUTH_JWT_SECRET in ${f.secretsFile}; they expire in 12 hours`,
     `(npm start lets tokens live that long). Sign-in issues ${signInTtl} access tokens, and a refresh token for the next pair.`,
     ...f.notes,

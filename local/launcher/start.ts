@@ -12,6 +12,7 @@ import { demoConnectionPort, seedDemoConnection } from './seed-syrve.ts';
 import { seedDemoPassword } from './seed-password.ts';
 import { startDemoUpstream } from './demo-upstream.ts';
 import { readyBanner } from './banner.ts';
+import { devConsoleLink } from './console-link.ts';
 import { startCronTimer } from './cron.ts';
 import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
 import { neonProxyFor, openDatabase } from './database.ts';
@@ -147,6 +148,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   if (cron !== undefined) stack.add('scheduled function timer', cron.stop);
 
   const baseUrl = `http://127.0.0.1:${config.port}`;
+  const consoleLink = await devConsoleLink(config, seed, baseUrl);
   const secretsFile = displayPath(secrets.file);
   phase = 'ready';
   say(
@@ -154,6 +156,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       baseUrl,
       seed,
       invitee,
+      consoleLink,
       signIn: password.seeded
         ? {
             password: secrets.values.DEMO_ADMIN_PASSWORD,
@@ -184,6 +187,12 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
           `${secretsFile} (mode 0600)${secrets.fromEnv.length > 0 ? `; from the environment: ${secrets.fromEnv.join(', ')}` : ''}`,
         ],
         ['Syrve', `fake iiko RMS server on ${upstream.url}: accepts the demo connection's current login and password`],
+        [
+          'Console',
+          config.console.enabled
+            ? `${baseUrl}/console (the admin console; CONSOLE_ENABLED=false turns it off)`
+            : 'off (CONSOLE_ENABLED=false)',
+        ],
         ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
         ['Mailbox', `${displayPath(mailboxDir)}: password-reset links land here, one JSON file (0600) per message; nothing is sent`],
       ],

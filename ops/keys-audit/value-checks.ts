@@ -5,6 +5,7 @@ import type { KeyName, RegistryEntry } from '../../lib/keys/registry.ts';
 import { oidcStateSchema } from '../../lib/auth/oidc/oidc-state.ts';
 import { handoffSchema } from '../../lib/auth/handoff/handoff-code.ts';
 import { resetSchema } from '../../lib/auth/password-reset/reset-token.ts';
+import { devLoginSchema } from '../../lib/console/dev-login.ts';
 import { activeContextSchema } from '../../lib/runtime/context/context-record.ts';
 import { inviteRecordSchema } from '../../lib/runtime/invites/invite-record.ts';
 import { inviteReceiptSchema } from '../../lib/runtime/invites/receipt.ts';
@@ -62,6 +63,7 @@ const BY_ROW: Partial<Record<KeyName, ValueCheck>> = {
   passwordResetToken: json(resetSchema),
   ssoHandoffCode: json(handoffSchema),
   oidcState: json(oidcStateSchema),
+  consoleDevLogin: json(devLoginSchema),
   tenantResolveSlug: json(publicTenantSchema),
   tenantResolveDomain: json(publicTenantSchema),
   orgSettingsCache: json(orgSettingsSchema),

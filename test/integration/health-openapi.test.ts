@@ -79,6 +79,7 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/auth/oidc/{provider}/start',
       '/auth/refresh',
       '/auth/context',
+      '/auth/memberships',
       '/auth/sessions/revoke-all',
       '/healthz',
       '/invites/accept',

@@ -129,6 +129,15 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     ];
     for (const line of passwordLines) expect(banner.split('\n')).toContain(line);
     expect(banner).toContain('Sign-in issues 15-minute access tokens');
+    // The console's dev link signs the demo admin in, once.
+    const consoleLink = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/console\/dev-login\?code=rsd_[A-Za-z0-9_-]{43})$/m.exec(banner)?.[1];
+    expect(consoleLink).toBeDefined();
+    const opened = await fetch(consoleLink!, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.getSetCookie().map((cookie) => cookie.split('=')[0])).toEqual(
+      expect.arrayContaining(['rs_console_access', 'rs_console_refresh']),
+    );
+    expect((await fetch(consoleLink!, { redirect: 'manual' })).status).toBe(401);
     expect(await verifyPassword(adminPassword, await adminPasswordHash(databaseUrl))).toBe(true);
 
     const created = await call('POST', `${base}/orgs/${org}/invites`, adminToken, {

@@ -25,7 +25,7 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();
   // The entry reads process.env on its first request and keeps that config for the container's life.
-  for (const [name, value] of Object.entries(services.env)) {
+  for (const [name, value] of Object.entries({ ...services.env, CONSOLE_ENABLED: 'true' })) {
     savedEnv.set(name, process.env[name]);
     process.env[name] = value;
   }
@@ -131,6 +131,23 @@ describe('the Lambda handler', () => {
     });
     const audit = await db.query('SELECT action FROM audit_events WHERE target_id = $1', [body.invite.inviteId]);
     expect(audit.rows).toEqual([{ action: 'invite.created' }]);
+  });
+
+  it('serves the admin console, and hands its API calls to the app with the cookie as the bearer', async () => {
+    const page = await handler(httpApiEvent('GET', '/console'), context);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
+    // Over https (API Gateway), the CSRF cookie is Secure.
+    expect(page.cookies?.[0]).toMatch(/^rs_console_csrf=[^;]+; Path=\/console; HttpOnly; Secure; SameSite=Strict$/);
+    const org = await seedOrganization(db);
+    const listed = await handler(
+      httpApiEvent('GET', `/console/api/orgs/${org.organizationId}/invites`, {
+        headers: { cookie: `rs_console_access=${org.adminToken}` },
+      }),
+      context,
+    );
+    expect(listed.statusCode).toBe(200);
+    expect(JSON.parse(listed.body)).toEqual({ invites: [], nextCursor: null });
   });
 });
 

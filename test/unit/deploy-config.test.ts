@@ -44,6 +44,8 @@ const PLAIN_SETTINGS = [
   'SSO_HANDOFF_AUDIENCES',
   // Browser origins allowed to call with credentials; staging and prod take https only.
   'CORS_ORIGINS',
+  // The admin console (off by default outside dev).
+  'CONSOLE_ENABLED',
   // Password reset and the email API that delivers its links (NOTIFY_EMAIL_API_TOKEN goes in as a secret when used).
   'PASSWORD_RESET_LINK_BASE',
   'NOTIFY_EMAIL_API_URL',

@@ -245,7 +245,7 @@ export const BUILDER_CASES: BuilderCase[] = [
       id: str(digest),
     }),
   },
-  ...(['passwordResetToken', 'ssoHandoffCode', 'oidcState'] as const).map((name) => ({
+  ...(['passwordResetToken', 'ssoHandoffCode', 'oidcState', 'consoleDevLogin'] as const).map((name) => ({
     name,
     valid: fc.tuple(hex64),
     any: fc.tuple(maybeHex64),
@@ -254,7 +254,12 @@ export const BUILDER_CASES: BuilderCase[] = [
       valid: isHex64(digest),
       scope: { kind: 'platform' as const },
       domain: 'auth',
-      purpose: { passwordResetToken: 'password-reset', ssoHandoffCode: 'sso-handoff', oidcState: 'oidc-state' }[name],
+      purpose: {
+        passwordResetToken: 'password-reset',
+        ssoHandoffCode: 'sso-handoff',
+        oidcState: 'oidc-state',
+        consoleDevLogin: 'console-dev-login',
+      }[name],
       id: str(digest),
     }),
   })),

@@ -9,7 +9,9 @@ import { Miniflare } from 'miniflare';
 import pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newInvitee, seedOrganization, TEST_JWT_SECRET, TEST_WEBHOOK_SECRET } from '../support/fixtures.ts';
+import { newInvitee, seedOrganization, setPassword, TEST_JWT_SECRET, TEST_WEBHOOK_SECRET } from '../support/fixtures.ts';
+import { ConsoleClient } from '../support/console-client.ts';
+import { CONSOLE_CSP } from '../../lib/console/security-headers.ts';
 import { startFakeSyrve } from '../../local/fakes/index.ts';
 import { signStandardWebhook } from '../../lib/webhooks/standard-webhooks.ts';
 import { createKeyspace } from '../../lib/keys/index.ts';
@@ -86,7 +88,7 @@ beforeAll(async () => {
   services = await startLocalServices({ redisUrl: redisServer.url, databaseUrl: database.url });
   db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();
-  mf = startWorker(services.env);
+  mf = startWorker({ ...services.env, CONSOLE_ENABLED: 'true' });
   await mf.ready;
 }, 120_000);
 
@@ -210,6 +212,34 @@ describe('the worker in workerd', () => {
     } finally {
       await fake.close();
     }
+  });
+
+  it('serves the admin console: its page with the CSP, sign-in into cookies, and the API through /console/api', async () => {
+    const org = await seedOrganization(db);
+    const password = `pw-${uuidv7()}`;
+    await setPassword(db, org.adminId, password);
+    const browser = new ConsoleClient(
+      (path, init) => mf.dispatchFetch(`http://runstate.test${path}`, init as never) as unknown as Promise<Response>,
+      'http://runstate.test',
+    );
+    const page = await browser.openPage();
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    const signedIn = await browser.send('POST', '/console/session', {
+      body: { organizationId: org.organizationId, email: org.adminEmail, password },
+    });
+    expect(signedIn.status).toBe(200);
+    expect(browser.cookies.has('rs_console_access')).toBe(true);
+    // The page's call runs through the same worker in process, with the cookie's token as its bearer.
+    const created = await browser.send('POST', `/console/api/orgs/${org.organizationId}/invites`, {
+      body: { email: newInvitee().email, roleCode: 'Viewer' },
+    });
+    expect(created.status).toBe(201);
+    const refused = await browser.send('POST', `/console/api/orgs/${org.organizationId}/invites`, {
+      body: { email: newInvitee().email, roleCode: 'Viewer' },
+      csrf: false,
+    });
+    expect(refused.status).toBe(403);
   });
 
   it('answers unknown routes with the JSON 404 body', async () => {

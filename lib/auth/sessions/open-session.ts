@@ -12,7 +12,7 @@ export interface OpenSessionInput {
   email: string;
   organizationId: string;
   /** How the user proved who they are, for the audit row. */
-  method: 'password' | 'password+totp' | 'oidc';
+  method: 'password' | 'password+totp' | 'oidc' | 'dev-link';
   correlationId: string;
   /** Audit events of the sign-in itself (auth.oidc_signed_in), committed in the same transaction as the session. */
   alsoAudit?: readonly AuditEvent[];

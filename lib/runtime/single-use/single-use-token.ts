@@ -2,7 +2,12 @@
 import { randomToken, sha256Hex } from '../../crypto/index.ts';
 import type { Keyspace, SingleUseKind } from '../../keys/index.ts';
 
-const PREFIXES: Record<SingleUseKind, string> = { 'password-reset': 'rsp_', 'sso-handoff': 'rsh_', 'oidc-state': 'rso_' };
+const PREFIXES: Record<SingleUseKind, string> = {
+  'password-reset': 'rsp_',
+  'sso-handoff': 'rsh_',
+  'oidc-state': 'rso_',
+  'console-dev-login': 'rsd_',
+};
 const BODY = /^[A-Za-z0-9_-]{43}$/;
 
 export function newSingleUseToken(kind: SingleUseKind): string {
@@ -16,5 +21,6 @@ export async function singleUseKey(keys: Keyspace, kind: SingleUseKind, token: s
   const digest = await sha256Hex(token);
   if (kind === 'password-reset') return keys.passwordResetToken(digest);
   if (kind === 'sso-handoff') return keys.ssoHandoffCode(digest);
+  if (kind === 'console-dev-login') return keys.consoleDevLogin(digest);
   return keys.oidcState(digest);
 }

@@ -1,0 +1,121 @@
+// The admin console at /console (docs/console.md): its page, the session routes that keep sign-in's tokens in cookies,
+// the dev link, and /console/api/*, which hands the page's calls to this same app with the session's bearer token.
+import { Hono } from 'hono';
+import { AppError, csrfRefused, notFound, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
+import type { HonoEnv } from '../../lib/http/hono-env.ts';
+import { readCookie, writeCookie } from '../../lib/console/cookies.ts';
+import { checkCsrf, pageCsrfToken } from '../../lib/console/csrf.ts';
+import { openDevLoginSession } from '../../lib/console/dev-login.ts';
+import { apiTarget, forwardedRequest, pageResponse, type Dispatch } from '../../lib/console/forward.ts';
+import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell } from '../../lib/console/page/index.ts';
+import { setConsoleHeaders } from '../../lib/console/security-headers.ts';
+import { dropSession, keepSession, mfaRequiredSchema, signedInSchema } from '../../lib/console/session-cookies.ts';
+import { mfaCodeBody } from './schemas.ts';
+
+const API_PREFIX = '/console/api';
+
+export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
+  const consoleFunction = new Hono<HonoEnv>();
+  const call = async (c: Parameters<Dispatch>[1], path: string, init: Parameters<typeof forwardedRequest>[2] = {}) =>
+    dispatch(await forwardedRequest(c, new URL(path, c.req.url), init), c);
+
+  /**
+   * Sign-in's answer (password, MFA or refresh) as cookies; the page gets who and until when, and its CSRF token: a new
+   * one for a new session, the same one across a refresh (calls already under way still carry it).
+   */
+  const signedIn = async (c: Parameters<Dispatch>[1], inner: Response, options: { newSession: boolean } = { newSession: true }) => {
+    if (inner.status !== 200) return pageResponse(c, inner);
+    const body: unknown = await inner.json();
+    const mfa = mfaRequiredSchema.safeParse(body);
+    if (mfa.success) {
+      writeCookie(c, 'mfa', mfa.data.challengeToken, mfa.data.expiresInSeconds);
+      return c.json({ status: 'mfa-required' as const, expiresInSeconds: mfa.data.expiresInSeconds }, 200);
+    }
+    const summary = keepSession(c, signedInSchema.parse(body));
+    return c.json({ ...summary, csrfToken: await pageCsrfToken(c, { rotate: options.newSession }) }, 200);
+  };
+
+  for (const path of ['/console', '/console/*']) {
+    consoleFunction.use(path, async (c, next) => {
+      if (!c.get('deps').config.console.enabled) throw new AppError(404, 'NOT_FOUND', 'no such route');
+      // Set first, so a refusal below carries them too, and again after: a handed-on API answer replaces the response.
+      setConsoleHeaders(c);
+      const csrf = await checkCsrf(c);
+      if (!csrf.ok) throw csrfRefused(csrf.reason);
+      await next();
+      setConsoleHeaders(c, { cacheable: c.req.path.startsWith('/console/assets/') });
+    });
+  }
+
+  consoleFunction.get('/console', async (c) =>
+    c.html(consoleShell({ csrfToken: await pageCsrfToken(c), signedIn: readCookie(c, 'access') !== undefined })),
+  );
+  consoleFunction.get('/console/assets/console.js', (c) =>
+    c.body(CONSOLE_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }),
+  );
+  consoleFunction.get('/console/assets/console.css', (c) => c.body(CONSOLE_STYLE, 200, { 'content-type': 'text/css; charset=utf-8' }));
+
+  // Password sign-in: the page's body goes to POST /auth/login as it is, so its validation and refusals are the API's.
+  consoleFunction.post('/console/session', async (c) => signedIn(c, await call(c, '/auth/login')));
+
+  consoleFunction.post('/console/session/mfa', async (c) => {
+    const challengeToken = readCookie(c, 'mfa');
+    if (challengeToken === undefined) throw unauthenticated('no sign-in is waiting for an MFA code; sign in again');
+    const parsed = mfaCodeBody.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) throw validationFailed('body: {"code": "<the 6-digit code>"}');
+    return signedIn(c, await call(c, '/auth/mfa/verify', { body: JSON.stringify({ challengeToken, code: parsed.data.code }) }));
+  });
+
+  consoleFunction.post('/console/session/refresh', async (c) => {
+    const refreshToken = readCookie(c, 'refresh');
+    dropSession(c);
+    if (refreshToken === undefined) throw unauthenticated('not signed in to the console');
+    // A refusal leaves the cookies cleared (above); success writes the next pair over them.
+    return signedIn(c, await call(c, '/auth/refresh', { body: JSON.stringify({ refreshToken }) }), { newSession: false });
+  });
+
+  consoleFunction.post('/console/session/logout', async (c) => {
+    let accessToken = readCookie(c, 'access');
+    const refreshToken = readCookie(c, 'refresh');
+    let answer = accessToken !== undefined ? await call(c, '/auth/logout', { accessToken, body: null }) : undefined;
+    // An expired access token cannot revoke its session: the refresh token buys one that can.
+    if ((answer === undefined || answer.status === 401) && refreshToken !== undefined) {
+      const refreshed = await call(c, '/auth/refresh', { body: JSON.stringify({ refreshToken }) });
+      const tokens = refreshed.status === 200 ? signedInSchema.safeParse(await refreshed.json()) : undefined;
+      accessToken = tokens?.success === true ? tokens.data.accessToken : undefined;
+      if (accessToken !== undefined) answer = await call(c, '/auth/logout', { accessToken, body: null });
+    }
+    dropSession(c);
+    await pageCsrfToken(c, { rotate: true });
+    return c.body(null, 204);
+  });
+
+  // APP_ENV=dev only: elsewhere this route does not exist (the same 404 as any unknown path).
+  consoleFunction.get('/console/dev-login', async (c) => {
+    const deps = c.get('deps');
+    if (deps.config.appEnv !== 'dev') throw new AppError(404, 'NOT_FOUND', 'no such route');
+    const outcome = await openDevLoginSession(deps, c.req.query('code') ?? '', c.get('correlationId'));
+    if (!outcome.ok) {
+      if (outcome.reason === 'not-dev') throw new AppError(404, 'NOT_FOUND', 'no such route');
+      throw unauthenticated(
+        'this console link is unknown, used or expired: sign in with the password, or restart npm start for a new link',
+      );
+    }
+    keepSession(c, { status: 'signed-in', ...outcome.tokens });
+    await pageCsrfToken(c, { rotate: true });
+    // 303 to the page itself: the code leaves the address bar and the history.
+    return c.redirect('/console', 303);
+  });
+
+  consoleFunction.all(`${API_PREFIX}/*`, async (c) => {
+    const target = apiTarget(c.req.url, new URL(c.req.url).pathname.slice(API_PREFIX.length));
+    if (target === undefined) throw notFound('the console does not reach this API route');
+    return pageResponse(c, await call(c, target.pathname + target.search, { ...optionalAccess(readCookie(c, 'access')) }));
+  });
+
+  return consoleFunction;
+}
+
+function optionalAccess(accessToken: string | undefined): { accessToken?: string } {
+  return accessToken === undefined ? {} : { accessToken };
+}

@@ -1,0 +1,127 @@
+// The console's one HTML page: every view's markup, hidden until the script shows it. No inline script or style (the
+// CSP allows neither); the CSRF token rides in a meta tag, the only value the server puts into the page.
+
+const ROLE_OPTIONS = ['Viewer', 'Accountant', 'OrganizationAdmin'];
+
+export interface ShellFacts {
+  csrfToken: string;
+  /** An access cookie came with the request: the page starts by loading the views, else at the sign-in form. */
+  signedIn: boolean;
+}
+
+export function consoleShell(facts: ShellFacts): string {
+  // Base64url by construction (lib/console/csrf.ts); checked so nothing else can ever be written into the attribute.
+  if (!/^[A-Za-z0-9_-]+$/.test(facts.csrfToken)) throw new Error('consoleShell: the CSRF token is not base64url');
+  const roles = ROLE_OPTIONS.map((role) => `<option value="${role}">${role}</option>`).join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${facts.csrfToken}">
+<meta name="signed-in" content="${facts.signedIn ? 'yes' : 'no'}">
+<title>runstate console</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+<script type="module" src="/console/assets/console.js"></script>
+</head>
+<body>
+<header class="bar">
+  <h1>runstate console</h1>
+  <form id="context" class="context" hidden>
+    <label>Organisation <select id="context-org" name="organizationId"></select></label>
+    <label>Outlet <select id="context-outlet" name="locationId"></select></label>
+    <button type="submit">Use</button>
+    <output id="context-status" class="muted"></output>
+  </form>
+  <button id="sign-out" type="button" hidden>Sign out</button>
+</header>
+<p id="notice" class="notice" role="status" aria-live="polite"></p>
+<main>
+<section id="sign-in" aria-labelledby="sign-in-title" hidden>
+  <h2 id="sign-in-title">Sign in</h2>
+  <form id="password-form" class="stack">
+    <label>Organisation (slug or id) <input name="organization" autocomplete="organization" required></label>
+    <label>Email <input name="email" type="email" autocomplete="username" required></label>
+    <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+    <button type="submit">Sign in</button>
+  </form>
+  <form id="mfa-form" class="stack" hidden>
+    <label>Code from your authenticator app <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required></label>
+    <button type="submit">Verify</button>
+  </form>
+  <p id="sign-in-error" class="error" role="alert"></p>
+</section>
+
+<div id="views" class="views" hidden>
+<section id="invites" aria-labelledby="invites-title">
+  <h2 id="invites-title">Active invites</h2>
+  <form id="invite-form" class="row">
+    <label>Email <input name="email" type="email" required></label>
+    <label>Role <select name="roleCode">${roles}</select></label>
+    <label>Outlet <select name="locationId" id="invite-outlet"></select></label>
+    <button type="submit">Create invite</button>
+  </form>
+  <p id="invites-error" class="error" role="alert"></p>
+  <table>
+    <caption class="muted">Soonest expiry first; the countdown runs live.</caption>
+    <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Outlet</th><th scope="col">Expires in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody id="invite-rows"></tbody>
+  </table>
+  <button id="invites-refresh" type="button">Refresh</button>
+</section>
+
+<section id="history" aria-labelledby="history-title">
+  <h2 id="history-title">Invite history</h2>
+  <p id="history-error" class="error" role="alert"></p>
+  <table>
+    <thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Invite</th><th scope="col">Outlet</th><th scope="col">Correlation id</th></tr></thead>
+    <tbody id="history-rows"></tbody>
+  </table>
+  <div class="row">
+    <button id="history-newest" type="button">Newest</button>
+    <button id="history-older" type="button" disabled>Older</button>
+  </div>
+</section>
+
+<section id="syrve" aria-labelledby="syrve-title">
+  <h2 id="syrve-title">Syrve connections</h2>
+  <p id="syrve-error" class="error" role="alert"></p>
+  <table>
+    <thead><tr><th scope="col">Connection</th><th scope="col">Session</th><th scope="col">Refresh lock</th><th scope="col">Reconnect circuit</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody id="syrve-rows"></tbody>
+  </table>
+  <button id="syrve-refresh" type="button">Refresh</button>
+</section>
+
+<section id="exports" aria-labelledby="exports-title">
+  <h2 id="exports-title">Audit exports</h2>
+  <button id="export-start" type="button">Start an export</button>
+  <p id="exports-error" class="error" role="alert"></p>
+  <ul id="export-list" class="plain"></ul>
+</section>
+</div>
+</main>
+
+<dialog id="token-dialog" aria-labelledby="token-title" aria-describedby="token-warning">
+  <h2 id="token-title">Invitation token</h2>
+  <p id="token-warning" class="warning">Shown this once. Copy it now and hand it to the invitee over a channel you trust: it is stored nowhere and cannot be shown again.</p>
+  <p><code id="token-value" class="token"></code></p>
+  <div class="row">
+    <button id="token-copy" type="button">Copy token</button>
+    <button id="token-close" type="button">Done, close</button>
+  </div>
+  <output id="token-copy-status" class="muted"></output>
+</dialog>
+
+<dialog id="confirm-dialog" aria-labelledby="confirm-title">
+  <h2 id="confirm-title">Cancel this invite?</h2>
+  <p id="confirm-text"></p>
+  <div class="row">
+    <button id="confirm-yes" type="button">Cancel invite</button>
+    <button id="confirm-no" type="button">Keep it</button>
+  </div>
+</dialog>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,18 @@
+// Signs the server's admin in through the console's own form, as a person would, and waits for the first view.
+import type { Page } from 'playwright-core';
+import type { ConsoleServer } from './console-server.ts';
+
+/** The page is ready when every view has loaded once (the script sets data-ready on <body>). */
+export async function waitForViews(page: Page): Promise<void> {
+  await page.locator('body[data-ready="yes"]').waitFor({ timeout: 15_000 });
+}
+
+export async function signIn(page: Page, server: ConsoleServer): Promise<void> {
+  await page.goto(`${server.baseUrl}/console`);
+  const form = page.locator('#password-form');
+  await form.getByLabel('Organisation (slug or id)').fill(server.admin.slug);
+  await form.getByLabel('Email').fill(server.admin.email);
+  await form.getByLabel('Password').fill(server.admin.password);
+  await form.getByRole('button', { name: 'Sign in' }).click();
+  await waitForViews(page);
+}
