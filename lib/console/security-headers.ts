@@ -1,5 +1,6 @@
-// The headers of every console response: a strict CSP (the page's one script and one stylesheet come from /console
-// itself, nothing inline), no framing, no sniffing, no referrer, and nothing of it kept in a cache.
+// The headers of every console response beside the app-wide ones (lib/http/security-headers.ts: no sniffing, framing or
+// referrer): a strict CSP (the page's one script and one stylesheet come from /console itself, nothing inline), and
+// nothing of it kept in a cache.
 import type { Context } from 'hono';
 import type { HonoEnv } from '../http/hono-env.ts';
 
@@ -16,9 +17,6 @@ export const CONSOLE_CSP = [
 
 export function setConsoleHeaders(c: Context<HonoEnv>, options: { cacheable?: boolean } = {}): void {
   c.header('content-security-policy', CONSOLE_CSP);
-  c.header('x-content-type-options', 'nosniff');
-  c.header('x-frame-options', 'DENY');
-  c.header('referrer-policy', 'no-referrer');
   // The page and the API answers carry session state; only the two static assets may be kept (and revalidated).
   c.header('cache-control', options.cacheable === true ? 'no-cache' : 'no-store');
 }

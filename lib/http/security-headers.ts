@@ -5,7 +5,7 @@ import type { HonoEnv } from './hono-env.ts';
 /**
  * What the API promises, and no more (not hono/secure-headers' defaults): Strict-Transport-Security is the TLS edge's
  * call (its includeSubDomains reaches hosts this app does not own), Cross-Origin-Opener-Policy would cut a sign-in
- * popup off from its opener, and a page that needs a Content-Security-Policy sets its own (lib/http/csp.ts).
+ * popup off from its opener, and a page that needs a Content-Security-Policy sets its own (the console: lib/console/security-headers.ts).
  */
 export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
