@@ -1,9 +1,10 @@
-// `npm run secrets:reencrypt`: moves every sealed Syrve password in DATABASE_URL to the first key of SECRETS_KEYS.
+// `npm run secrets:reencrypt`: moves every sealed secret in DATABASE_URL (the Syrve passwords, then the users' TOTP
+// secrets) to the first key of SECRETS_KEYS.
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { parseSecretsKeys } from '../lib/config/secrets-keys.ts';
 import type { SecretKey } from '../lib/config/secrets-keys.ts';
-import { reencryptSecrets } from './reencrypt.ts';
+import { reencryptSecrets, SEALED_COLUMNS } from './reencrypt.ts';
 import type { ReencryptProgress } from './reencrypt.ts';
 
 const NAME = 'secrets:reencrypt';
@@ -43,17 +44,23 @@ function keysFromEnv(): SecretKey[] {
   }
 }
 
-function print(progress: ReencryptProgress): void {
-  if (progress.kind === 'start') {
-    const keys = Object.entries(progress.byKeyId).map(([kid, n]) => `${kid}: ${n}`);
-    console.log(`${NAME}: ${progress.total} rows to move to key ${progress.newestKeyId}${keys.length > 0 ? ` (${keys.join(', ')})` : ''}`);
-  } else if (progress.kind === 'failed') {
-    console.log(`${NAME}: row ${progress.id} failed: ${progress.reason}`);
-  } else {
-    const { batch, moved, total, skipped, failed } = progress;
-    console.log(`${NAME}: batch ${batch}: ${moved}/${total} moved, ${skipped} skipped, ${failed} failed`);
-  }
-}
+/** Lines are prefixed with the column (`Syrve passwords`, `TOTP secrets`); a row is named by its id only. */
+const printer =
+  (label: string) =>
+  (progress: ReencryptProgress): void => {
+    const prefix = `${NAME}: ${label}:`;
+    if (progress.kind === 'start') {
+      const keys = Object.entries(progress.byKeyId).map(([kid, n]) => `${kid}: ${n}`);
+      console.log(
+        `${prefix} ${progress.total} rows to move to key ${progress.newestKeyId}${keys.length > 0 ? ` (${keys.join(', ')})` : ''}`,
+      );
+    } else if (progress.kind === 'failed') {
+      console.log(`${prefix} row ${progress.id} failed: ${progress.reason}`);
+    } else {
+      const { batch, moved, total, skipped, failed } = progress;
+      console.log(`${prefix} batch ${batch}: ${moved}/${total} moved, ${skipped} skipped, ${failed} failed`);
+    }
+  };
 
 const { batchSize, dryRun } = options();
 const keys = keysFromEnv();
@@ -72,19 +79,27 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const client = new pg.Client({ connectionString: databaseUrl });
 try {
   await client.connect();
-  const result = await reencryptSecrets(client, keys, { batchSize, dryRun, onProgress: print, signal: stop.signal });
-  if (dryRun) {
-    console.log(`${NAME}: dry run, nothing changed`);
-  } else {
+  for (const column of SEALED_COLUMNS) {
+    if (stop.signal.aborted) break;
+    const result = await reencryptSecrets(
+      client,
+      keys,
+      { batchSize, dryRun, onProgress: printer(column.label), signal: stop.signal },
+      column,
+    );
+    if (dryRun) continue;
     console.log(
-      `${NAME}: done: ${result.moved} moved, ${result.skipped} skipped, ${result.failed.length} failed; ` +
+      `${NAME}: ${column.label}: done: ${result.moved} moved, ${result.skipped} skipped, ${result.failed.length} failed; ` +
         `${result.remaining} rows on an older key${result.stopped ? ' (stopped early)' : ''}`,
     );
     if (result.remaining > 0) {
-      console.log(`${NAME}: run again for rows skipped or not reached; a failed row needs its password set again`);
+      console.log(`${NAME}: ${column.label}: run again for rows skipped or not reached; ${column.whenFailed}`);
       process.exitCode = 2;
     }
   }
+  if (dryRun) console.log(`${NAME}: dry run, nothing changed`);
+  // Stopped before a column was reached: its rows were not even counted, so the older keys must stay.
+  else if (stop.signal.aborted && process.exitCode === undefined) process.exitCode = 2;
 } catch (error) {
   // pg's messages do not include the connection string; SecretBoxError's never include key material.
   console.error(`${NAME}: failed: ${(error as Error).message}`);

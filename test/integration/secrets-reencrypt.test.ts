@@ -9,7 +9,9 @@ import type { SecretKey } from '../../lib/config/secrets-keys.ts';
 import { bytesToHex, openSecret, sealSecret } from '../../lib/crypto/index.ts';
 import type { SecretBinding } from '../../lib/crypto/index.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
+import { totpBinding } from '../../lib/auth/mfa/factor.ts';
 import { reencryptSecrets, type ReencryptProgress } from '../../ops/reencrypt.ts';
+import { TOTP_SECRETS } from '../../ops/reencrypt/totp-secrets.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'ops/secrets-reencrypt.ts');
@@ -311,18 +313,20 @@ describe('npm run secrets:reencrypt', () => {
     const ciphertexts = [...(await stored()).values()].map((r) => r.ciphertext);
     const dry = await runCli(['--dry-run'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys });
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('15 rows to move to key new (old: 15)');
+    expect(dry.stdout).toContain('Syrve passwords: 15 rows to move to key new (old: 15)');
 
     const run = await runCli(['--batch-size', '4'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toEqual([
-      'secrets:reencrypt: 15 rows to move to key new (old: 15)',
-      'secrets:reencrypt: batch 1: 4/15 moved, 0 skipped, 0 failed',
-      'secrets:reencrypt: batch 2: 8/15 moved, 0 skipped, 0 failed',
-      'secrets:reencrypt: batch 3: 12/15 moved, 0 skipped, 0 failed',
-      'secrets:reencrypt: batch 4: 15/15 moved, 0 skipped, 0 failed',
-      'secrets:reencrypt: done: 15 moved, 0 skipped, 0 failed; 0 rows on an older key',
+      'secrets:reencrypt: Syrve passwords: 15 rows to move to key new (old: 15)',
+      'secrets:reencrypt: Syrve passwords: batch 1: 4/15 moved, 0 skipped, 0 failed',
+      'secrets:reencrypt: Syrve passwords: batch 2: 8/15 moved, 0 skipped, 0 failed',
+      'secrets:reencrypt: Syrve passwords: batch 3: 12/15 moved, 0 skipped, 0 failed',
+      'secrets:reencrypt: Syrve passwords: batch 4: 15/15 moved, 0 skipped, 0 failed',
+      'secrets:reencrypt: Syrve passwords: done: 15 moved, 0 skipped, 0 failed; 0 rows on an older key',
+      'secrets:reencrypt: TOTP secrets: 0 rows to move to key new',
+      'secrets:reencrypt: TOTP secrets: done: 0 moved, 0 skipped, 0 failed; 0 rows on an older key',
     ]);
     expectNothingSecret(run, rows);
     for (const ciphertext of ciphertexts) expect(run.stdout).not.toContain(ciphertext);
@@ -339,8 +343,8 @@ describe('npm run secrets:reencrypt', () => {
     );
     const run = await runCli([], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys });
     expect(run.code).toBe(2);
-    expect(run.stdout).toContain(`secrets:reencrypt: row ${rows[1]!.id} failed: does-not-open`);
-    expect(run.stdout).toContain('done: 2 moved, 0 skipped, 1 failed; 1 rows on an older key');
+    expect(run.stdout).toContain(`secrets:reencrypt: Syrve passwords: row ${rows[1]!.id} failed: does-not-open`);
+    expect(run.stdout).toContain('Syrve passwords: done: 2 moved, 0 skipped, 1 failed; 1 rows on an older key');
     expectNothingSecret(run, rows);
   });
 
@@ -373,7 +377,7 @@ describe('npm run secrets:reencrypt', () => {
 
     const rerun = await runCli(['--batch-size', '50'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys });
     expect(rerun.code).toBe(0);
-    expect(rerun.stdout).toContain(`${200 - midway} rows to move`);
+    expect(rerun.stdout).toContain(`Syrve passwords: ${200 - midway} rows to move`);
     await expectAllOpen(rows, [newestKey]);
   });
 
@@ -382,7 +386,78 @@ describe('npm run secrets:reencrypt', () => {
     const stopped = await runCli(['--batch-size', '1'], { DATABASE_URL: scratch.url, SECRETS_KEYS: secretsKeys }, /batch 2:/, 'SIGINT');
     expect(stopped.code).toBe(2);
     expect(stopped.stderr).toContain('SIGINT: stopping after this batch');
-    expect(stopped.stdout).toMatch(/done: \d+ moved, 0 skipped, 0 failed; \d+ rows on an older key \(stopped early\)/);
+    expect(stopped.stdout).toMatch(/Syrve passwords: done: \d+ moved, 0 skipped, 0 failed; \d+ rows on an older key \(stopped early\)/);
+    // The next column is not started after a stop: its rows were not counted, so the older key must stay.
+    expect(stopped.stdout).not.toContain('TOTP secrets');
     await expectAllOpen(rows);
+  });
+});
+
+describe('TOTP secrets', () => {
+  afterEach(async () => {
+    await db.query('DELETE FROM user_mfa');
+  });
+
+  interface Factor {
+    userId: string;
+    enrolledAtMs: number;
+    secret: string;
+  }
+
+  /** `n` users with a factor sealed with `key` (confirmed or pending alternately), canary secrets. */
+  async function enrol(n: number, key: SecretKey): Promise<Factor[]> {
+    const factors: Factor[] = [];
+    for (let i = 0; i < n; i++) {
+      const factor = {
+        userId: uuidv7(),
+        enrolledAtMs: Date.now() - i * 1000,
+        secret: `CANARYTOTP${i}${bytesToHex(randomBytes(6)).toUpperCase()}`,
+      };
+      const sealed = await sealSecret([key], factor.secret, totpBinding(factor.userId, factor.enrolledAtMs));
+      await db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [factor.userId, `totp-${factor.userId}@example.test`]);
+      await db.query(
+        'INSERT INTO user_mfa (user_id, secret_ciphertext, secret_key_id, enrolled_at, confirmed_at) VALUES ($1, $2, $3, $4, $5)',
+        [factor.userId, sealed.ciphertext, sealed.keyId, new Date(factor.enrolledAtMs), i % 2 === 0 ? new Date() : null],
+      );
+      factors.push(factor);
+    }
+    return factors;
+  }
+
+  async function storedFactors(): Promise<Map<string, { keyId: string; ciphertext: string; confirmed: boolean }>> {
+    const { rows } = await db.query('SELECT user_id, secret_key_id, secret_ciphertext, confirmed_at FROM user_mfa');
+    return new Map(
+      rows.map((r) => [r.user_id, { keyId: r.secret_key_id, ciphertext: r.secret_ciphertext, confirmed: r.confirmed_at !== null }]),
+    );
+  }
+
+  it('moves every factor to the newest key, keeps each confirmation, and every secret opens with the newest key alone', async () => {
+    const factors = await enrol(7, oldKey);
+    const before = await storedFactors();
+    const result = await reencryptSecrets(db, keys, { batchSize: 3 }, TOTP_SECRETS);
+    expect(result).toEqual({ total: 7, moved: 7, skipped: 0, failed: [], remaining: 0, stopped: false });
+    const after = await storedFactors();
+    for (const factor of factors) {
+      const row = after.get(factor.userId)!;
+      expect(row.keyId).toBe('new');
+      expect(row.confirmed).toBe(before.get(factor.userId)!.confirmed);
+      expect(await openSecret([newestKey], row, totpBinding(factor.userId, factor.enrolledAtMs))).toBe(factor.secret);
+    }
+  });
+
+  it('names a factor that does not open by its user id, moves the rest, and the CLI moves both columns, printing no secret', async () => {
+    const factors = await enrol(4, oldKey);
+    // Sealed for another user: its binding does not match the row, as a copied row's would not.
+    const copied = await sealSecret([oldKey], 'CANARYCOPIED', totpBinding(uuidv7(), factors[2]!.enrolledAtMs));
+    await db.query('UPDATE user_mfa SET secret_ciphertext = $1 WHERE user_id = $2', [copied.ciphertext, factors[2]!.userId]);
+    const passwords = await seed(2, oldKey);
+    const run = await runCli([], { DATABASE_URL: scratch.url, SECRETS_KEYS: env(keys) });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain('Syrve passwords: done: 2 moved, 0 skipped, 0 failed; 0 rows on an older key');
+    expect(run.stdout).toContain(`TOTP secrets: row ${factors[2]!.userId} failed: does-not-open`);
+    expect(run.stdout).toContain('TOTP secrets: done: 3 moved, 0 skipped, 1 failed; 1 rows on an older key');
+    for (const secret of [...factors.map((f) => f.secret), 'CANARYCOPIED', ...passwords.map((p) => p.password)]) {
+      expect(run.stdout + run.stderr).not.toContain(secret);
+    }
   });
 });
