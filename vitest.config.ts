@@ -13,6 +13,7 @@ const throughCluster = [
   'test/integration/access.test.ts',
   'test/integration/active-context.test.ts',
   'test/integration/audit-export.test.ts',
+  'test/integration/console.test.ts',
   'test/integration/cron-invite-cleanup.test.ts',
   'test/integration/cron-run.test.ts',
   'test/integration/cron-syrve-housekeeping.test.ts',
