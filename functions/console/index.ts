@@ -1,7 +1,7 @@
 // The admin console at /console (docs/console.md): its page, the session routes that keep sign-in's tokens in cookies,
 // the dev link, and /console/api/*, which hands the page's calls to this same app with the session's bearer token.
 import { Hono } from 'hono';
-import { AppError, csrfRefused, notFound, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
+import { csrfRefused, notFound, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
 import { readCookie, writeCookie } from '../../lib/console/cookies.ts';
 import { checkCsrf, pageCsrfToken } from '../../lib/console/csrf.ts';
@@ -9,7 +9,9 @@ import { openDevLoginSession } from '../../lib/console/dev-login.ts';
 import { apiTarget, forwardedRequest, pageResponse, type Dispatch } from '../../lib/console/forward.ts';
 import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell } from '../../lib/console/page/index.ts';
 import { setConsoleHeaders } from '../../lib/console/security-headers.ts';
-import { dropSession, keepSession, mfaRequiredSchema, signedInSchema } from '../../lib/console/session-cookies.ts';
+import { dropSession, keepSession } from '../../lib/console/session-cookies.ts';
+// Sign-in's own answer shapes: the console reads exactly what POST /auth/login, /auth/mfa/verify and /auth/refresh send.
+import { mfaRequiredSchema, sessionTokensSchema } from '../auth/schemas.ts';
 import { mfaCodeBody } from './schemas.ts';
 
 const API_PREFIX = '/console/api';
@@ -31,13 +33,13 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
       writeCookie(c, 'mfa', mfa.data.challengeToken, mfa.data.expiresInSeconds);
       return c.json({ status: 'mfa-required' as const, expiresInSeconds: mfa.data.expiresInSeconds }, 200);
     }
-    const summary = keepSession(c, signedInSchema.parse(body));
+    const summary = keepSession(c, sessionTokensSchema.parse(body));
     return c.json({ ...summary, csrfToken: await pageCsrfToken(c, { rotate: options.newSession }) }, 200);
   };
 
   for (const path of ['/console', '/console/*']) {
     consoleFunction.use(path, async (c, next) => {
-      if (!c.get('deps').config.console.enabled) throw new AppError(404, 'NOT_FOUND', 'no such route');
+      if (!c.get('deps').config.console.enabled) throw notFound('no such route');
       // Set first, so a refusal below carries them too, and again after: a handed-on API answer replaces the response.
       setConsoleHeaders(c);
       const csrf = await checkCsrf(c);
@@ -81,7 +83,7 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
     // An expired access token cannot revoke its session: the refresh token buys one that can.
     if ((answer === undefined || answer.status === 401) && refreshToken !== undefined) {
       const refreshed = await call(c, '/auth/refresh', { body: JSON.stringify({ refreshToken }) });
-      const tokens = refreshed.status === 200 ? signedInSchema.safeParse(await refreshed.json()) : undefined;
+      const tokens = refreshed.status === 200 ? sessionTokensSchema.safeParse(await refreshed.json()) : undefined;
       accessToken = tokens?.success === true ? tokens.data.accessToken : undefined;
       if (accessToken !== undefined) answer = await call(c, '/auth/logout', { accessToken, body: null });
     }
@@ -93,15 +95,15 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   // APP_ENV=dev only: elsewhere this route does not exist (the same 404 as any unknown path).
   consoleFunction.get('/console/dev-login', async (c) => {
     const deps = c.get('deps');
-    if (deps.config.appEnv !== 'dev') throw new AppError(404, 'NOT_FOUND', 'no such route');
+    if (deps.config.appEnv !== 'dev') throw notFound('no such route');
     const outcome = await openDevLoginSession(deps, c.req.query('code') ?? '', c.get('correlationId'));
     if (!outcome.ok) {
-      if (outcome.reason === 'not-dev') throw new AppError(404, 'NOT_FOUND', 'no such route');
+      if (outcome.reason === 'not-dev') throw notFound('no such route');
       throw unauthenticated(
         'this console link is unknown, used or expired: sign in with the password, or restart npm start for a new link',
       );
     }
-    keepSession(c, { status: 'signed-in', ...outcome.tokens });
+    keepSession(c, outcome.tokens);
     await pageCsrfToken(c, { rotate: true });
     // 303 to the page itself: the code leaves the address bar and the history.
     return c.redirect('/console', 303);

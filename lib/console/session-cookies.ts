@@ -1,26 +1,8 @@
 // Turns sign-in's answers (password, MFA, refresh) into the console's cookies, so no token ever reaches the page.
 import type { Context } from 'hono';
-import * as z from 'zod';
 import type { HonoEnv } from '../http/hono-env.ts';
+import type { SessionTokens } from '../auth/sessions/session-tokens.ts';
 import { clearCookie, writeCookie } from './cookies.ts';
-
-/** The fields of POST /auth/login, /auth/mfa/verify and /auth/refresh that the console keeps (functions/auth/schemas.ts). */
-export const signedInSchema = z.object({
-  status: z.literal('signed-in'),
-  accessToken: z.string().min(1),
-  refreshToken: z.string().min(1),
-  expiresInSeconds: z.number().int(),
-  userId: z.uuid(),
-  organizationId: z.uuid(),
-  sessionExpiresAtUtc: z.iso.datetime(),
-});
-export const mfaRequiredSchema = z.object({
-  status: z.literal('mfa-required'),
-  challengeToken: z.string().min(1),
-  expiresInSeconds: z.number().int(),
-});
-
-export type SignedIn = z.infer<typeof signedInSchema>;
 
 /** What the page learns of a session: who, where, until when. */
 export interface SessionSummary {
@@ -34,7 +16,7 @@ export interface SessionSummary {
  * Both cookies live as long as the session: an expired access token is still sent, the API answers 401, and the page
  * asks /console/session/refresh for the next pair.
  */
-export function keepSession(c: Context<HonoEnv>, tokens: SignedIn): SessionSummary {
+export function keepSession(c: Context<HonoEnv>, tokens: SessionTokens): SessionSummary {
   const lifeSeconds = (Date.parse(tokens.sessionExpiresAtUtc) - c.get('deps').clock.now()) / 1000;
   writeCookie(c, 'access', tokens.accessToken, lifeSeconds);
   writeCookie(c, 'refresh', tokens.refreshToken, lifeSeconds);
