@@ -125,13 +125,18 @@ describe('login throttles', () => {
   it('counts per IP across emails, and another IP is unaffected', async () => {
     const org = await stack.seedOrganization();
     const ip = freshIp();
+    const logsBefore = stack.logs.length;
     const statuses = [];
-    for (let i = 0; i < 101; i++) {
+    // Until the first 429: a hit whose Redis call missed its deadline (an overloaded machine) fails open, uncounted, and
+    // says so in one WARN; the limit is then reached that many attempts later, never sooner.
+    for (let i = 0; i < 150 && statuses.at(-1) !== 429; i++) {
       const response = await login({ organizationId: org.organizationId, email: `spray-${i}@example.test`, password: 'guess' }, ip);
       statuses.push(response.status);
     }
-    expect(statuses.slice(0, 100).every((status) => status === 401)).toBe(true);
-    expect(statuses[100]).toBe(429);
+    const failedOpen = stack.logs.slice(logsBefore).filter((line) => line.includes('throttle_unavailable') && line.includes('"login-ip"'));
+    expect(statuses.slice(0, -1).every((status) => status === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.length).toBe(101 + failedOpen.length);
     expect((await login({ organizationId: org.organizationId, email: 'x@example.test', password: 'guess' })).status).toBe(401);
   });
 
