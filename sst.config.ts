@@ -64,7 +64,7 @@ export default $config({
       ...shared,
       handler: 'functions/entries/lambda.handler',
       // Most requests are a few HTTP round trips; a Syrve call may wait for another instance's upstream login and
-      // retry, inside its 20 s budget (docs/design.md#postgresql-deadlines). API Gateway cuts off at 30 s.
+      // retry, inside its 20 s budget (docs/design/postgres.md#postgresql-deadlines). API Gateway cuts off at 30 s.
       timeout: '29 seconds',
     });
 

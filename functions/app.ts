@@ -90,7 +90,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
     createConsoleFunction((request, c) => app.fetch(request, c.env, executionContextOf(c))),
   );
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  // The /ops routes: an operator's own bearer secret (rsop_…), not a JWT (docs/api.md#operators).
+  // The /ops routes: an operator's own bearer secret (rsop_…), not a JWT (docs/api.md#operators--opstenantsorgid-functionsops-libauthoperatorts).
   app.openAPIRegistry.registerComponent('securitySchemes', 'operatorAuth', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'runstate', version: '0.1.0' } });
   app.notFound((c) => c.json(errorBody(new AppError(404, 'NOT_FOUND', 'no such route')), 404));

@@ -53,7 +53,7 @@ export async function listMemberships(deps: Deps, auth: Authentication): Promise
     ),
   );
   rows.catch(() => undefined);
-  // The revocation answer comes first, as for every read beside it (docs/design.md#reads-beside-the-revocation-check).
+  // The revocation answer comes first, as for every read beside it (docs/design/revocation.md#reads-beside-the-revocation-check).
   await auth.principal();
   const byOrganization = new Map<string, Membership>();
   for (const row of await rows) {

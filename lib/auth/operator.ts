@@ -1,5 +1,5 @@
 // Operators: people who act on every tenant (suspend, reactivate, forget its cache). Not an organisation role and not a
-// token claim: a bearer secret of their own whose SHA-256 is configured (OPERATOR_TOKEN_HASHES), docs/design.md#operator-auth.
+// token claim: a bearer secret of their own whose SHA-256 is configured (OPERATOR_TOKEN_HASHES), docs/design/tenants.md#operator-auth.
 import { createMiddleware } from 'hono/factory';
 import { OPERATOR_SECRET_PATTERN, type OperatorCredential } from '../config/index.ts';
 import { sha256Hex, timingSafeEqual } from '../crypto/index.ts';

@@ -1,10 +1,10 @@
 // Password hashing: PBKDF2-HMAC-SHA256 through WebCrypto, the one KDF that runs natively on Workers and Node alike
-// (docs/design.md#passwords). Stored as `pbkdf2-sha256$<iterations>$<salt>$<hash>` (base64url), so the cost can rise later.
+// (docs/design/sign-in.md#passwords). Stored as `pbkdf2-sha256$<iterations>$<salt>$<hash>` (base64url), so the cost can rise later.
 import { base64urlDecode, base64urlEncode, randomBytes, timingSafeEqual } from '../crypto/index.ts';
 
 /**
  * Workers' WebCrypto refuses PBKDF2 above 100 000 iterations, so that is the cost: the most the slowest runtime we
- * deploy to allows. OWASP asks 600 000 for PBKDF2-SHA256; the throttles (docs/design.md#limits) carry the rest.
+ * deploy to allows. OWASP asks 600 000 for PBKDF2-SHA256; the throttles (docs/design/limits.md#limits) carry the rest.
  */
 export const PBKDF2_ITERATIONS = 100_000;
 const SALT_BYTES = 16;

@@ -10,7 +10,7 @@ const verifiers = new WeakMap<Config, VerifyToken>();
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
 /**
- * Starts the revocation check and lets the route go on beside it (docs/design.md#reads-beside-the-revocation-check):
+ * Starts the revocation check and lets the route go on beside it (docs/design/revocation.md#reads-beside-the-revocation-check):
  * the handler gets its principal only through `c.get('auth').principal()` or `authorizeOrgAdmin`, which wait for the
  * check. Whatever the route answered (400, 403, 404 …), a revoked token ends as 401 and an unanswered check as 503.
  */

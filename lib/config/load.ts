@@ -10,7 +10,7 @@ import { parseCorsOrigins } from './cors-origins.ts';
 export const INVITE_TTL_SECONDS = 10_800;
 /** How long an accept's or cancel's receipt outlives the consumed invite: the caller's retry and many reconciliation runs fit. */
 export const INVITE_RECEIPT_TTL_SECONDS = 3_600;
-/** Far above any real team's pending invitations; low enough that one organisation's index stays small (docs/design.md#limits). */
+/** Far above any real team's pending invitations; low enough that one organisation's index stays small (docs/design/limits.md#limits). */
 export const INVITE_MAX_ACTIVE_PER_ORG = 1_000;
 
 /** iiko's REST sessions end after about an hour idle and say nothing of it; ten minutes stays well inside. */
@@ -27,7 +27,7 @@ export const JOB_CACHE_TTL_SECONDS = 120;
  * The longest an access token may live: the verifier refuses any token whose exp − iat (or exp − now) is longer, so a
  * revoked session's denylist entry, which lives this long (logout, refresh reuse, revoke-all, reset), outlives every
  * token of it; the denylist repair (lib/runtime/revocation/repair-denylist.ts) writes missing entries again for sessions
- * revoked within it (docs/design.md#denylist-repair).
+ * revoked within it (docs/design/revocation.md#denylist-repair).
  */
 export const ACCESS_TOKEN_MAX_LIFETIME_SECONDS = 900;
 /** What sign-in gives an access token: the longest allowed, since the denylist covers that long anyway. */

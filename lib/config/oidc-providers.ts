@@ -41,7 +41,7 @@ const providersSchema = z
 
 /**
  * The providers, or the problems (each `OIDC_PROVIDERS[i].field: rule`). Staging and prod need https issuers and
- * redirect URIs off loopback; dev and test may use http only on loopback (the local provider, docs/design.md#oidc-sign-in).
+ * redirect URIs off loopback; dev and test may use http only on loopback (the local provider, docs/design/oidc.md#oidc-sign-in).
  */
 export function parseOidcProviders(value: string, appEnv: AppEnv): { providers: OidcProviderConfig[]; problems: string[] } {
   let json: unknown;

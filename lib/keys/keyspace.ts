@@ -13,7 +13,7 @@ import {
 import type { DataOnlyKeyName, KeyName } from './registry.ts';
 import { normalizeUuid, requireEnum, requireHex64 } from './segments.ts';
 
-/** Keys stay under this many characters (docs/design.md#keys). */
+/** Keys stay under this many characters (docs/design/keys.md#keys). */
 export const MAX_KEY_LENGTH = 200;
 
 /** Largest window start accepted (unix seconds, 10 digits): keeps the throttle key length bounded. */

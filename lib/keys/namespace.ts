@@ -21,7 +21,7 @@ export type ScopeKind = (typeof SCOPE_KINDS)[number];
 /**
  * Named hash tags for platform keys that one script must reach together: `platform:{<tag>}`. `tenant-resolve` holds
  * the resolve limiter's counters and the resolve cache, so the limiter and the cache read are one script on a
- * cluster too (docs/design.md#tenant-resolution). A tag puts all its keys in one slot: use one only where a script needs it.
+ * cluster too (docs/design/tenants.md#tenant-resolution). A tag puts all its keys in one slot: use one only where a script needs it.
  */
 export const PLATFORM_TAGS = ['tenant-resolve'] as const;
 export type PlatformTag = (typeof PLATFORM_TAGS)[number];

@@ -19,7 +19,7 @@ import { HEX64_PATTERN, UUID_PATTERN } from './segments.ts';
 type KeyValueType = 'json' | 'sorted-set' | 'string' | 'counter' | 'marker';
 
 interface KeyTtlRule {
-  /** The rule in words, for people reading the registry or a keyspace audit (docs/design.md#keys). */
+  /** The rule in words, for people reading the registry or a keyspace audit (docs/design/keys.md#keys). */
   rule: string;
   /** The exact TTL when it is fixed. */
   seconds?: number;
@@ -643,7 +643,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
       auditCounterpart: 'None (a negative cache)',
       cleanup: `Expired members pruned on every add; at most ${RESOLVE_MISSES_MAX} members (the soonest-expiring go first); a member is removed when its ${kind.toLowerCase()} is assigned; the key expires by TTL`,
       notes:
-        'Bounded: random names from any number of callers evict older members instead of adding keys (docs/design.md#tenant-resolution).',
+        'Bounded: random names from any number of callers evict older members instead of adding keys (docs/design/tenants.md#tenant-resolution).',
     }),
   ),
   entry({

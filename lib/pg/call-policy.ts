@@ -9,7 +9,7 @@
  * compensation: reads a compensation makes before it undoes something (is the invite finished meanwhile?) — it runs
  *               after a deadline already passed, so it gets the least time.
  * No retries: a commit whose reply was lost may have landed, and reads are cheaper to fail than to wait for.
- * The sums per route (docs/design.md#postgresql-deadlines) stay under 10 s with the Redis deadlines added (the Syrve
+ * The sums per route (docs/design/postgres.md#postgresql-deadlines) stay under 10 s with the Redis deadlines added (the Syrve
  * routes, which wait on an upstream, under Lambda's 29 s).
  */
 export const PG_CALL_POLICY = {

@@ -9,7 +9,7 @@ import type { RestEndpoint } from '../config/index.ts';
  *             a retry that lands twice is harmless.
  * atMostOnce: scripts with effects that must not run twice — no retry, because a retried request may run a second
  *             time after the first already landed (a dropped keep-alive re-sends;
- *             docs/design.md#the-upstash-client-as-our-code-relies-on-it).
+ *             docs/design/redis.md#the-upstash-client-as-our-code-relies-on-it).
  * throttle:   a throttle hit with no operation script to ride in (`throttle.hit`), and the tenant resolve script that counts
  *             its hit beside the cache read — both fail open, so a short deadline bounds what a sick Redis adds to each request, and no
  *             retry: a retried INCR could count twice, and the answer is not worth the wait.

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { restoreSnapshot, saveSnapshot, type SnapshotResult } from './redis-snapshot.ts';
 
-/** The oldest profile the engine has; runstate's own ceiling (Redis 6.0) is older still (docs/design.md "Redis rules"). */
+/** The oldest profile the engine has; runstate's own ceiling (Redis 6.0) is older still (docs/design/redis.md#redis-rules). */
 export const EMBEDDED_REDIS_PROFILE = 'redis-6.2';
 
 export interface EmbeddedRedisOptions {

@@ -1,5 +1,5 @@
 // Failure semantics of the Syrve, rotation-webhook and audit-export routes: under each store fault every route gives the
-// answer docs/design.md#failure-semantics names, as the error body, within its deadlines — never a 500 or a hang.
+// answer docs/design/failure-semantics.md#failure-semantics names, as the error body, within its deadlines — never a 500 or a hang.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBudget } from '../../lib/cron/budget.ts';
 import { systemClock } from '../../lib/deps.ts';

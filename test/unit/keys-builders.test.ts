@@ -108,7 +108,7 @@ describe('createKeyspace', () => {
     );
   });
 
-  it('builds the examples of docs/design.md#keys', () => {
+  it('builds the examples of docs/design/keys.md#keys', () => {
     const keyspace = createKeyspace({ prefix: 'mhpay', env: 'prod' });
     expect(keyspace.inviteObject('0192f0c1-0000-7000-8000-000000000001', '0192f0c2-0000-7000-8000-000000000002')).toBe(
       'mhpay:prod:org:{0192f0c1-0000-7000-8000-000000000001}:invite:object:0192f0c2-0000-7000-8000-000000000002',

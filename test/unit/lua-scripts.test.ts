@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS_NEWER_THAN_6_0 } from '../../local/processes/redis-ceiling.ts';
 import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
 
-// Commands or options newer than Redis 6.0, which managed Redis 6.0 services refuse (docs/design.md#redis-rules): the
+// Commands or options newer than Redis 6.0, which managed Redis 6.0 services refuse (docs/design/redis.md#redis-rules): the
 // commands the test Redis renames away, plus ZRANGE's 6.2 options.
 const NEWER_THAN_6_0 = [...Object.keys(COMMANDS_NEWER_THAN_6_0).map((command) => command.toUpperCase()), 'BYSCORE', 'BYLEX', 'REV'];
 const ALLOWED = new Set([

@@ -19,7 +19,7 @@ export type RequestResetOutcome =
 
 /**
  * `defer` runs the delivery after the response (Workers' waitUntil, Node); without it the delivery is awaited, and a
- * known email then answers later than an unknown one by the time of one Redis write and one send (docs/design.md).
+ * known email then answers later than an unknown one by the time of one Redis write and one send (docs/design/password-reset.md#password-reset).
  */
 export async function requestReset(
   deps: Deps,

@@ -1,5 +1,5 @@
 // An OrganizationAdmin ends a member's sessions opened in that organisation — and only those: an admin of one tenant
-// never ends a user's sessions in another (docs/design.md#revocation-writes-and-the-active-context).
+// never ends a user's sessions in another (docs/design/revocation.md#revocation-writes-and-the-active-context).
 import { countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';

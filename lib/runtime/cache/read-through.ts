@@ -18,7 +18,7 @@ export interface ReadThrough<S extends z.ZodType> {
   source(): Promise<z.input<S> | undefined>;
   /**
    * Awaited before anything read is used and before the source is asked: the caller's authorisation, which runs beside
-   * the Redis read (docs/design.md#reads-beside-the-revocation-check). A refusal rejects the read with it.
+   * the Redis read (docs/design/revocation.md#reads-beside-the-revocation-check). A refusal rejects the read with it.
    */
   gate?: Promise<unknown>;
   correlationId: string;

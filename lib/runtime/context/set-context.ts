@@ -31,7 +31,7 @@ interface ScopeRow {
 }
 
 export async function setActiveContext(deps: Deps, auth: Authentication, input: SetContextInput): Promise<SetContextOutcome> {
-  // A read only, so it runs beside the revocation check (docs/design.md#reads-beside-the-revocation-check).
+  // A read only, so it runs beside the revocation check (docs/design/revocation.md#reads-beside-the-revocation-check).
   const scope = readScope(deps, { userId: auth.claimedUserId, sessionId: auth.claimedSessionId, ...input });
   scope.catch(() => undefined);
   const principal = await auth.principal();

@@ -1,4 +1,4 @@
-// A job as PostgreSQL keeps it, its public shape (docs/api.md#audit-exports), and the one read of it by id.
+// A job as PostgreSQL keeps it, its public shape (docs/api.md#audit-exports-functionsaudit-exports-libruntimejobs), and the one read of it by id.
 import * as z from 'zod';
 import type { Deps } from '../../deps.ts';
 import { dbCall } from '../../pg/unavailable.ts';

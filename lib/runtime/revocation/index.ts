@@ -1,4 +1,4 @@
-// The revocation denylist: fail-closed read, fail-open write, and the scheduled repair of lost entries (docs/design.md#failure-semantics).
+// The revocation denylist: fail-closed read, fail-open write, and the scheduled repair of lost entries (docs/design/failure-semantics.md#failure-semantics).
 export { isRevoked, isSessionRevoked } from './is-revoked.ts';
 export { revokeSession } from './revoke-session.ts';
 export { revokeSessions } from './revoke-sessions.ts';

@@ -99,7 +99,7 @@ async function revokedAfter(deps: Deps, position: Position | null, limit: number
 /**
  * One pipeline for the page on the revocation store: `SET key 1 EX ttl NX` per session, so an entry that exists is
  * never touched and a missing one is written, with no read before the write to race. Not one script for the page:
- * revoked-session keys carry no hash tag, and no script reaches across slots (docs/design.md#keys). SET NX is safe to
+ * revoked-session keys carry no hash tag, and no script reaches across slots (docs/design/keys.md#keys). SET NX is safe to
  * send twice, so the retrySafe client carries it. The budget counts one command per key.
  */
 async function writeMissing(deps: Deps, budget: CronBudget, rows: RevokedRow[]): Promise<number> {

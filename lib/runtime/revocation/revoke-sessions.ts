@@ -1,5 +1,5 @@
 // The denylist write after PostgreSQL has committed revocations: one pipeline for all of them, each reply inspected,
-// and the sessions whose entry did not land reported exactly (docs/design.md#revocation-writes-and-the-active-context).
+// and the sessions whose entry did not land reported exactly (docs/design/revocation.md#revocation-writes-and-the-active-context).
 import type { Keyspace } from '../../keys/index.ts';
 import type { Logger } from '../../log/logger.ts';
 import { redisCall, type RedisStore } from '../../redis/index.ts';

@@ -25,7 +25,7 @@ export type ConsumeOutcome<T> = { ok: true; value: T } | { ok: false };
 /**
  * Consumes a token once. Unknown, expired, already consumed, malformed, and a value that fails its schema are one
  * outcome: `{ ok: false }`. A Redis that does not answer throws RedisUnavailableError (503): these are security state,
- * with no fallback (docs/design.md#failure-semantics).
+ * with no fallback (docs/design/failure-semantics.md#failure-semantics).
  */
 export async function consumeOnce<S extends z.ZodType>(
   deps: Deps,

@@ -17,7 +17,7 @@ export interface SyrveConnection {
   sealedPassword: SealedSecret;
 }
 
-/** The API's Connection (docs/api.md#syrveiiko-connections). */
+/** The API's Connection (docs/api.md#syrveiiko-connections-functionssyrve-libruntimesyrve). */
 export const connectionSchema = z.strictObject({
   connectionId: z.uuid(),
   organizationId: z.uuid(),

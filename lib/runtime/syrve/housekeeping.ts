@@ -107,7 +107,7 @@ async function connectionsAfter(deps: Deps, after: string | null, limit: number)
 /**
  * One pipeline for the page on the main store: SCRIPT LOAD, then the script once per counter by its SHA. Not one script
  * for the page: the counters belong to many organisations, and no script reaches across two scopes
- * (docs/design.md#keys). Loading first, in the same round trip, means a Redis that lost its script cache never answers
+ * (docs/design/keys.md#keys). Loading first, in the same round trip, means a Redis that lost its script cache never answers
  * NOSCRIPT here; pipelines run in order. The budget counts the load and one command per counter.
  */
 async function tidyCounters(deps: Deps, budget: CronBudget, connections: ConnectionRef[]): Promise<{ repaired: number; removed: number }> {

@@ -1,4 +1,4 @@
-// The numbers of the Syrve runtime session: attempts, lock, deadlines and waits, in one place (docs/design.md#syrve-runtime-sessions).
+// The numbers of the Syrve runtime session: attempts, lock, deadlines and waits, in one place (docs/design/syrve.md#syrveiiko-runtime-sessions).
 import { KEY_REGISTRY } from '../../keys/index.ts';
 
 /** One request tries the upstream call at most this often, and this many consecutive failures open the circuit. */
@@ -28,6 +28,6 @@ export const POLL_JITTER_MS = 100;
 /**
  * One request's time for the session work (waits, logins, calls, retries): no attempt starts that could not finish
  * inside it, so even a server that answers every call with a slow 403 cannot hold a request past the platform's
- * limit (Lambda: 29 s in sst.config.ts; docs/design.md#postgresql-deadlines).
+ * limit (Lambda: 29 s in sst.config.ts; docs/design/postgres.md#postgresql-deadlines).
  */
 export const REQUEST_BUDGET_MS = 20_000;

@@ -1,4 +1,4 @@
-// The runtime session as stored in Redis: the runtime DTO of docs/design.md#syrve-runtime-sessions plus the credential version it was made with.
+// The runtime session as stored in Redis: the runtime DTO of docs/design/syrve.md#syrveiiko-runtime-sessions plus the credential version it was made with.
 import * as z from 'zod';
 import { decodeJson } from '../../redis/index.ts';
 

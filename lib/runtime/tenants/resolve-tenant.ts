@@ -72,7 +72,7 @@ export async function resolveTenant(deps: Deps, input: ResolveInput): Promise<Re
       [String(window.ttlSeconds), String(window.limit), keys.member, String(deps.clock.now())],
     );
   } catch (error) {
-    // Fail open (docs/design.md#failure-semantics): the limiter is off and the cache skipped while Redis is down; this
+    // Fail open (docs/design/failure-semantics.md#failure-semantics): the limiter is off and the cache skipped while Redis is down; this
     // WARN is the only signal. It names neither key nor address; nothing is written back in this request.
     deps.logger.warn('tenant_resolve_degraded', {
       kind: input.query.kind,

@@ -38,7 +38,7 @@ export async function hitThrottle(deps: Deps, target: ThrottleSubject & { correl
   try {
     reply = await runScript(deps.redis.throttle, THROTTLE_HIT, [window.key], [String(window.ttlSeconds)]);
   } catch (error) {
-    // Fail open (docs/design.md#failure-semantics): availability wins, this WARN is the signal. No key, no subject.
+    // Fail open (docs/design/failure-semantics.md#failure-semantics): availability wins, this WARN is the signal. No key, no subject.
     deps.logger.warn('throttle_unavailable', { action: target.action, errorKind: errorKind(error), correlationId: target.correlationId });
     return { allowed: true };
   }

@@ -1,4 +1,4 @@
-// Every throttle's limit and window as one table of data, with the reason for each row (docs/design.md#limits).
+// Every throttle's limit and window as one table of data, with the reason for each row (docs/design/limits.md#limits).
 import type { Keyspace } from '../../keys/index.ts';
 
 /** The registry's allow-list of throttle actions (THROTTLE_ACTIONS in lib/keys). */
@@ -27,7 +27,7 @@ export interface ThrottleLimit {
  * twice; a caller who already has the password gets 40 guesses an hour at 3 live codes in 10^6 (about 1 in 8 300).
  * tenant-resolve, per client IP (platform scope under the resolve cache's hash tag; the IP is keyed-hashed): 60 per
  * minute. A sign-in page resolves once per visit, an office behind one NAT a few dozen times a minute at most; guessing
- * workspace names gets one a second, and its misses cost PostgreSQL at most that (docs/design.md#tenant-resolution).
+ * workspace names gets one a second, and its misses cost PostgreSQL at most that (docs/design/tenants.md#tenant-resolution).
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },

@@ -65,7 +65,7 @@ function nameProblem(hostname: string): string | undefined {
  *
  * What this cannot catch: a public name whose DNS answers a private address (a hostile record, or DNS rebinding
  * between this check and the request). fetch on Workers and Lambda resolves the name itself and never shows us the
- * address, so the defence there is the platform's egress policy (docs/design.md#syrveiiko-upstream).
+ * address, so the defence there is the platform's egress policy (docs/design/syrve.md#syrveiiko-upstream).
  */
 export function checkSyrveBaseUrl(raw: string, appEnv: AppEnv): BaseUrlCheck {
   const text = raw.trim();

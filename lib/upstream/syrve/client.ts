@@ -8,7 +8,7 @@ import type { CallResult, LoginResult, SyrveStore, SyrveTarget, SyrveUpstream } 
 const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 // A token is a UUID; 4 KiB leaves room for whitespace and tells a token from a page that is not one.
 const MAX_TOKEN_BODY_BYTES = 4 * 1024;
-// Thousands of stores fit in 1 MiB; parsing a full MiB costs about 0.1 s of CPU (docs/design.md#syrveiiko-upstream).
+// Thousands of stores fit in 1 MiB; parsing a full MiB costs about 0.1 s of CPU (docs/design/syrve.md#syrveiiko-upstream).
 const MAX_STORES_BODY_BYTES = 1024 * 1024;
 // iiko's keys are UUIDs; any printable ASCII up to 512 characters is taken, anything else is not a token.
 const SESSION_TOKEN = /^[\x21-\x7e]{1,512}$/;
