@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { consolePageParts } from '../lib/console/page/index.ts';
 import { buildWorker } from './build-worker.ts';
 
-// The goal (issue 8), in KiB as wrangler counts them: under it, the bundle parses quickly at a cold start. The hard
+// The goal, in KiB as wrangler counts them: under it, the bundle parses quickly at a cold start. The hard
 // limits are far above it (3 MiB gzipped on the Free plan, 10 MiB on paid ones).
 const GZIP_GOAL_KIB = 150;
 const SHOWN_CONTRIBUTORS = 8;

@@ -13,7 +13,7 @@ export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-// Used from issue 9 (refresh tokens) and issue 10 (reset tokens, handoff codes, OIDC state): opaque random tokens.
+// Opaque random tokens: refresh tokens, reset tokens, handoff codes, OIDC states.
 /** A base64url token (no padding) of `bytes` random bytes; 32 bytes give 256 bits and 43 characters. */
 export function randomToken(bytes = 32): string {
   if (!Number.isSafeInteger(bytes) || bytes < 16) throw new RangeError('randomToken: at least 16 bytes');

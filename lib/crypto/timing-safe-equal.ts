@@ -1,6 +1,6 @@
 // Compares secrets (token hashes, signatures) without an early exit that would leak where they differ.
 
-// Used from issue 9 (MFA verifiers); invite tokens compare in Lua, webhook signatures through crypto.subtle.verify.
+// Used for MFA verifiers; invite tokens compare in Lua, webhook signatures through crypto.subtle.verify.
 /**
  * True when `a` and `b` are identical. Strings compare UTF-16 code units, arrays compare bytes.
  * A length mismatch is false; the loop still runs over the longer input and never stops at the

@@ -39,13 +39,13 @@ type Builders = {
   syrveRuntimeTokenRefreshLock(orgId: string, connectionId: string): string;
   syrveReconnectFailures(orgId: string, connectionId: string): string;
   syrveCredentialVersion(orgId: string, connectionId: string): string;
-  // Used from issue 9 (sign-in): MFA challenges, the half-finished login, the active organisation and outlet.
+  // Sign-in's user-scoped state: MFA challenges, the half-finished login, the active organisation and outlet.
   mfaChallenge(userId: string, challengeId: string): string;
   /** The TOTP replay guard of one RFC 6238 step (unix seconds / 30) of this user. */
   mfaTotpUsed(userId: string, totpStep: number): string;
   authSessionState(userId: string, sessionStateId: string): string;
   activeContext(userId: string, sessionId: string): string;
-  // Used from issue 6 (invite throttles); issues 9–11 reuse it for login, reset and tenant resolution.
+  // Every throttle: invite create and accept, login, MFA verify, password reset and tenant resolution.
   /** Window id `{action}.{subject}.{windowStartSeconds}`; see THROTTLE_WINDOW_ID_PATTERN in the registry. */
   throttleCounter(scope: KeyScope, action: ThrottleAction, subject: HashedSegment, windowStartSeconds: number): string;
   jobCache(scope: Exclude<KeyScope, { tag?: PlatformTag }> | { kind: 'platform' }, jobId: string): string;
@@ -59,7 +59,7 @@ type Builders = {
   consoleDevLogin(codeDigest: string): string;
   /** The scheduled function's run lock: one fixed id, nothing of the caller's reaches the key. */
   cronRunLock(): string;
-  // Issue 11: the pre-auth resolve cache (keyed hashes only) under platform:{tenant-resolve}, and the org caches.
+  // The pre-auth resolve cache (keyed hashes only) under platform:{tenant-resolve}, and the org caches.
   /** `slugHash` is hashSegment(INDEX_HASH_KEY, "slug:" + slug). */
   tenantResolveSlug(slugHash: HashedSegment): string;
   /** `hostHash` is hashSegment(INDEX_HASH_KEY, "domain:" + host). */

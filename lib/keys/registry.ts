@@ -482,7 +482,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     notes: 'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment.',
   }),
   // Single-use tokens (lib/runtime/single-use): keyed by the SHA-256 of the token, which is all a consumer holds, so no
-  // tenant can be in the key (backend-caching seed §3: adding one would break the lookup). Consumed by one GET+DEL script.
+  // tenant can be in the key (adding one would break the lookup; docs/design/single-use.md#single-use-tokens). Consumed by one GET+DEL script.
   entry({
     name: 'passwordResetToken',
     scopeKinds: ['platform'],
@@ -679,7 +679,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     auditCounterpart: 'None (a read-through cache; the changes it reflects are audited)',
     cleanup: 'Unreachable after a generation bump (branding, domains, suspension, tenant-wide invalidation); expire by TTL',
     notes:
-      "key-conventions' tenant:{orgId}:settings. Read through lib/runtime/cache; on any Redis error the PostgreSQL answer is returned.",
+      "The organisation's settings object (slug, state, branding, domains). Read through lib/runtime/cache; on any Redis error the PostgreSQL answer is returned.",
   }),
   entry({
     name: 'orgMemberCountCache',
@@ -697,7 +697,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     forbiddenPayload: ['user ids', 'emails', 'roles of anyone'],
     auditCounterpart: 'None (a read-through cache)',
     cleanup: 'Unreachable after a generation bump; expire by TTL (an accepted invite does not invalidate it)',
-    notes: "key-conventions' tenant:{orgId}:members:count, per organisation (all) or per Outlet.",
+    notes: 'The member count, per organisation (all) or per Outlet.',
   }),
   entry({
     name: 'refPlanStatuses',
@@ -713,7 +713,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     auditCounterpart: 'None',
     cleanup: 'Expire by TTL',
     notes:
-      "Data only, no builder: key-conventions' ref:plan-statuses, reserved under the global (platform) prefix; runstate has no plans yet.",
+      'Data only, no builder: the plan statuses (reference data), reserved under the global (platform) prefix; runstate has no plans yet.',
     dataOnly: true,
   }),
   entry({
@@ -729,7 +729,7 @@ export const KEY_REGISTRY: readonly RegistryEntry[] = Object.freeze([
     forbiddenPayload: ['URLs', 'tokens', 'error messages (they can embed commands)'],
     auditCounterpart: 'None',
     cleanup: 'Expire by TTL',
-    notes: "Data only, no builder: key-conventions' sys:health:last-check, reserved; GET /healthz answers live and stores nothing.",
+    notes: 'Data only, no builder: the last health check, reserved; GET /healthz answers live and stores nothing.',
     dataOnly: true,
   }),
 ]);

@@ -1,4 +1,4 @@
-// The lifetimes of the single-use tokens (backend-caching seed §7), in one table the registry and lib/runtime/single-use share.
+// The lifetimes of the single-use tokens (docs/design/single-use.md#single-use-tokens), in one table the registry and lib/runtime/single-use share.
 export const SINGLE_USE_TTL_SECONDS = {
   /** A reset link is read from an inbox, maybe an hour later; not longer, as it stands in for the password. */
   'password-reset': 3_600,

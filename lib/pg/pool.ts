@@ -9,7 +9,7 @@ export interface CreatePoolOptions {
   webSocketConstructor?: unknown;
 }
 
-// Used from issue 6 (a compensation reads the invite's outcome and decides inside one transaction); today only the
+// For work that decides inside one transaction (a compensation reads the invite's outcome and decides inside one transaction); today only the
 // Neon-proxy and migration tests open one.
 /**
  * Returns a driver Pool (node-postgres API: `connect()`, `query()`, `end()`).

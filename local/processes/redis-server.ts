@@ -64,7 +64,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   args.push('--dir', dir);
   const removeScratch = options.dir === undefined ? () => rm(dir, { recursive: true, force: true }) : async () => undefined;
   if (options.persistence === true) {
-    // Dev Redis keeps AOF and RDB (runtime policy); both live in the git-ignored data folder.
+    // Dev Redis keeps AOF and RDB, so the dev stack's state outlives a restart; both live in the git-ignored data folder.
     args.push('--appendonly', 'yes', '--save', '900 1 300 10 60 10000');
   }
   // The cluster bus listens on port + 10000 (how every Redis version picks it); redis-cluster.ts checks it is free.

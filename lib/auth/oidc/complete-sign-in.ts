@@ -114,7 +114,7 @@ async function verifiedEmail(deps: Deps, client: ProviderClient, parameters: URL
     expectedNonce: nonce,
     requireIdToken: true,
   });
-  // oauth4webapi leaves the signature to TLS on this path; the issue asks for it, so jose checks it against the JWKS.
+  // oauth4webapi leaves the signature to TLS on this path; jose checks it against the JWKS (docs/design/oidc.md#oidc-sign-in).
   const { payload } = await jwtVerify(result.id_token!, client.jwks, {
     issuer: client.as.issuer,
     audience: client.config.clientId,

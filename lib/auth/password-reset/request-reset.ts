@@ -29,7 +29,7 @@ export async function requestReset(
   const linkBase = deps.config.passwordReset?.linkBase;
   if (linkBase === undefined) return { ok: false, reason: 'not-configured' };
   const email = normalizeEmail(input.email);
-  // The tenant is in the key (backend-caching seed §3): tenant A's requests never use up tenant B's bucket.
+  // The tenant is in the key (docs/design/password-reset.md#password-reset): tenant A's requests never use up tenant B's bucket.
   const counted = await throttle.hit(deps, {
     action: 'password-reset',
     scope: { kind: 'org', id: input.organizationId },

@@ -1,5 +1,5 @@
 // tenants.memberCount: how many people hold a role in the organisation, or can act at one Outlet (a role there or
-// organisation-wide), read through the cache for 60 s (key-conventions' tenant:{orgId}:members:count).
+// organisation-wide), read through the cache for 60 s (registry row orgMemberCountCache).
 import * as z from 'zod';
 import type { Deps } from '../../deps.ts';
 import { dbCall } from '../../pg/unavailable.ts';

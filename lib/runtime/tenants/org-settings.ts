@@ -1,4 +1,4 @@
-// tenants.readSettings: an organisation's settings object for its admin (the seed's partner-config shape), read through
+// tenants.readSettings: an organisation's settings object for its admin (a partner configuration), read through
 // the cache for 300 s. On any Redis failure the PostgreSQL answer is returned: a restriction (the state) is never dropped.
 import * as z from 'zod';
 import type { Deps } from '../../deps.ts';

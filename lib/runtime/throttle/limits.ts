@@ -20,7 +20,7 @@ export interface ThrottleLimit {
  * 10 per 15 minutes. A person who mistypes retries a few times; every attempt counts, so guessing gets 40 tries an hour.
  * login-ip, per client IP (platform scope; the IP is keyed-hashed): 100 per 15 minutes — an office behind one NAT
  * signing in at nine still fits, while spraying one password over many emails from one address does not.
- * password-reset, per (organisation, keyed email hash) over an hour (the seed's tenant-scoped key): 5. A person asks
+ * password-reset, per (organisation, keyed email hash) over an hour (the tenant in the key, so no tenant uses up another's bucket): 5. A person asks
  * again once or twice when a mail is slow; more is someone filling their inbox. An email in N tenants gets N × 5.
  * mfa-verify, per user (user scope; counted inside the verify script, failures only): 10 wrong codes per 15 minutes,
  * across every challenge, so asking for a new challenge buys no new tries. A person mistyping a code fails once or
