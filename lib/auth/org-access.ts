@@ -5,8 +5,8 @@ import { dbCall } from '../pg/unavailable.ts';
 import type { Authentication } from './authentication.ts';
 import type { Principal } from './claims.ts';
 
-export const ROLE_CODES = ['OrganizationAdmin', 'Accountant', 'Viewer'] as const;
-export type RoleCode = (typeof ROLE_CODES)[number];
+// The codes are the stored values' vocabulary too (invite objects, active contexts), so they are declared with the keys.
+export { ROLE_CODES, type RoleCode } from '../keys/index.ts';
 
 /**
  * The caller's principal, once it is an organisation-wide OrganizationAdmin of `organizationId` (and, with

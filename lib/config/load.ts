@@ -6,23 +6,11 @@ import { parseSigningKeys, type SigningKey } from './signing-keys.ts';
 import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts';
 import { parseOperatorTokens, type OperatorCredential } from './operator-tokens.ts';
 import { parseCorsOrigins } from './cors-origins.ts';
+import { INVITE_TTL_SECONDS, JOB_CACHE_TTL_SECONDS, SYRVE_RECONNECT_COOLDOWN_SECONDS, SYRVE_SESSION_CACHE_SECONDS } from '../keys/index.ts';
 
-export const INVITE_TTL_SECONDS = 10_800;
-/** How long an accept's or cancel's receipt outlives the consumed invite: the caller's retry and many reconciliation runs fit. */
-export const INVITE_RECEIPT_TTL_SECONDS = 3_600;
 /** Far above any real team's pending invitations; low enough that one organisation's index stays small (docs/design/limits.md#limits). */
 export const INVITE_MAX_ACTIVE_PER_ORG = 1_000;
 
-/** iiko's REST sessions end after about an hour idle and say nothing of it; ten minutes stays well inside. */
-export const SYRVE_SESSION_CACHE_SECONDS = 600;
-export const SYRVE_RECONNECT_COOLDOWN_SECONDS = 900;
-export const SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS = 86_400;
-/** Outlives any login in flight (lock 15 s, waits, deadlines) that could still try to store a session of older credentials. */
-export const SYRVE_CREDENTIAL_VERSION_TTL_SECONDS = 300;
-
-/** A running job's cached progress lives this long after its last heartbeat (registry row jobCache); a job silent for
- * twice as long is stalled and the next scheduled run resumes it. */
-export const JOB_CACHE_TTL_SECONDS = 120;
 /**
  * The longest an access token may live: the verifier refuses any token whose exp − iat (or exp − now) is longer, so a
  * revoked session's denylist entry, which lives this long (logout, refresh reuse, revoke-all, reset), outlives every
@@ -148,7 +136,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push('INVITE_TTL_SECONDS: allowed only with APP_ENV=test; invites live exactly 3 hours');
   }
   if (e.JOB_CACHE_TTL_SECONDS !== undefined && e.APP_ENV !== 'test') {
-    problems.push('JOB_CACHE_TTL_SECONDS: allowed only with APP_ENV=test; the job cache lives 120 s');
+    problems.push(`JOB_CACHE_TTL_SECONDS: allowed only with APP_ENV=test; the job cache lives ${JOB_CACHE_TTL_SECONDS} s`);
   }
 
   if (production) {

@@ -1,8 +1,10 @@
 // The whole environment (docs/api.md#environment) as one zod schema; `loadConfig` also refuses unsafe production settings.
 import * as z from 'zod';
+import { INVITE_TTL_SECONDS, JOB_CACHE_TTL_SECONDS, KEY_ENVS, SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS, type KeyEnv } from '../keys/index.ts';
 
-export const APP_ENVS = ['dev', 'test', 'staging', 'prod'] as const;
-export type AppEnv = (typeof APP_ENVS)[number];
+/** Each environment has its own keys, so the list is the keys' (lib/keys/namespace.ts). */
+export const APP_ENVS = KEY_ENVS;
+export type AppEnv = KeyEnv;
 
 const optionalText = z.string().trim().min(1).optional();
 const httpUrl = z.url({ protocol: /^https?$/ });
@@ -58,7 +60,7 @@ export const envSchema = z.object({
     .regex(/^whsec_[A-Za-z0-9+/]{22,}={0,2}$/, 'whsec_ followed by the base64 of at least 16 random bytes')
     .optional(),
   /** Test-only override of the 3 h invite TTL, so expiry can be observed in seconds. */
-  INVITE_TTL_SECONDS: z.coerce.number().int().min(1).max(10_800).optional(),
+  INVITE_TTL_SECONDS: z.coerce.number().int().min(1).max(INVITE_TTL_SECONDS).optional(),
   /** Live invites one organisation may hold at once (docs/api.md#environment). */
   INVITE_MAX_ACTIVE_PER_ORG: z.coerce.number().int().min(1).max(100_000).optional(),
   /** The longest an access token may live; the denylist repair covers sessions revoked within it (docs/api.md#environment). */
@@ -66,9 +68,9 @@ export const envSchema = z.object({
   /** Upper bound of a cached Syrve session's TTL when the upstream gives no expiry; 0 or less caches nothing. */
   SYRVE_SESSION_CACHE_SECONDS: z.coerce.number().int().min(-1).max(86_400).optional(),
   /** How long a connection stays shut after 7 failed reconnects before it may log in again. */
-  SYRVE_RECONNECT_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  SYRVE_RECONNECT_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS).optional(),
   /** Test-only override of the 120 s job-cache TTL (and so the stall threshold), so expiry can be observed in seconds. */
-  JOB_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(120).optional(),
+  JOB_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(JOB_CACHE_TTL_SECONDS).optional(),
   /** What one scheduled task may spend per run: Redis commands and SQL statements, and milliseconds. */
   CRON_TASK_COMMAND_BUDGET: z.coerce.number().int().min(10).max(100_000).optional(),
   CRON_TASK_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).optional(),

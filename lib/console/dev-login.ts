@@ -1,18 +1,13 @@
 // The dev console link: npm start issues a single-use code for the demo admin, and GET /console/dev-login opens a session
 // with it. APP_ENV=dev only, at both ends: no other environment issues such a code or has the route.
-import * as z from 'zod';
+import { devLoginSchema } from '../keys/index.ts';
 import { openSession } from '../auth/sessions/open-session.ts';
 import type { SessionTokens } from '../auth/sessions/session-tokens.ts';
 import type { Deps } from '../deps.ts';
 import { singleUse } from '../runtime/single-use/index.ts';
 
-export const devLoginSchema = z.strictObject({
-  userId: z.uuid(),
-  organizationId: z.uuid(),
-  email: z.email().max(254),
-  issuedAtUtc: z.iso.datetime(),
-  correlationId: z.string().min(1).max(128),
-});
+// The code's value is declared with its key (lib/keys/defs/single-use.ts).
+export { devLoginSchema };
 
 export interface DevLoginUser {
   userId: string;

@@ -1,4 +1,5 @@
 // How long the scheduled function's run lock lives: every task's time budget and overrun, plus the run's own steps.
+import { CRON_RUN_LOCK_MAX_SECONDS } from '../keys/index.ts';
 
 /**
  * What one task may run past its time budget: a task checks the budget before each batch, so the batch in hand
@@ -9,8 +10,8 @@ export const TASK_OVERRUN_MS = 5_000;
 /** Taking and releasing the lock, and the run's last log line. */
 const RUN_MARGIN_MS = 2_000;
 
-/** The registry's upper bound (row `cronRunLock`): five tasks at the largest time budget (60 s) fit with room. */
-export const RUN_LOCK_MAX_MS = 900_000;
+/** The upper bound declared with the key (lib/keys/defs/cron.ts). */
+export const RUN_LOCK_MAX_MS = CRON_RUN_LOCK_MAX_SECONDS * 1000;
 
 /**
  * The lock outlives a run whose every task stays within its budget and overrun, so no second run starts while

@@ -1,5 +1,4 @@
-// The leading `{prefix}:{env}` of every key, the allow-lists of scope kinds and throttle actions.
-import { APP_ENVS, type AppEnv } from '../config/index.ts';
+// The leading `{prefix}:{env}` of every key, the allow-lists of environments, scope kinds and platform hash tags.
 import { KeyError } from './key-error.ts';
 import { requireEnum } from './segments.ts';
 
@@ -7,8 +6,9 @@ import { requireEnum } from './segments.ts';
 export const KEY_PREFIX_PATTERN = '[a-z][a-z0-9-]{0,15}';
 const KEY_PREFIX = new RegExp(`^${KEY_PREFIX_PATTERN}$`);
 
-export const KEY_ENVS = APP_ENVS;
-export type KeyEnv = AppEnv;
+/** The environments a deployment runs as (config APP_ENV takes its allow-list from here): each has its own keys. */
+export const KEY_ENVS = ['dev', 'test', 'staging', 'prod'] as const;
+export type KeyEnv = (typeof KEY_ENVS)[number];
 
 export interface KeyNamespace {
   prefix: string;
@@ -25,18 +25,6 @@ export type ScopeKind = (typeof SCOPE_KINDS)[number];
  */
 export const PLATFORM_TAGS = ['tenant-resolve'] as const;
 export type PlatformTag = (typeof PLATFORM_TAGS)[number];
-
-/** Actions a throttle counter may count; a new limiter adds its action here. */
-export const THROTTLE_ACTIONS = [
-  'invite-create',
-  'invite-accept',
-  'login',
-  'login-ip',
-  'mfa-verify',
-  'password-reset',
-  'tenant-resolve',
-] as const;
-export type ThrottleAction = (typeof THROTTLE_ACTIONS)[number];
 
 export function parseNamespace(namespace: { prefix: unknown; env: unknown }): KeyNamespace {
   if (typeof namespace?.prefix !== 'string' || !KEY_PREFIX.test(namespace.prefix)) {

@@ -1,6 +1,5 @@
-// Walks a live keyspace with SCAN at a bounded rate and audits each key against the registry: TTL, type, value, leaks.
-import { auditKey } from '../../lib/keys/audit-keyspace.ts';
-import { KEY_REGISTRY, type KeyName, type RegistryEntry } from '../../lib/keys/registry.ts';
+// Walks a live keyspace with SCAN at a bounded rate and audits each key against its definition: TTL, type, value, leaks.
+import { auditKey, KEY_REGISTRY, type KeyName, type RegistryEntry } from '../../lib/keys/index.ts';
 import type { KeyNamespace } from '../../lib/keys/namespace.ts';
 import type { ReadCommand, ReadOnlyRedis, Reply } from './read-only-redis.ts';
 import { keyLeaks, redactKey, type KeyLeak } from './secrets-in-keys.ts';

@@ -1,102 +1,33 @@
-// What a live value of each registry row must look like: the zod schema its writer encodes with, or a shape check for
-// markers, counters, lock owners and index members. Every row has one through its value type at least.
-import * as z from 'zod';
-import type { KeyName, RegistryEntry } from '../../lib/keys/registry.ts';
-import { oidcStateSchema } from '../../lib/auth/oidc/oidc-state.ts';
-import { handoffSchema } from '../../lib/auth/handoff/handoff-code.ts';
-import { resetSchema } from '../../lib/auth/password-reset/reset-token.ts';
-import { devLoginSchema } from '../../lib/console/dev-login.ts';
-import { activeContextSchema } from '../../lib/runtime/context/context-record.ts';
-import { inviteRecordSchema } from '../../lib/runtime/invites/invite-record.ts';
-import { inviteReceiptSchema } from '../../lib/runtime/invites/receipt.ts';
-import { jobCacheSchema } from '../../lib/runtime/jobs/job-cache.ts';
-import { challengeRecord, sessionStateRecord } from '../../lib/runtime/mfa/challenge-record.ts';
-import { sessionRecordSchema } from '../../lib/runtime/syrve/session-record.ts';
-import { memberCountSchema } from '../../lib/runtime/tenants/member-count.ts';
-import { orgSettingsSchema } from '../../lib/runtime/tenants/org-settings.ts';
-import { publicTenantSchema } from '../../lib/runtime/tenants/public-tenant.ts';
+// What a live value of each key must look like, from its definition (lib/keys/defs): the zod schema its writer encodes
+// with, or the shape of its markers, counters, lock owners and sorted-set members.
+import type * as z from 'zod';
+import type { RegistryEntry } from '../../lib/keys/index.ts';
 
 export type ValueCheck =
   | { kind: 'json'; schema: z.ZodType }
   | { kind: 'text'; pattern: RegExp; what: string }
   | { kind: 'zset'; member: RegExp; what: string; unixSeconds: boolean };
 
-/** The Redis TYPE a row's values have. */
+/** The Redis TYPE a key's values have. */
 export function redisTypeOf(entry: RegistryEntry): 'zset' | 'string' {
   return entry.valueType === 'sorted-set' ? 'zset' : 'string';
 }
 
-const json = (schema: z.ZodType): ValueCheck => ({ kind: 'json', schema });
-const UUID_N = /^[0-9a-f]{32}$/;
-const HEX64 = /^[0-9a-f]{64}$/;
-const OWNER = { kind: 'text', pattern: /^[0-9a-f]{32}$/, what: 'a lock owner (128 bits, hex)' } as const;
-// Every invite index scores its members by unix seconds (an expiry, or when a receipt was written).
-const index = (member: RegExp, what: string): ValueCheck => ({ kind: 'zset', member, what, unixSeconds: true });
-
-/** A receipt carries the consumed invite object as a string; it must be one. */
-const receiptCheck = inviteReceiptSchema.superRefine((receipt, context) => {
-  let invite: unknown;
-  try {
-    invite = JSON.parse(receipt.invite);
-  } catch {
-    invite = undefined;
-  }
-  if (!inviteRecordSchema.safeParse(invite).success)
-    context.addIssue({ code: 'custom', path: ['invite'], message: 'not an invite object' });
-});
-
-/** Rows whose writer gives a sharper rule than their value type. */
-const BY_ROW: Partial<Record<KeyName, ValueCheck>> = {
-  inviteObject: json(inviteRecordSchema),
-  inviteReceipt: json(receiptCheck),
-  inviteActiveByOrg: index(UUID_N, 'invite ids in UUID "N" form'),
-  inviteActiveByEmailHash: index(UUID_N, 'invite ids in UUID "N" form'),
-  inviteReceiptsByOrg: index(UUID_N, 'invite ids in UUID "N" form'),
-  inviteEmailIndexesByOrg: index(HEX64, 'email hashes (64 hex)'),
-  syrveRuntimeToken: json(sessionRecordSchema),
-  syrveRuntimeTokenRefreshLock: OWNER,
-  cronRunLock: OWNER,
-  mfaChallenge: json(challengeRecord),
-  authSessionState: json(sessionStateRecord),
-  activeContext: json(activeContextSchema),
-  jobCache: json(jobCacheSchema),
-  passwordResetToken: json(resetSchema),
-  ssoHandoffCode: json(handoffSchema),
-  oidcState: json(oidcStateSchema),
-  consoleDevLogin: json(devLoginSchema),
-  tenantResolveSlug: json(publicTenantSchema),
-  tenantResolveDomain: json(publicTenantSchema),
-  orgSettingsCache: json(orgSettingsSchema),
-  orgMemberCountCache: json(memberCountSchema),
-  // Data-only rows (no writer yet): the shape their registry rows document, so a value planted there is still judged.
-  refPlanStatuses: json(z.array(z.strictObject({ code: z.string().min(1).max(64), label: z.string().max(200) })).max(100)),
-  sysHealthLastCheck: json(z.strictObject({ checkedAtUtc: z.iso.datetime(), stores: z.record(z.string(), z.enum(['ok', 'down'])) })),
-};
-
-/**
- * The row's own check, else the one its value type implies, so a row added later is still shape-checked: JSON that
- * parses, an integer, the marker, printable set members; a plain string only if it is printable.
- */
+/** The check a key's declared value implies. */
 export function valueCheckFor(entry: RegistryEntry): ValueCheck {
-  const own = BY_ROW[entry.name];
-  if (own !== undefined) return own;
-  switch (entry.valueType) {
+  const value = entry.value;
+  switch (value.type) {
     case 'json':
-      return json(z.unknown());
+      return { kind: 'json', schema: value.schema };
+    case 'string':
+      return { kind: 'text', pattern: value.pattern, what: value.what };
     case 'counter':
       return { kind: 'text', pattern: /^(?:0|[1-9][0-9]{0,17})$/, what: 'a non-negative integer' };
     case 'marker':
       return { kind: 'text', pattern: /^1$/, what: "the marker '1'" };
     case 'sorted-set':
-      return { kind: 'zset', member: /^[\x21-\x7e]{1,200}$/, what: 'printable members', unixSeconds: false };
-    case 'string':
-      return { kind: 'text', pattern: /^[\x20-\x7e]*$/, what: 'printable text' };
+      return { kind: 'zset', member: value.member, what: value.what, unixSeconds: value.scores === 'unix-seconds' };
   }
-}
-
-/** False for a row checked only by its value type: the audit lists them, so a JSON row without its schema shows. */
-export function hasOwnCheck(name: KeyName): boolean {
-  return BY_ROW[name] !== undefined;
 }
 
 /** Why a string value fails, in words that never quote it (a zod path at most), or undefined when it passes. */

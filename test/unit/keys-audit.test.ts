@@ -2,10 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { base32Encode } from '../../lib/crypto/index.ts';
-import { createKeyspace, KEY_REGISTRY } from '../../lib/keys/index.ts';
+import { createKeyspace, inviteRecordSchema, KEY_REGISTRY, sessionRecordSchema } from '../../lib/keys/index.ts';
 import { assertReadOnly, READ_ONLY_COMMANDS } from '../../ops/keys-audit/read-only-redis.ts';
 import { keyLeaks, looksRandom, redactKey } from '../../ops/keys-audit/secrets-in-keys.ts';
-import { hasOwnCheck, stringValueProblem, valueCheckFor, zsetValueProblem } from '../../ops/keys-audit/value-checks.ts';
+import { stringValueProblem, valueCheckFor, zsetValueProblem } from '../../ops/keys-audit/value-checks.ts';
 
 const keys = createKeyspace({ prefix: 'mhpay', env: 'prod' });
 const ORG = '0192f0c1-0000-7000-8000-00000000000a';
@@ -97,9 +97,12 @@ describe('the read-only gate', () => {
 });
 
 describe('value checks', () => {
-  it('gives every JSON row of the registry the schema its writer uses', () => {
-    const without = KEY_REGISTRY.filter((entry) => entry.valueType === 'json' && !hasOwnCheck(entry.name)).map((entry) => entry.name);
-    expect(without).toEqual([]);
+  it('checks each JSON key with the schema its writer uses, the one declared with the key', () => {
+    expect(valueCheckFor(row('inviteObject'))).toEqual({ kind: 'json', schema: inviteRecordSchema });
+    expect(valueCheckFor(row('syrveRuntimeToken'))).toEqual({ kind: 'json', schema: sessionRecordSchema });
+    // A schema that accepts anything would let any value through: every JSON key's refuses a stranger's object.
+    for (const entry of KEY_REGISTRY.filter((e) => e.valueType === 'json'))
+      expect(stringValueProblem(valueCheckFor(entry), JSON.stringify({ stranger: true })), entry.name).toMatch(/^fails its schema/);
   });
 
   it('names the failing path of a JSON value, never its content', () => {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { auditKey, createKeyspace, findRegistryEntry, KEY_REGISTRY, matchingRegistryEntries, type KeyName } from '../../lib/keys/index.ts';
 import { hostileString, keyEnv, keyPrefix } from './keys-arbitraries.ts';
+import { KEY_NOTES } from '../../ops/keys-doc/notes.ts';
 import { BUILDER_CASES } from './keys-cases.ts';
 
 const ORG = '0192f0c1-0000-7000-8000-000000000001';
@@ -20,13 +21,17 @@ describe('KEY_REGISTRY', () => {
     expect(new Set(KEY_REGISTRY.map((e) => e.name)).size).toBe(KEY_REGISTRY.length);
     expect(new Set(KEY_REGISTRY.map((e) => e.pattern)).size).toBe(KEY_REGISTRY.length);
     for (const entry of KEY_REGISTRY) {
-      expect(entry.allowedPayload.length, entry.name).toBeGreaterThan(0);
-      expect(entry.forbiddenPayload.length, entry.name).toBeGreaterThan(0);
-      expect(entry.ttl.rule, entry.name).not.toBe('');
-      expect(entry.auditCounterpart, entry.name).not.toBe('');
-      expect(entry.cleanup, entry.name).not.toBe('');
+      const notes = KEY_NOTES[entry.name];
+      expect(notes.allowedPayload.length, entry.name).toBeGreaterThan(0);
+      expect(notes.forbiddenPayload.length, entry.name).toBeGreaterThan(0);
+      expect(notes.ttl, entry.name).not.toBe('');
+      expect(notes.auditCounterpart, entry.name).not.toBe('');
+      expect(notes.cleanup, entry.name).not.toBe('');
       expect(entry.pattern, entry.name).toContain(`:${entry.domain}:${entry.purpose}:`);
+      // Lowercase words and hyphens: nothing that could open another segment or a hash tag.
+      expect(`${entry.domain}:${entry.purpose}`, entry.name).toMatch(/^[a-z][a-z-]*:[a-z][a-z-]*$/);
     }
+    expect(Object.keys(KEY_NOTES).sort()).toEqual(KEY_REGISTRY.map((e) => e.name).sort());
   });
 
   it('records the fixed TTLs of the runtime policy', () => {
@@ -43,8 +48,9 @@ describe('KEY_REGISTRY', () => {
     expect(registryEntry('tenantResolveDomainMisses').ttl.maxSeconds).toBe(10);
     expect(registryEntry('orgSettingsCache').ttl.seconds).toBe(300);
     expect(registryEntry('orgCacheGeneration').ttl.seconds).toBeGreaterThan(300);
-    expect(registryEntry('revokedSession').ttl.rule).toMatch(/remaining/i);
-    expect(registryEntry('revokedJti').ttl.rule).toMatch(/remaining/i);
+    expect(registryEntry('revokedSession').ttl.varies).toBe(true);
+    expect(KEY_NOTES.revokedSession.ttl).toMatch(/remaining/i);
+    expect(KEY_NOTES.revokedJti.ttl).toMatch(/remaining/i);
   });
 
   it('records value types', () => {
@@ -57,8 +63,8 @@ describe('KEY_REGISTRY', () => {
   });
 
   it('explains why the email index hash is keyed', () => {
-    expect(registryEntry('inviteActiveByEmailHash').notes).toMatch(/INDEX_HASH_KEY/);
-    expect(registryEntry('inviteActiveByEmailHash').forbiddenPayload).toContain('raw email');
+    expect(KEY_NOTES.inviteActiveByEmailHash.notes).toMatch(/INDEX_HASH_KEY/);
+    expect(KEY_NOTES.inviteActiveByEmailHash.forbiddenPayload).toContain('raw email');
   });
 
   it('matches every builder output with exactly one entry, its own', () => {
@@ -102,7 +108,7 @@ describe('KEY_REGISTRY', () => {
     expect(findRegistryEntry('mhpay:prod:platform:ref:plan-statuses:all')?.name).toBe('refPlanStatuses');
     expect(findRegistryEntry('mhpay:prod:platform:sys:health:last-check')?.name).toBe('sysHealthLastCheck');
     for (const entry of KEY_REGISTRY.filter((e) => e.dataOnly === true)) {
-      expect(entry.notes, entry.name).toMatch(/^Data only, no builder/);
+      expect(KEY_NOTES[entry.name].notes, entry.name).toMatch(/^Data only, no builder/);
       expect(entry.name in keyspace, entry.name).toBe(false);
     }
   });

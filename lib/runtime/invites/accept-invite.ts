@@ -1,7 +1,7 @@
 // invites.accept: one script checks the token and recipient and consumes the invite, leaving a receipt; PostgreSQL then
 // records the outcome with the grant. A repeat by the winner finishes or re-answers; nothing is granted twice.
 import { uuidv7 } from 'uuidv7';
-import { INVITE_RECEIPT_TTL_SECONDS } from '../../config/index.ts';
+import { INVITE_RECEIPT_TTL_SECONDS } from '../../keys/index.ts';
 import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { runScript, type LuaScript } from '../../redis/index.ts';

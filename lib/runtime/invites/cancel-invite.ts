@@ -1,7 +1,7 @@
 // invites.cancel: one script removes the invite (or marks an unfinished accept's receipt), leaving a receipt; PostgreSQL
 // then records the outcome with `invite.cancelled`. Whoever records an invite's outcome first wins; nothing is undone.
 import { uuidv7 } from 'uuidv7';
-import { INVITE_RECEIPT_TTL_SECONDS } from '../../config/index.ts';
+import { INVITE_RECEIPT_TTL_SECONDS } from '../../keys/index.ts';
 import { toUuidN } from '../../keys/index.ts';
 import { runScript, type LuaScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';

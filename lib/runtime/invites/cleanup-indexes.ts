@@ -1,6 +1,6 @@
 // The scheduled invite index cleanup: prunes every invite index of the organisations that can hold one, within the run's budget, resuming where it stopped.
 import * as z from 'zod';
-import { INVITE_TTL_SECONDS } from '../../config/index.ts';
+import { INVITE_TTL_SECONDS } from '../../keys/index.ts';
 import type { CronBudget } from '../../cron/budget.ts';
 import { resumeFromCursor } from '../../cron/cursor.ts';
 import type { CronTask, TaskReport } from '../../cron/task.ts';

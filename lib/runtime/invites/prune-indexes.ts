@@ -1,6 +1,6 @@
 // The cleanup cron's two steps on one organisation: prune its org index, then a bounded walk over its email indexes.
 import * as z from 'zod';
-import { INVITE_TTL_SECONDS } from '../../config/index.ts';
+import { INVITE_TTL_SECONDS } from '../../keys/index.ts';
 import { runScript, type LuaScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_DASHED_UUID } from './lua.ts';

@@ -1,21 +1,6 @@
 // The receipt an accept or cancel leaves when it consumes an invite (registry row inviteReceipt), so a lost reply finishes once.
-import * as z from 'zod';
-
-export const inviteReceiptSchema = z.strictObject({
-  kind: z.enum(['accept', 'cancel']),
-  /** The accepting user, or the admin who cancelled. */
-  actorUserId: z.uuid(),
-  /** Names this consumption, so a late compensation of an earlier attempt never touches a newer one. */
-  attempt: z.uuid(),
-  correlationId: z.string().min(1).max(128),
-  consumedAtMs: z.number().int().nonnegative(),
-  /** The invite object exactly as it was stored (its token hash, never the token). */
-  invite: z.string(),
-  /** Set when an admin cancels while this accept is unfinished: the cancel owns the outcome, nothing gives the invite back. */
-  cancelRequestedBy: z.uuid().optional(),
-});
-
-export type InviteReceipt = z.infer<typeof inviteReceiptSchema>;
+// The receipt's shape is declared with its key (lib/keys/defs/invite.ts).
+export { inviteReceiptSchema, type InviteReceipt } from '../../keys/index.ts';
 
 /** Lua: builds the receipt JSON; `consumed` is the invite value that was just removed. */
 export const LUA_NEW_RECEIPT = `

@@ -1,25 +1,10 @@
 // The job cache (registry row jobCache): a running job's progress in Redis, one command per change, never the truth.
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { Deps } from '../../deps.ts';
+import { jobCacheSchema } from '../../keys/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import { decodeJson, encodeJson, redisCall } from '../../redis/index.ts';
-import { JOB_KINDS, type Job } from './job-record.ts';
-
-/** What the cache holds: the job's non-sensitive status, progress and last heartbeat (nothing the file contains). */
-export const jobCacheSchema = z.strictObject({
-  jobId: z.uuid(),
-  organizationId: z.uuid(),
-  kind: z.enum(JOB_KINDS),
-  state: z.literal('running'),
-  progressPercent: z.number().int().min(0).max(100),
-  rowsDone: z.number().int().min(0),
-  rowsTotal: z.number().int().min(0),
-  truncated: z.boolean(),
-  heartbeatAtUtc: z.string(),
-  requestedByUserId: z.uuid(),
-  correlationId: z.string().max(128),
-  createdAtUtc: z.string(),
-});
+import type { Job } from './job-record.ts';
 
 type JobCacheEntry = z.infer<typeof jobCacheSchema>;
 

@@ -1,10 +1,10 @@
 // A job as PostgreSQL keeps it, its public shape (docs/api.md#audit-exports-functionsaudit-exports-libruntimejobs), and the one read of it by id.
 import * as z from 'zod';
 import type { Deps } from '../../deps.ts';
+import { JOB_KINDS } from '../../keys/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { stallSeconds } from './policy.ts';
 
-export const JOB_KINDS = ['audit-export'] as const;
 export const JOB_STATES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 

@@ -1,5 +1,5 @@
 // The numbers of the Syrve runtime session: attempts, lock, deadlines and waits, in one place (docs/design/syrve.md#syrveiiko-runtime-sessions).
-import { KEY_REGISTRY } from '../../keys/index.ts';
+import { SYRVE_REFRESH_LOCK_TTL_SECONDS } from '../../keys/index.ts';
 
 /** One request tries the upstream call at most this often, and this many consecutive failures open the circuit. */
 export const MAX_RECONNECT_ATTEMPTS = 7;
@@ -9,8 +9,8 @@ export function isCircuitOpen(failures: number): boolean {
   return failures >= MAX_RECONNECT_ATTEMPTS;
 }
 
-/** The refresh lock's TTL (registry row syrveRuntimeTokenRefreshLock: 15 s). */
-export const LOCK_TTL_MS = (KEY_REGISTRY.find((entry) => entry.name === 'syrveRuntimeTokenRefreshLock')?.ttl.seconds ?? 15) * 1000;
+/** The refresh lock's TTL, declared with its key (lib/keys/defs/syrve.ts). */
+export const LOCK_TTL_MS = SYRVE_REFRESH_LOCK_TTL_SECONDS * 1000;
 
 /** A login's deadline: well inside the lock, so the holder still owns it when it stores the session. */
 export const LOGIN_TIMEOUT_MS = 5_000;

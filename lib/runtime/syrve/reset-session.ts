@@ -1,6 +1,6 @@
 // Forgets a connection's runtime state at once: the cached session and the reconnect circuit, and after a rotation raises the newest credential version.
 import { runScript, type LuaScript } from '../../redis/index.ts';
-import { SYRVE_CREDENTIAL_VERSION_TTL_SECONDS } from '../../config/index.ts';
+import { SYRVE_CREDENTIAL_VERSION_TTL_SECONDS } from '../../keys/index.ts';
 import type { Deps } from '../../deps.ts';
 import type { SyrveConnection } from './connection.ts';
 import { decodeSession } from './session-record.ts';

@@ -1,17 +1,9 @@
 // tenants.memberCount: how many people hold a role in the organisation, or can act at one Outlet (a role there or
 // organisation-wide), read through the cache for 60 s (registry row orgMemberCountCache).
-import * as z from 'zod';
 import type { Deps } from '../../deps.ts';
+import { memberCountSchema, type MemberCount } from '../../keys/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { MEMBER_COUNT_TTL_SECONDS, readThrough } from '../cache/index.ts';
-
-export const memberCountSchema = z.strictObject({
-  organizationId: z.uuid(),
-  locationId: z.uuid().nullable(),
-  count: z.number().int().min(0),
-});
-
-export type MemberCount = z.infer<typeof memberCountSchema>;
 
 export async function readMemberCount(
   deps: Deps,

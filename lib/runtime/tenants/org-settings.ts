@@ -1,24 +1,12 @@
 // tenants.readSettings: an organisation's settings object for its admin (a partner configuration), read through
 // the cache for 300 s. On any Redis failure the PostgreSQL answer is returned: a restriction (the state) is never dropped.
-import * as z from 'zod';
 import type { Deps } from '../../deps.ts';
+import { orgSettingsSchema, type OrgSettings } from '../../keys/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { ORG_SETTINGS_TTL_SECONDS, readThrough } from '../cache/index.ts';
 
-/** The whitelist: what an organisation's admin sees and the cache holds. No suspension reason, integration settings or flags. */
-export const orgSettingsSchema = z.strictObject({
-  organizationId: z.uuid(),
-  slug: z.string().min(1).max(63),
-  state: z.enum(['active', 'suspended']),
-  branding: z.strictObject({
-    displayName: z.string().min(1).max(100),
-    logoUrl: z.string().max(2048).nullable(),
-    primaryColor: z.string().max(7).nullable(),
-  }),
-  domains: z.array(z.string().max(253)).max(20),
-});
-
-export type OrgSettings = z.infer<typeof orgSettingsSchema>;
+// The whitelist (what an organisation's admin sees and the cache holds) is declared with its key (lib/keys/defs/cache.ts).
+export { orgSettingsSchema };
 
 interface SettingsRow {
   id: string;

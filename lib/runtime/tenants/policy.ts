@@ -1,9 +1,6 @@
 // Tenant resolution's numbers in one place: how long an answer is cached, how long and how many "no such tenant" answers.
-/** A resolved tenant's public payload is cached this long: the backstop when an invalidation's DEL is lost. */
-export const RESOLVE_CACHE_TTL_SECONDS = 60;
-
-/** An unknown or deleted slug or host is remembered this long: a sign-in page retrying a typo costs PostgreSQL once. */
-export const RESOLVE_MISS_TTL_SECONDS = 10;
+// The cache's and the misses' TTLs are declared with their keys (lib/keys/defs/tenant.ts).
+export { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_MISS_TTL_SECONDS } from '../../keys/index.ts';
 
 /**
  * At most this many remembered misses per kind (slug, domain), in one sorted set each: random hostnames evict the

@@ -1,0 +1,34 @@
+// The throttle counter: one fixed window of one action for one hashed subject, in the scope whose bucket it is.
+import { defineKey } from '../define-key.ts';
+import { hashed, integer, oneOf } from '../id-segments.ts';
+import { counter } from '../key-values.ts';
+import { anyScopeOrTag } from '../scopes.ts';
+
+/** Actions a throttle counter may count; a new limiter adds its action here. */
+export const THROTTLE_ACTIONS = [
+  'invite-create',
+  'invite-accept',
+  'login',
+  'login-ip',
+  'mfa-verify',
+  'password-reset',
+  'tenant-resolve',
+] as const;
+
+export const throttleKeys = {
+  throttleCounter: defineKey({
+    // platform:{tenant-resolve}: the resolve limiter's counter shares the resolve cache's hash tag (one script reads both).
+    scope: anyScopeOrTag('tenant-resolve'),
+    domain: 'throttle',
+    purpose: 'counter',
+    // `{action}.{subject}.{windowStartSeconds}`: dots cannot occur in an action or a digest; 10 digits bound the length.
+    id: [
+      oneOf('action', THROTTLE_ACTIONS),
+      hashed('subject', 'subjectHash'),
+      integer('windowStartSeconds', 9_999_999_999, 'a non-negative integer of unix seconds'),
+    ],
+    // The seconds left in its window, set in the same script as the first INCR.
+    ttl: { varies: true },
+    value: counter,
+  }),
+};
