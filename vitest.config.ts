@@ -45,7 +45,15 @@ export default defineConfig({
       { extends: true, test: { name: 'cluster', include: throughCluster, globalSetup: ['test/setup/cluster.ts'] } },
       { extends: true, test: { name: 'workers', include: ['test/workers/**/*.test.ts'], globalSetup: withServices } },
       { extends: true, test: { name: 'lambda', include: ['test/lambda/**/*.test.ts'], globalSetup: withServices } },
-      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: withServices } },
+      // The browser project also makes sure a Chromium is there (installs Debian's as root), so npm test needs no step first.
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: [...withServices, 'test/browser/support/chromium-setup.ts'],
+        },
+      },
     ],
   },
 });

@@ -1,6 +1,6 @@
 // Builds the worker exactly as `wrangler deploy` would (dry run into a folder) and reads what it would upload and how it runs.
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +12,11 @@ const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 export interface BuiltWorker {
   scriptPath: string;
+  /** The text modules uploaded beside the script (wrangler.toml's [[rules]]: the console's browser script), by path. */
+  textModulePaths: string[];
+  /** What wrangler uploads: the script and its text modules. */
   bytes: number;
-  /** As wrangler reports it: the script gzipped at zlib's default level. */
+  /** As wrangler reports it: the script and its text modules, together gzipped at zlib's default level. */
   gzipBytes: number;
   /** Repository-relative paths of every source in the bundle (from its source map). */
   sources: string[];
@@ -42,17 +45,27 @@ export async function buildWorker(outDir: string, options: BuildWorkerOptions = 
   });
   const scriptPath = join(outDir, 'worker.js');
   const code = await readFile(scriptPath);
+  const textModulePaths = await textModulesIn(outDir, [scriptPath, `${scriptPath}.map`, metafile]);
+  const upload = Buffer.concat([...(await Promise.all(textModulePaths.map((path) => readFile(path)))), code]);
   const map = JSON.parse(await readFile(`${scriptPath}.map`, 'utf8')) as { sources: string[] };
   const toml = await readFile(join(REPO_ROOT, 'wrangler.toml'), 'utf8');
   return {
     scriptPath,
-    bytes: code.length,
-    gzipBytes: gzipSync(code).length,
+    textModulePaths,
+    bytes: upload.length,
+    gzipBytes: gzipSync(upload).length,
     sources: map.sources.map((source) => relative(REPO_ROOT, resolve(outDir, source))),
     inputBytes: inputBytesOf(JSON.parse(await readFile(metafile, 'utf8')) as EsbuildMetafile),
     bindingsReport: stdout,
     ...compatibilityOf(toml),
   };
+}
+
+// Wrangler writes each module a rule matched as `<sha1>-<name>` beside the script, and a README.md; this repository's
+// only rule is a Text one.
+async function textModulesIn(outDir: string, known: string[]): Promise<string[]> {
+  const names = (await readdir(outDir)).filter((name) => name !== 'README.md');
+  return names.map((name) => join(outDir, name)).filter((path) => !known.includes(path));
 }
 
 interface EsbuildMetafile {

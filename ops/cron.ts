@@ -4,6 +4,8 @@ import { ConfigError, loadConfig } from '../lib/config/index.ts';
 import { createDeps } from '../lib/create-deps.ts';
 import { runScheduled } from '../lib/cron/run-scheduled.ts';
 import { errorKind } from '../lib/log/logger.ts';
+import { neonProxyFor } from '../local/launcher/database.ts';
+import { createTeardown } from '../local/stack/teardown.ts';
 
 const NAME = 'cron';
 const USAGE = `usage: npm run cron -- --once
@@ -28,13 +30,27 @@ try {
 // Without --once an operator might expect a daemon; the schedules belong to the deployments.
 if (!once) fail(`runs only with --once\n${USAGE}`);
 
-let config;
-try {
-  config = loadConfig(process.env);
-} catch (error) {
-  // ConfigError names variables and rules, never their values.
-  if (error instanceof ConfigError) fail(`${error.message}\n${USAGE}`);
-  throw error;
+function configFrom(env: NodeJS.ProcessEnv) {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    // ConfigError names variables and rules, never their values.
+    if (error instanceof ConfigError) fail(`${error.message}\n${USAGE}`);
+    throw error;
+  }
+}
+
+let config = configFrom(process.env);
+// The Neon driver speaks HTTP and WebSocket, never PostgreSQL's own protocol: in dev/test, a PostgreSQL on this machine
+// without NEON_LOCAL_PROXY_URL gets the local Neon proxy in front for this run, as npm start gives it one (staging and
+// prod refuse a local proxy, and their database is Neon itself).
+const started = createTeardown();
+if ((config.appEnv === 'dev' || config.appEnv === 'test') && config.neonLocalProxyUrl === undefined) {
+  const proxyUrl = await neonProxyFor(process.env, config.databaseUrl, started);
+  if (proxyUrl !== undefined) {
+    console.error(`${NAME}: DATABASE_URL is a PostgreSQL on this machine; reaching it through a local Neon proxy`);
+    config = configFrom({ ...process.env, NEON_LOCAL_PROXY_URL: proxyUrl });
+  }
 }
 
 // The first signal lets the task in hand finish and starts no other; a second one kills as usual.
@@ -65,5 +81,6 @@ try {
   // A bug: its kind only, since a client library's message can quote keys and values.
   console.error(`${NAME}: failed: ${errorKind(error)}`);
 }
+await started.run();
 // Keep-alive sockets of the HTTP clients would hold the process open for a while; the work is done.
 process.exit(code);

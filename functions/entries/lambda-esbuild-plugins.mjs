@@ -1,5 +1,7 @@
-// esbuild plugins for the Lambda bundle, named by sst.config.ts (`nodejs.plugins`): what wrangler.toml's [alias] does
-// for the worker. Plain JavaScript, because SST imports this file with `node` before it bundles.
+// esbuild plugins for the Lambda bundle, named by sst.config.ts (`nodejs.plugins`): what wrangler.toml's [alias] and
+// [[rules]] do for the worker. Plain JavaScript, because SST imports this file with `node` before it bundles.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 
 const ZOD_LOCALES = '../locales/index.js';
@@ -21,4 +23,24 @@ const noZodLocales = {
   },
 };
 
-export default [noZodLocales];
+/**
+ * `import text from './file?raw'` is the file's text (lib/console/page/script.ts: the console's browser script), as
+ * vite gives it in the tests and wrangler's Text rule in the worker. The same every-import filter, for the same reason.
+ * @type {import('esbuild').Plugin}
+ */
+const rawText = {
+  name: 'raw-text',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) =>
+      args.path.endsWith('?raw')
+        ? { path: resolve(args.resolveDir, args.path.slice(0, -'?raw'.length)), namespace: 'raw-text' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'raw-text' }, async (args) => ({
+      contents: await readFile(args.path, 'utf8'),
+      loader: 'text',
+    }));
+  },
+};
+
+export default [noZodLocales, rawText];

@@ -1,6 +1,6 @@
 // The Lambda bundle built the way SST builds it (esbuild, ESM for Node) with the plugins sst.config.ts names: zod's
 // locales stay out, as the worker's [alias] keeps them out of the Workers bundle.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,10 +82,11 @@ describe('the Lambda bundle', () => {
     const host = {
       onResolve: (options: { filter: RegExp }, callback: (args: Record<string, string>) => unknown) =>
         registered.push({ ...options, callback }),
+      onLoad: () => undefined,
     };
     for (const plugin of lambdaPlugins) await plugin.setup(host as unknown as PluginBuild);
-    expect(registered).toHaveLength(1);
-    const [resolver] = registered;
+    expect(registered).toHaveLength(2);
+    const [resolver, rawText] = registered;
     // Matched whatever string the host tests it against.
     expect(resolver!.filter.test('undefined')).toBe(true);
     const zodImporter = join(REPO_ROOT, 'node_modules/zod/v4/classic/external.js');
@@ -95,6 +96,22 @@ describe('the Lambda bundle', () => {
     // The same relative path from anyone else is left to esbuild.
     expect(resolver!.callback({ path: '../locales/index.js', importer: join(REPO_ROOT, 'lib/x/y.ts') })).toBeUndefined();
     expect(resolver!.callback({ path: 'zod', importer: zodImporter })).toBeUndefined();
+    // A `?raw` import, and only that, becomes the file's text.
+    expect(rawText!.filter.test('undefined')).toBe(true);
+    const pageDir = join(REPO_ROOT, 'lib/console/page');
+    expect(rawText!.callback({ path: './browser/console.js?raw', resolveDir: pageDir })).toEqual({
+      path: join(pageDir, 'browser/console.js'),
+      namespace: 'raw-text',
+    });
+    expect(rawText!.callback({ path: './browser/console.js', resolveDir: pageDir })).toBeUndefined();
+  });
+
+  it("carries the console's browser script as its source file's text", async () => {
+    const result = await build({ ...SST_LIKE, entryPoints: [join(REPO_ROOT, 'lib/console/page/script.ts')], plugins: lambdaPlugins });
+    const file = join(outDir, 'console-script.mjs');
+    await writeFile(file, result.outputFiles[0]!.contents);
+    const { CONSOLE_SCRIPT } = (await import(file)) as { CONSOLE_SCRIPT: string };
+    expect(CONSOLE_SCRIPT).toBe(await readFile(join(REPO_ROOT, 'lib/console/page/browser/console.js'), 'utf8'));
   });
 
   it('loads under Node and exports the HTTP handler', async () => {

@@ -19,7 +19,12 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export function launch(env: NodeJS.ProcessEnv, running: Launched[], root = REPO_ROOT): Launched {
   // tsx itself, not `npx tsx`: npm exec does not pass SIGTERM on, and the test needs the launcher's own exit code.
   const tsx = join(root, 'node_modules', '.bin', 'tsx');
-  const child = spawn(tsx, ['local/launcher/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As package.json's start script: with the hook that gives the console's script as text (local/raw-text/).
+  const child = spawn(tsx, ['--import', './local/raw-text/register.mjs', 'local/launcher/start.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

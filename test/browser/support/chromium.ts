@@ -1,12 +1,14 @@
-// Headless Chromium from Debian's package (`.ci/run` installs it), driven by playwright-core: one browser per test file,
-// a fresh profile folder each time, and Chromium's own background traffic switched off (nothing leaves loopback).
+// Headless Chromium from Debian's package (the browser project's global setup, ./chromium-setup.ts, installs it), driven
+// by playwright-core: one browser per test file, a fresh profile folder each time, and Chromium's own background traffic
+// switched off (nothing leaves loopback).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's chromium, or the one CHROMIUM_PATH names. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const ARGS = [
   '--headless',
@@ -26,7 +28,7 @@ export interface Browser {
 
 export async function launchChromium(): Promise<Browser> {
   // Fails, never skips: the browser tests are part of npm test.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it as root)`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: as root run \`apt-get install -y chromium\`, or set CHROMIUM_PATH`);
   const profile = await mkdtemp(join(tmpdir(), 'runstate-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

@@ -1,0 +1,58 @@
+// What the API answers, as far as the console's browser script reads it (docs/api.md#routes has the whole shapes):
+// types only, for tsc's check of ./console.js, which imports them in a JSDoc comment and so ships none of this.
+
+export interface Outlet {
+  locationId: string;
+  name: string;
+}
+
+export interface Membership {
+  organizationId: string;
+  name: string;
+  roleCode: string | null;
+  locations: Outlet[];
+}
+
+export interface Context {
+  organizationId: string;
+  locationId: string | null;
+  roleCode: string;
+}
+
+export interface Invite {
+  inviteId: string;
+  email: string;
+  roleCode: string;
+  locationId: string | null;
+  expiresAtUtc: string;
+}
+
+export interface HistoryEvent {
+  occurredAt: string;
+  action: string;
+  actorUserId: string | null;
+  inviteId: string | null;
+  outletId: string | null;
+  correlationId: string;
+}
+
+export interface Connection {
+  connectionId: string;
+  name: string;
+  enabled: boolean;
+}
+
+export interface Runtime {
+  session: { cached: boolean; secondsLeft: number };
+  refreshLock: { held: boolean; secondsLeft: number };
+  reconnect: { circuitOpen: boolean; secondsLeft: number; failures: number };
+}
+
+export interface Job {
+  jobId: string;
+  state: string;
+  progressPercent: number;
+  rowsDone: number;
+  rowsTotal: number;
+  stalled: boolean;
+}

@@ -1,0 +1,737 @@
+// The runstate console's one script, served as it is written (lib/console/page/script.ts). Every call goes to
+// /console/…: the server keeps the session in HttpOnly cookies, so this script never sees a token or keeps a password;
+// API errors are shown as the API words them.
+
+/** @import { Connection, Context, HistoryEvent, Invite, Job, Membership, Runtime } from './api-shapes.ts' */
+
+/**
+ * The element with this id in the page's markup (lib/console/page/shell.ts), of the kind the script uses it as.
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {{ new (): T }} kind
+ * @returns {T}
+ */
+function byId(id, kind) {
+  const element = document.getElementById(id);
+  if (!(element instanceof kind)) throw new Error('the page has no ' + kind.name + ' #' + id);
+  return element;
+}
+
+/** @param {string} id */
+const $ = (id) => byId(id, HTMLElement);
+
+/**
+ * A named control of a form: an input or a select.
+ * @param {HTMLFormElement} form
+ * @param {string} name
+ */
+function field(form, name) {
+  const control = form.elements.namedItem(name);
+  if (!(control instanceof HTMLInputElement || control instanceof HTMLSelectElement)) throw new Error('the form has no field ' + name);
+  return control;
+}
+
+/** @param {string} name */
+const meta = (name) => byQuery('meta[name="' + name + '"]', HTMLMetaElement).content;
+
+/**
+ * @template {Element} T
+ * @param {string} selector
+ * @param {{ new (): T }} kind
+ * @returns {T}
+ */
+function byQuery(selector, kind) {
+  const element = document.querySelector(selector);
+  if (!(element instanceof kind)) throw new Error('the page has no ' + selector);
+  return element;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HISTORY_PAGE = 10;
+const POLL_MS = 1000;
+
+let csrfToken = meta('csrf-token');
+/** @type {{ memberships: Membership[], organizationId: string | null, locationId: string | null, historyCursor: string | null, historyNext: string | null }} */
+const state = { memberships: [], organizationId: null, locationId: null, historyCursor: null, historyNext: null };
+
+class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** @param {Response} response */
+async function errorOf(response) {
+  try {
+    const body = await response.json();
+    if (body && body.error) return new ApiError(response.status, body.error.code, body.error.message);
+  } catch {
+    // not the house error shape: fall through to the status line
+  }
+  return new ApiError(response.status, 'HTTP_' + response.status, response.statusText || 'the request failed');
+}
+
+/** @param {unknown} error */
+function describe(error) {
+  if (error instanceof ApiError) return error.code + ': ' + error.message;
+  const message = typeof error === 'object' && error !== null && 'message' in error ? error.message : undefined;
+  return String(message || error);
+}
+
+/**
+ * @param {string} path
+ * @param {{ method?: string, body?: unknown }} [options]
+ */
+function consoleFetch(path, { method = 'GET', body } = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { 'x-csrf-token': csrfToken };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+// One refresh at a time for the whole page: a refresh token works once, and a second use would end the session.
+/** @type {Promise<boolean> | null} */
+let refreshing = null;
+function refreshSession() {
+  refreshing ??= consoleFetch('/console/session/refresh', { method: 'POST' })
+    .then((response) => response.ok)
+    .catch(() => false)
+    .finally(() => {
+      refreshing = null;
+    });
+  return refreshing;
+}
+
+/**
+ * An API call through /console/api; an expired access token is refreshed once, a lost session goes back to sign-in.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<Response>}
+ */
+async function api(method, path, body) {
+  let response = await consoleFetch('/console/api' + path, { method, body });
+  if (response.status === 401 && (await refreshSession())) response = await consoleFetch('/console/api' + path, { method, body });
+  if (response.status === 401) {
+    const error = await errorOf(response);
+    showSignIn(describe(error));
+    throw error;
+  }
+  if (!response.ok) throw await errorOf(response);
+  return response;
+}
+
+/**
+ * The API's JSON answer; each caller says which shape it reads.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<any>}
+ */
+const json = async (method, path, body) => (await api(method, path, body)).json();
+
+/**
+ * @param {string} text
+ * @param {string} [className]
+ */
+function cell(text, className) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
+/**
+ * @param {string} label
+ * @param {() => unknown} onClick
+ * @param {string} [ariaLabel]
+ */
+function button(label, onClick, ariaLabel) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  if (ariaLabel) b.setAttribute('aria-label', ariaLabel);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/**
+ * An id's last 8 characters: UUIDv7s share their leading (time) digits, so their ends tell them apart.
+ * @param {string | null} id
+ */
+function short(id) {
+  return id ? '…' + id.slice(-8) : '—';
+}
+
+/** @param {number} ms */
+function duration(ms) {
+  if (ms <= 0) return 'expired';
+  const total = Math.ceil(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return (h > 0 ? h + 'h ' : '') + (h > 0 || m > 0 ? m + 'm ' : '') + s + 's';
+}
+
+/** @param {string | null} locationId */
+function outletName(locationId) {
+  if (!locationId) return 'whole organisation';
+  for (const membership of state.memberships) {
+    for (const location of membership.locations) if (location.locationId === locationId) return location.name;
+  }
+  return short(locationId);
+}
+
+/** @param {string} suffix */
+function orgPath(suffix) {
+  return '/orgs/' + state.organizationId + suffix;
+}
+
+/** @param {string} text */
+function notice(text) {
+  $('notice').textContent = text;
+}
+
+// ——— sign-in ———
+
+/** @param {string} message */
+function showSignIn(message) {
+  $('views').hidden = true;
+  $('context').hidden = true;
+  $('sign-out').hidden = true;
+  $('sign-in').hidden = false;
+  $('password-form').hidden = false;
+  $('mfa-form').hidden = true;
+  $('sign-in-error').textContent = message || '';
+  field(byId('password-form', HTMLFormElement), 'organization').focus();
+}
+
+byId('password-form', HTMLFormElement).addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = byId('password-form', HTMLFormElement);
+  const password = field(form, 'password');
+  $('sign-in-error').textContent = '';
+  try {
+    let organizationId = field(form, 'organization').value.trim();
+    if (!UUID.test(organizationId)) {
+      const resolved = await consoleFetch('/console/api/public/tenants/resolve?slug=' + encodeURIComponent(organizationId.toLowerCase()));
+      if (!resolved.ok) throw await errorOf(resolved);
+      organizationId = (await resolved.json()).tenant.organizationId;
+    }
+    const response = await consoleFetch('/console/session', {
+      method: 'POST',
+      body: { organizationId, email: field(form, 'email').value, password: password.value },
+    });
+    password.value = '';
+    if (!response.ok) throw await errorOf(response);
+    const answer = await response.json();
+    if (answer.status === 'mfa-required') {
+      form.hidden = true;
+      $('mfa-form').hidden = false;
+      field(byId('mfa-form', HTMLFormElement), 'code').focus();
+      return;
+    }
+    csrfToken = answer.csrfToken;
+    await start();
+  } catch (error) {
+    password.value = '';
+    $('sign-in-error').textContent = describe(error);
+  }
+});
+
+byId('mfa-form', HTMLFormElement).addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const code = field(byId('mfa-form', HTMLFormElement), 'code');
+  try {
+    const response = await consoleFetch('/console/session/mfa', { method: 'POST', body: { code: code.value.trim() } });
+    code.value = '';
+    if (!response.ok) throw await errorOf(response);
+    csrfToken = (await response.json()).csrfToken;
+    await start();
+  } catch (error) {
+    $('sign-in-error').textContent = describe(error);
+  }
+});
+
+$('sign-out').addEventListener('click', async () => {
+  await consoleFetch('/console/session/logout', { method: 'POST' }).catch(() => undefined);
+  // A fresh page: nothing of the session stays in this document.
+  location.replace('/console');
+});
+
+// ——— context ———
+
+/**
+ * @param {HTMLSelectElement} select
+ * @param {Membership | undefined} membership
+ * @param {string | null} selected
+ * @param {string} wholeLabel
+ */
+function fillOutlets(select, membership, selected, wholeLabel) {
+  select.replaceChildren();
+  const whole = document.createElement('option');
+  whole.value = '';
+  whole.textContent = wholeLabel;
+  select.append(whole);
+  for (const location of membership ? membership.locations : []) {
+    const option = document.createElement('option');
+    option.value = location.locationId;
+    option.textContent = location.name;
+    option.selected = location.locationId === selected;
+    select.append(option);
+  }
+}
+
+function renderContext() {
+  const orgSelect = $('context-org');
+  orgSelect.replaceChildren();
+  for (const membership of state.memberships) {
+    const option = document.createElement('option');
+    option.value = membership.organizationId;
+    option.textContent = membership.name + (membership.roleCode ? ' (' + membership.roleCode + ')' : '');
+    option.selected = membership.organizationId === state.organizationId;
+    orgSelect.append(option);
+  }
+  const membership = state.memberships.find((m) => m.organizationId === state.organizationId);
+  fillOutlets(byId('context-outlet', HTMLSelectElement), membership, state.locationId, 'Whole organisation');
+  fillOutlets(byId('invite-outlet', HTMLSelectElement), membership, state.locationId, 'Whole organisation');
+}
+
+$('context-org').addEventListener('change', () => {
+  const membership = state.memberships.find((m) => m.organizationId === byId('context-org', HTMLSelectElement).value);
+  fillOutlets(byId('context-outlet', HTMLSelectElement), membership, null, 'Whole organisation');
+});
+
+/**
+ * @param {string} organizationId
+ * @param {string | null} locationId
+ */
+async function useContext(organizationId, locationId) {
+  /** @type {{ context: Context }} */
+  const { context } = await json('PUT', '/auth/context', { organizationId, locationId: locationId || null });
+  state.organizationId = context.organizationId;
+  state.locationId = context.locationId;
+  $('context-status').textContent = 'as ' + context.roleCode;
+  renderContext();
+}
+
+$('context').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  try {
+    const org = byId('context-org', HTMLSelectElement);
+    await useContext(org.value, byId('context-outlet', HTMLSelectElement).value);
+    notice(
+      'Active context: ' + outletName(state.locationId) + ' of ' + /** @type {HTMLOptionElement} */ (org.selectedOptions[0]).textContent,
+    );
+    await loadViews();
+  } catch (error) {
+    $('context-status').textContent = describe(error);
+  }
+});
+
+// ——— invites ———
+
+async function loadInvites() {
+  const rows = $('invite-rows');
+  $('invites-error').textContent = '';
+  try {
+    /** @type {{ invites: Invite[] }} */
+    const { invites } = await json('GET', orgPath('/invites?limit=100'));
+    rows.replaceChildren(
+      ...invites.map((invite) => {
+        const tr = document.createElement('tr');
+        const expires = document.createElement('time');
+        expires.dateTime = invite.expiresAtUtc;
+        expires.dataset.expires = invite.expiresAtUtc;
+        expires.textContent = duration(Date.parse(invite.expiresAtUtc) - Date.now());
+        const when = cell('');
+        when.append(expires);
+        const actions = cell('');
+        actions.append(button('Cancel', () => cancelInvite(invite), 'Cancel the invite for ' + invite.email));
+        tr.append(cell(invite.email), cell(invite.roleCode), cell(outletName(invite.locationId)), when, actions);
+        return tr;
+      }),
+    );
+    if (invites.length === 0) {
+      const tr = document.createElement('tr');
+      const td = cell('No active invites.', 'muted');
+      td.colSpan = 5;
+      tr.append(td);
+      rows.append(tr);
+    }
+  } catch (error) {
+    $('invites-error').textContent = describe(error);
+  }
+}
+
+// The live countdown: one timer for every row; a row that reaches zero is gone on the next list.
+let expiredSeen = false;
+setInterval(() => {
+  for (const time of /** @type {NodeListOf<HTMLTimeElement>} */ (document.querySelectorAll('time[data-expires]'))) {
+    const left = Date.parse(time.dataset.expires ?? '') - Date.now();
+    time.textContent = duration(left);
+    if (left <= 0 && !expiredSeen) {
+      expiredSeen = true;
+      setTimeout(() => {
+        expiredSeen = false;
+        void loadInvites();
+      }, 1500);
+    }
+  }
+}, 1000);
+
+byId('invite-form', HTMLFormElement).addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = byId('invite-form', HTMLFormElement);
+  $('invites-error').textContent = '';
+  try {
+    /** @type {{ token?: string }} */
+    const created = await json('POST', orgPath('/invites'), {
+      email: field(form, 'email').value,
+      roleCode: field(form, 'roleCode').value,
+      locationId: field(form, 'locationId').value || null,
+    });
+    const token = String(created.token);
+    delete created.token;
+    form.reset();
+    showToken(token);
+    await Promise.all([loadInvites(), loadHistory(null)]);
+  } catch (error) {
+    $('invites-error').textContent = describe(error);
+  }
+});
+
+/**
+ * The token lives only in this dialog: on close it leaves the DOM and the last reference to it is dropped.
+ * @param {string} token
+ */
+function showToken(token) {
+  const dialog = byId('token-dialog', HTMLDialogElement);
+  const opener = document.activeElement;
+  /** @type {string | null} */
+  let secret = token;
+  const holder = document.createElement('span');
+  holder.textContent = secret;
+  $('token-value').replaceChildren(holder);
+  $('token-copy-status').textContent = '';
+  const copy = async () => {
+    if (secret === null) return;
+    try {
+      await navigator.clipboard.writeText(secret);
+      $('token-copy-status').textContent = 'Copied to the clipboard.';
+    } catch {
+      getSelection()?.selectAllChildren($('token-value'));
+      $('token-copy-status').textContent = 'Selected: press Ctrl+C (⌘C) to copy it.';
+    }
+  };
+  const close = () => dialog.close();
+  $('token-copy').addEventListener('click', copy);
+  $('token-close').addEventListener('click', close);
+  dialog.addEventListener(
+    'close',
+    () => {
+      secret = null;
+      $('token-value').replaceChildren();
+      $('token-copy-status').textContent = '';
+      $('token-copy').removeEventListener('click', copy);
+      $('token-close').removeEventListener('click', close);
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+    },
+    { once: true },
+  );
+  dialog.showModal();
+  $('token-copy').focus();
+}
+
+/**
+ * @param {string} text
+ * @returns {Promise<boolean>}
+ */
+function confirmCancel(text) {
+  return new Promise((resolve) => {
+    const dialog = byId('confirm-dialog', HTMLDialogElement);
+    let answer = false;
+    $('confirm-text').textContent = text;
+    const yes = () => {
+      answer = true;
+      dialog.close();
+    };
+    const no = () => dialog.close();
+    $('confirm-yes').addEventListener('click', yes);
+    $('confirm-no').addEventListener('click', no);
+    dialog.addEventListener(
+      'close',
+      () => {
+        $('confirm-yes').removeEventListener('click', yes);
+        $('confirm-no').removeEventListener('click', no);
+        resolve(answer);
+      },
+      { once: true },
+    );
+    dialog.showModal();
+    $('confirm-no').focus();
+  });
+}
+
+/** @param {Invite} invite */
+async function cancelInvite(invite) {
+  if (!(await confirmCancel('The invite for ' + invite.email + ' (' + invite.roleCode + ') stops working at once.'))) return;
+  $('invites-error').textContent = '';
+  try {
+    await api('DELETE', orgPath('/invites/' + invite.inviteId));
+    notice('Cancelled the invite for ' + invite.email + '.');
+  } catch (error) {
+    $('invites-error').textContent = describe(error);
+  }
+  await Promise.all([loadInvites(), loadHistory(null)]);
+  $('invites-refresh').focus();
+}
+
+$('invites-refresh').addEventListener('click', () => void loadInvites());
+
+// ——— history ———
+
+/** @param {string | null} cursor */
+async function loadHistory(cursor) {
+  $('history-error').textContent = '';
+  try {
+    const query = '?limit=' + HISTORY_PAGE + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '');
+    /** @type {{ events: HistoryEvent[], nextCursor: string | null }} */
+    const { events, nextCursor } = await json('GET', orgPath('/invites/history' + query));
+    state.historyCursor = cursor;
+    state.historyNext = nextCursor;
+    $('history-rows').replaceChildren(
+      ...events.map((e) => {
+        const tr = document.createElement('tr');
+        const correlation = cell(e.correlationId.length > 20 ? short(e.correlationId) : e.correlationId, 'mono');
+        correlation.title = e.correlationId;
+        tr.append(
+          cell(new Date(e.occurredAt).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' })),
+          cell(e.action, 'mono'),
+          cell(short(e.actorUserId), 'mono'),
+          cell(short(e.inviteId), 'mono'),
+          cell(outletName(e.outletId)),
+          correlation,
+        );
+        return tr;
+      }),
+    );
+    byId('history-older', HTMLButtonElement).disabled = !nextCursor;
+  } catch (error) {
+    $('history-error').textContent = describe(error);
+    byId('history-older', HTMLButtonElement).disabled = true;
+  }
+}
+
+$('history-newest').addEventListener('click', () => void loadHistory(null));
+$('history-older').addEventListener('click', () => void loadHistory(state.historyNext));
+
+// ——— Syrve connections ———
+
+/** @param {Runtime} runtime */
+function runtimeCells(runtime) {
+  const { session, refreshLock, reconnect } = runtime;
+  return [
+    cell(session.cached ? 'cached, ' + session.secondsLeft + ' s left' : 'none cached', session.cached ? 'state-on' : 'state-off'),
+    cell(refreshLock.held ? 'held, ' + refreshLock.secondsLeft + ' s left' : 'free', refreshLock.held ? 'state-bad' : 'state-off'),
+    cell(
+      reconnect.circuitOpen
+        ? 'open, ' + reconnect.secondsLeft + ' s left (' + reconnect.failures + ' failures)'
+        : 'closed (' + reconnect.failures + ' failures)',
+      reconnect.circuitOpen ? 'state-bad' : 'state-on',
+    ),
+  ];
+}
+
+/**
+ * @param {Connection} connection
+ * @param {string} [resultText]
+ * @returns {Promise<HTMLTableRowElement>}
+ */
+async function connectionRow(connection, resultText) {
+  const tr = document.createElement('tr');
+  const name = cell(connection.name + (connection.enabled ? '' : ' (disabled)'));
+  const result = document.createElement('output');
+  result.className = 'muted';
+  result.textContent = resultText || '';
+  /** @type {HTMLTableCellElement[]} */
+  let cells;
+  try {
+    cells = runtimeCells(await json('GET', orgPath('/syrve/connections/' + connection.connectionId + '/runtime')));
+  } catch (error) {
+    const failed = cell(describe(error), 'error');
+    failed.colSpan = 3;
+    cells = [failed];
+  }
+  const test = async () => {
+    result.textContent = 'testing…';
+    /** @type {string} */
+    let text;
+    try {
+      /** @type {{ test: string, session: string }} */
+      const outcome = await json('POST', orgPath('/syrve/connections/' + connection.connectionId + '/test'));
+      text = 'test ' + outcome.test + ', session ' + outcome.session;
+    } catch (error) {
+      text = describe(error);
+    }
+    // The row again, with the runtime state the test left behind.
+    const next = await connectionRow(connection, text);
+    tr.replaceWith(next);
+    next.querySelector('button')?.focus();
+  };
+  const actions = cell('');
+  actions.append(button('Run test', test, 'Run a test of ' + connection.name), ' ', result);
+  tr.append(name, ...cells, actions);
+  return tr;
+}
+
+async function loadSyrve() {
+  $('syrve-error').textContent = '';
+  try {
+    /** @type {{ connections: Connection[] }} */
+    const { connections } = await json('GET', orgPath('/syrve/connections'));
+    const rows = await Promise.all(connections.map((connection) => connectionRow(connection)));
+    $('syrve-rows').replaceChildren(...rows);
+    if (rows.length === 0) {
+      const tr = document.createElement('tr');
+      const td = cell('No connections.', 'muted');
+      td.colSpan = 5;
+      tr.append(td);
+      $('syrve-rows').append(tr);
+    }
+  } catch (error) {
+    $('syrve-error').textContent = describe(error);
+  }
+}
+
+$('syrve-refresh').addEventListener('click', () => void loadSyrve());
+
+// ——— audit exports ———
+
+/**
+ * @param {HTMLLIElement} item
+ * @param {Job} job
+ */
+function renderJob(item, job) {
+  const bar = document.createElement('progress');
+  bar.max = 100;
+  bar.value = job.progressPercent;
+  bar.setAttribute('aria-label', 'Export ' + short(job.jobId) + ' progress');
+  const label = document.createElement('span');
+  const stalled = job.stalled ? ', stalled' : '';
+  label.textContent = `${short(job.jobId)} ${job.state} ${job.progressPercent}% (${job.rowsDone} of ${job.rowsTotal} rows${stalled})`;
+  label.className = 'mono';
+  item.replaceChildren(label, bar);
+  if (job.state === 'done') item.append(button('Download CSV', () => download(job, item), 'Download export ' + short(job.jobId)));
+}
+
+/**
+ * @param {Job} job
+ * @param {HTMLLIElement} item
+ */
+async function download(job, item) {
+  try {
+    const blob = await (await api('GET', orgPath('/audit/exports/' + job.jobId + '/file'))).blob();
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = 'audit-export-' + job.jobId + '.csv';
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (error) {
+    const failed = document.createElement('span');
+    failed.className = 'error';
+    failed.textContent = describe(error);
+    item.append(failed);
+  }
+}
+
+/**
+ * @param {HTMLLIElement} item
+ * @param {string} jobId
+ */
+async function watchJob(item, jobId) {
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (!item.isConnected) return;
+    try {
+      /** @type {{ job: Job }} */
+      const { job } = await json('GET', orgPath('/audit/exports/' + jobId));
+      renderJob(item, job);
+      if (job.state !== 'queued' && job.state !== 'running') return;
+    } catch (error) {
+      $('exports-error').textContent = describe(error);
+      return;
+    }
+  }
+}
+
+$('export-start').addEventListener('click', async () => {
+  $('exports-error').textContent = '';
+  try {
+    /** @type {{ job: Job }} */
+    const { job } = await json('POST', orgPath('/audit/exports'));
+    const item = document.createElement('li');
+    renderJob(item, job);
+    $('export-list').prepend(item);
+    void watchJob(item, job.jobId);
+  } catch (error) {
+    $('exports-error').textContent = describe(error);
+  }
+});
+
+// ——— start ———
+
+async function loadViews() {
+  $('export-list').replaceChildren();
+  await Promise.all([loadInvites(), loadHistory(null), loadSyrve()]);
+}
+
+async function start() {
+  $('sign-in').hidden = true;
+  $('sign-in-error').textContent = '';
+  /** @type {[{ memberships: Membership[] }, { context: Context } | null]} */
+  const [{ memberships }, current] = await Promise.all([
+    json('GET', '/auth/memberships'),
+    json('GET', '/auth/context').catch((error) => {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }),
+  ]);
+  state.memberships = memberships;
+  $('context').hidden = false;
+  $('sign-out').hidden = false;
+  $('views').hidden = false;
+  if (current) {
+    state.organizationId = current.context.organizationId;
+    state.locationId = current.context.locationId;
+    $('context-status').textContent = 'as ' + current.context.roleCode;
+    renderContext();
+  } else {
+    const first = memberships.find((m) => m.roleCode === 'OrganizationAdmin') || memberships[0];
+    if (!first) {
+      notice('This account holds no role in any organisation.');
+      return;
+    }
+    await useContext(first.organizationId, null);
+  }
+  await loadViews();
+  document.body.dataset.ready = 'yes';
+}
+
+if (meta('signed-in') === 'yes') {
+  start().catch((error) => {
+    if (!(error instanceof ApiError && error.status === 401)) notice(describe(error));
+  });
+} else {
+  showSignIn('');
+}
