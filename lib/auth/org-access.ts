@@ -5,9 +5,6 @@ import { dbCall } from '../pg/unavailable.ts';
 import type { Authentication } from './authentication.ts';
 import type { Principal } from './claims.ts';
 
-export const ROLE_CODES = ['OrganizationAdmin', 'Accountant', 'Viewer'] as const;
-export type RoleCode = (typeof ROLE_CODES)[number];
-
 /**
  * The caller's principal, once it is an organisation-wide OrganizationAdmin of `organizationId` (and, with
  * `locationId`, the location belongs to that organisation). The RBAC read runs beside the revocation check, so the

@@ -1,6 +1,6 @@
 // The invite object as stored in Redis (registry row inviteObject) and the public `Invite` of docs/api.md derived from it.
 import * as z from 'zod';
-import { ROLE_CODES } from '../../auth/org-access.ts';
+import { ROLE_CODES } from '../tenants/roles.ts';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
