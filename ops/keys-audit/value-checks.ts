@@ -6,7 +6,7 @@ import { oidcStateSchema } from '../../lib/auth/oidc/oidc-state.ts';
 import { handoffSchema } from '../../lib/auth/handoff/handoff-code.ts';
 import { resetSchema } from '../../lib/auth/password-reset/reset-token.ts';
 import { devLoginSchema } from '../../lib/console/dev-login.ts';
-import { activeContextSchema } from '../../lib/runtime/context/context-record.ts';
+import { activeContextSchema } from '../../lib/auth/context/context-record.ts';
 import { inviteRecordSchema } from '../../lib/runtime/invites/invite-record.ts';
 import { inviteReceiptSchema } from '../../lib/runtime/invites/receipt.ts';
 import { jobCacheSchema } from '../../lib/runtime/jobs/job-cache.ts';

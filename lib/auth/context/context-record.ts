@@ -1,6 +1,6 @@
 // The active context as stored (registry row activeContext): which organisation and outlet a session works in, as a hint.
 import * as z from 'zod';
-import { ROLE_CODES } from '../tenants/roles.ts';
+import { ROLE_CODES } from '../../runtime/tenants/roles.ts';
 import type { Deps } from '../../deps.ts';
 
 /**
