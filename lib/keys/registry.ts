@@ -10,7 +10,7 @@ import {
 } from '../config/index.ts';
 import { RUN_LOCK_MAX_MS } from '../cron/run-lock-ttl.ts';
 import { SINGLE_USE_TTL_SECONDS } from './single-use-ttl.ts';
-import { MFA_CHALLENGE_ATTEMPTS, MFA_CHALLENGE_TTL_SECONDS, TOTP_REPLAY_GUARD_MAX_SECONDS } from '../runtime/mfa/policy.ts';
+import { MFA_CHALLENGE_ATTEMPTS, MFA_CHALLENGE_TTL_SECONDS, TOTP_REPLAY_GUARD_MAX_SECONDS } from '../auth/mfa/policy.ts';
 import { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_MISS_TTL_SECONDS, RESOLVE_MISSES_MAX } from '../runtime/tenants/policy.ts';
 import { MEMBER_COUNT_TTL_SECONDS, ORG_CACHE_GENERATION_TTL_SECONDS, ORG_SETTINGS_TTL_SECONDS } from '../runtime/cache/policy.ts';
 import { KEY_ENVS, KEY_PREFIX_PATTERN, PLATFORM_TAGS, THROTTLE_ACTIONS, type PlatformTag, type ScopeKind } from './namespace.ts';

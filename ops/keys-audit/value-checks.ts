@@ -10,7 +10,7 @@ import { activeContextSchema } from '../../lib/auth/context/context-record.ts';
 import { inviteRecordSchema } from '../../lib/runtime/invites/invite-record.ts';
 import { inviteReceiptSchema } from '../../lib/runtime/invites/receipt.ts';
 import { jobCacheSchema } from '../../lib/runtime/jobs/job-cache.ts';
-import { challengeRecord, sessionStateRecord } from '../../lib/runtime/mfa/challenge-record.ts';
+import { challengeRecord, sessionStateRecord } from '../../lib/auth/mfa/challenge-record.ts';
 import { sessionRecordSchema } from '../../lib/runtime/syrve/session-record.ts';
 import { memberCountSchema } from '../../lib/runtime/tenants/member-count.ts';
 import { orgSettingsSchema } from '../../lib/runtime/tenants/org-settings.ts';
