@@ -113,8 +113,6 @@ export default {
         pathNot: [
           // The list of every Lua script lib runs, wherever it lives, for the tests that hold each to Redis 6.0.
           '^lib/runtime/scripts\\.ts$',
-          // lib/runtime/context: moves to lib/auth/context in the next commit
-          '^lib/runtime/context/',
         ],
       },
       to: { path: '^lib/(auth|cron|console)/|^lib/http/|^node_modules/hono/', pathNot: APP_ERROR },
