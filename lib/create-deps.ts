@@ -5,7 +5,7 @@ import { createDb } from './pg/db.ts';
 import { createRedisStore } from './redis/index.ts';
 import { createJsonLogger, type Logger } from './log/logger.ts';
 import { systemClock, type Clock, type Deps } from './deps.ts';
-import { SingleFlight } from './runtime/single-flight.ts';
+import { SingleFlight } from './single-flight.ts';
 import { createEmailApiNotifier } from './notify/email-api.ts';
 import { noNotifier, type Notifier } from './notify/notifier.ts';
 import { createSyrveClient, type SyrveUpstream } from './upstream/syrve/index.ts';

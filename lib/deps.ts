@@ -5,7 +5,7 @@ import type { Db } from './pg/index.ts';
 import type { RedisStore } from './redis/index.ts';
 import type { Logger } from './log/logger.ts';
 import type { Notifier } from './notify/notifier.ts';
-import type { SingleFlight } from './runtime/single-flight.ts';
+import type { SingleFlight } from './single-flight.ts';
 import type { SyrveUpstream } from './upstream/syrve/index.ts';
 
 export interface Clock {

@@ -1,7 +1,7 @@
 // The scheduled invite index cleanup on 10 000 expired members: commands and ms per run, and what 1 000 000 unrelated keys change (nothing).
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
-import { createBudget } from '../../lib/cron/budget.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { parseHashedSegment, toUuidN } from '../../lib/keys/index.ts';
 import { inviteIndexCleanupTask } from '../../lib/runtime/invites/index.ts';
 import type { InviteCleanupReport } from '../../lib/runtime/invites/cleanup-indexes.ts';

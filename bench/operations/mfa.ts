@@ -2,8 +2,8 @@
 import { uuidv7 } from 'uuidv7';
 import { base32Encode, randomBytes, sealSecret, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { totpBinding } from '../../lib/auth/mfa/factor.ts';
-import { mfa } from '../../lib/runtime/mfa/index.ts';
-import { MFA_CHALLENGE_TTL_SECONDS } from '../../lib/runtime/mfa/policy.ts';
+import { mfa } from '../../lib/auth/mfa/index.ts';
+import { MFA_CHALLENGE_TTL_SECONDS } from '../../lib/auth/mfa/policy.ts';
 import { mapConcurrently } from '../concurrently.ts';
 import { expectStatus, type OperationBench } from '../operation.ts';
 import type { BenchStack } from '../stack.ts';

@@ -5,7 +5,7 @@ import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
 import { invalidCredentials, notConfigured, rateLimited, refreshInvalid } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
-import { mfa } from '../../lib/runtime/mfa/index.ts';
+import { mfa } from '../../lib/auth/mfa/index.ts';
 import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
 
 export const authFunction = createFunctionApp();

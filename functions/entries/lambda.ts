@@ -3,7 +3,7 @@ import { getConnInfo, handle } from 'hono/aws-lambda';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled, type ScheduledRun } from '../../lib/cron/run-scheduled.ts';
-import { SingleFlight } from '../../lib/runtime/single-flight.ts';
+import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
 
 // Lambda hands configuration to the process environment; this adapter is the one place that reads it.

@@ -2,7 +2,7 @@
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled } from '../../lib/cron/run-scheduled.ts';
-import { SingleFlight } from '../../lib/runtime/single-flight.ts';
+import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
 
 // One per isolate (container): concurrent requests here share an in-flight upstream login.

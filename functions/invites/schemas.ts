@@ -1,6 +1,6 @@
 // Request and response schemas of the invitation routes.
 import * as z from 'zod';
-import { ROLE_CODES } from '../../lib/auth/org-access.ts';
+import { ROLE_CODES } from '../../lib/keys/index.ts';
 import { inviteSchema } from '../../lib/runtime/invites/index.ts';
 
 export const orgParams = z.strictObject({ orgId: z.uuid() });

@@ -5,7 +5,7 @@ import { startOidcSignIn } from '../../lib/auth/oidc/start-sign-in.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { identityProviderFailed, notConfigured, notFound, oidcFailed, rateLimited } from '../../lib/http/app-error.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
-import { mfa } from '../../lib/runtime/mfa/index.ts';
+import { mfa } from '../../lib/auth/mfa/index.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { oidcCallbackRoute, startOidcRoute } from './routes.ts';
 

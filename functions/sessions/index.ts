@@ -6,7 +6,7 @@ import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
 import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
 import { forbidden, notFound, tokenRevoked, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
-import { activeContext } from '../../lib/runtime/context/index.ts';
+import { activeContext } from '../../lib/auth/context/index.ts';
 import { membershipsRoute, readContextRoute, resetContextRoute, revokeAllRoute, revokeMemberRoute, setContextRoute } from './routes.ts';
 
 export const sessionsFunction = createFunctionApp();

@@ -1,7 +1,7 @@
 // Request and response schemas of the session routes: revocation (own, or a member's) and the active context.
 import * as z from 'zod';
 import { membershipSchema } from '../../lib/auth/memberships.ts';
-import { activeContextSchema } from '../../lib/runtime/context/index.ts';
+import { activeContextSchema } from '../../lib/auth/context/index.ts';
 
 export const memberParams = z.strictObject({ orgId: z.uuid(), userId: z.uuid() });
 

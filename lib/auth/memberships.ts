@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { Deps } from '../deps.ts';
 import { dbCall } from '../pg/unavailable.ts';
 import type { Authentication } from './authentication.ts';
-import { ROLE_CODES } from './org-access.ts';
+import { ROLE_CODES } from '../keys/index.ts';
 
 /** Far above any real person's memberships; bounds the answer (and the query) all the same. */
 const MAX_MEMBERSHIP_ROWS = 1_000;

@@ -5,9 +5,6 @@ import { dbCall } from '../pg/unavailable.ts';
 import type { Authentication } from './authentication.ts';
 import type { Principal } from './claims.ts';
 
-// The codes are the stored values' vocabulary too (invite objects, active contexts), so they are declared with the keys.
-export { ROLE_CODES, type RoleCode } from '../keys/index.ts';
-
 /**
  * The caller's principal, once it is an organisation-wide OrganizationAdmin of `organizationId` (and, with
  * `locationId`, the location belongs to that organisation). The RBAC read runs beside the revocation check, so the

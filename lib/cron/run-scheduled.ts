@@ -2,10 +2,10 @@
 import { uuidv7 } from 'uuidv7';
 import type { Deps } from '../deps.ts';
 import { errorKind } from '../log/logger.ts';
-import { createBudget } from './budget.ts';
+import { createBudget } from '../runtime/cron-task/budget.ts';
 import { releaseRunLock, takeRunLock } from './run-lock.ts';
 import { runLockTtlMs, TASK_OVERRUN_MS } from './run-lock-ttl.ts';
-import type { CronTask, TaskReport } from './task.ts';
+import type { CronTask, TaskReport } from '../runtime/cron-task/task.ts';
 import { CRON_TASKS } from './tasks.ts';
 
 /** What started the run; it is on every log line, so a run can be told from another in the logs. */

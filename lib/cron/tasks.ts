@@ -3,7 +3,7 @@ import { inviteIndexCleanupTask, inviteReconcileTask } from '../runtime/invites/
 import { auditExportTask } from '../runtime/jobs/index.ts';
 import { denylistRepairTask } from '../runtime/revocation/index.ts';
 import { syrveHousekeepingTask } from '../runtime/syrve/index.ts';
-import type { CronTask } from './task.ts';
+import type { CronTask } from '../runtime/cron-task/task.ts';
 
 /**
  * The order is the order they run in; a run whose lock time runs short leaves the last ones for the next run

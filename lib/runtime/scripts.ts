@@ -13,7 +13,7 @@ import {
   RETURN_INVITE,
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
-import { ANSWER_MFA_CHALLENGE, ISSUE_MFA_CHALLENGE } from './mfa/index.ts';
+import { ANSWER_MFA_CHALLENGE, ISSUE_MFA_CHALLENGE } from '../auth/mfa/index.ts';
 import {
   COUNT_RECONNECT_FAILURE,
   READ_RUNTIME_STATE,

@@ -19,7 +19,7 @@ import {
   TOTP_REPLAY_GUARD_MAX_SECONDS,
   type KeyName,
 } from '../../lib/keys/index.ts';
-import { MFA_CHALLENGE_ATTEMPTS } from '../../lib/runtime/mfa/policy.ts';
+import { MFA_CHALLENGE_ATTEMPTS } from '../../lib/auth/mfa/policy.ts';
 import { RESOLVE_MISSES_MAX } from '../../lib/runtime/tenants/policy.ts';
 
 export interface KeyNotes {

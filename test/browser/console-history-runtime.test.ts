@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { uuidv7 } from 'uuidv7';
-import { createBudget } from '../../lib/cron/budget.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { systemClock } from '../../lib/deps.ts';
 import { auditExportTask } from '../../lib/runtime/jobs/index.ts';
 import { connectFake, startFakeSyrve, type FakeSyrve } from '../support/syrve.ts';

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { createBudget } from '../../lib/cron/budget.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { systemClock } from '../../lib/deps.ts';
 import { CONSOLE_CSP } from '../../lib/console/security-headers.ts';
 import { auditExportTask } from '../../lib/runtime/jobs/index.ts';

@@ -2,8 +2,8 @@
 // the scheduled task writes the CSV in batches, resumes stalled jobs, and never commits a batch twice.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
-import { createBudget } from '../../lib/cron/budget.ts';
-import type { TaskReport } from '../../lib/cron/task.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
+import type { TaskReport } from '../../lib/runtime/cron-task/task.ts';
 import { systemClock } from '../../lib/deps.ts';
 import { AUDIT_EXPORT, auditExportTask } from '../../lib/runtime/jobs/index.ts';
 import { claimNextExport, releaseJob } from '../../lib/runtime/jobs/claim-job.ts';

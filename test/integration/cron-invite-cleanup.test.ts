@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
-import { createBudget } from '../../lib/cron/budget.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import type { Deps } from '../../lib/deps.ts';
 import { parseHashedSegment, toUuidN } from '../../lib/keys/index.ts';
 import type { InviteCleanupReport } from '../../lib/runtime/invites/cleanup-indexes.ts';

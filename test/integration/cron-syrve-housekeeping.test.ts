@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createBudget } from '../../lib/cron/budget.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { systemClock } from '../../lib/deps.ts';
 import { syrveHousekeepingTask } from '../../lib/runtime/syrve/index.ts';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';

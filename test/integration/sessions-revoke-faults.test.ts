@@ -3,7 +3,7 @@
 // reports exactly the sessions that did not land, logs no session id, and the denylist repair writes them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
-import { createBudget } from '../../lib/cron/budget.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { systemClock } from '../../lib/deps.ts';
 import { denylistRepairTask, revokeSessions } from '../../lib/runtime/revocation/index.ts';
 import { authenticatedRoutes, errorCode, passwordSignIn } from '../support/sessions.ts';

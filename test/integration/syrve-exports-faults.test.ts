@@ -1,7 +1,7 @@
 // Failure semantics of the Syrve, rotation-webhook and audit-export routes: under each store fault every route gives the
 // answer docs/design/failure-semantics.md#failure-semantics names, as the error body, within its deadlines — never a 500 or a hang.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBudget } from '../../lib/cron/budget.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { systemClock } from '../../lib/deps.ts';
 import { auditExportTask } from '../../lib/runtime/jobs/index.ts';
 import { startStack, type TestStack } from '../support/stack.ts';

@@ -1,6 +1,6 @@
 // A scheduled task's budget (commands and wall-clock time) and the run lock's TTL, on a clock the test moves by hand.
 import { describe, expect, it } from 'vitest';
-import { createBudget } from '../../lib/cron/budget.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { RUN_LOCK_MAX_MS, runLockTtlMs, TASK_OVERRUN_MS } from '../../lib/cron/run-lock-ttl.ts';
 import { KEY_REGISTRY } from '../../lib/keys/index.ts';
 

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { uuidv7 } from 'uuidv7';
 import { base64urlDecode } from '../../lib/crypto/index.ts';
-import { issueChallengeToken, readChallengeToken } from '../../lib/runtime/mfa/challenge-token.ts';
-import { replayGuardTtlMs, TOTP_REPLAY_GUARD_MAX_SECONDS } from '../../lib/runtime/mfa/policy.ts';
+import { issueChallengeToken, readChallengeToken } from '../../lib/auth/mfa/challenge-token.ts';
+import { replayGuardTtlMs, TOTP_REPLAY_GUARD_MAX_SECONDS } from '../../lib/auth/mfa/policy.ts';
 
 describe('challenge token', () => {
   it('round-trips the user and challenge ids; two tokens for one challenge differ only in their secret', () => {

@@ -2,7 +2,7 @@
 import { matchTotp } from '../../crypto/index.ts';
 import { auditStatement } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
-import { mfa, TOTP_DRIFT_STEPS } from '../../runtime/mfa/index.ts';
+import { mfa, TOTP_DRIFT_STEPS } from './index.ts';
 import type { Deps } from '../../deps.ts';
 import { readTotpFactor } from './factor.ts';
 

@@ -1,7 +1,7 @@
 // auth.verifyMfa: the second step of an MFA login. PostgreSQL gives the factor, the code gives a step, one script decides,
 // and only then is the session opened, exactly as a password login opens it.
 import { matchTotp, totpStep } from '../../crypto/index.ts';
-import { mfa, readChallengeToken, TOTP_DRIFT_STEPS } from '../../runtime/mfa/index.ts';
+import { mfa, readChallengeToken, TOTP_DRIFT_STEPS } from './index.ts';
 import type { Deps } from '../../deps.ts';
 import { openSession } from '../sessions/open-session.ts';
 import type { SessionTokens } from '../sessions/session-tokens.ts';

@@ -1,7 +1,7 @@
 // What follows a committed revocation: the denylist entries (revocation store) and the active contexts (main store),
 // both best effort and side by side, since PostgreSQL already holds the truth.
 import type { Deps } from '../../deps.ts';
-import { activeContext } from '../../runtime/context/index.ts';
+import { activeContext } from '../context/index.ts';
 import { revokeSessions } from '../../runtime/revocation/index.ts';
 
 export interface CommittedRevocation {

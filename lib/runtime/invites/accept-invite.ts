@@ -6,7 +6,7 @@ import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { runScript, type LuaScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
-import type { RoleCode } from '../../auth/org-access.ts';
+import type { RoleCode } from '../../keys/index.ts';
 import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
 import { LUA_EMAIL_INDEX_KEY, LUA_SAME } from './lua.ts';
 import type { InviteRecord } from './invite-record.ts';

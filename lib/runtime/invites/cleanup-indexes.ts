@@ -1,9 +1,9 @@
 // The scheduled invite index cleanup: prunes every invite index of the organisations that can hold one, within the run's budget, resuming where it stopped.
 import * as z from 'zod';
 import { INVITE_TTL_SECONDS } from '../../keys/index.ts';
-import type { CronBudget } from '../../cron/budget.ts';
-import { resumeFromCursor } from '../../cron/cursor.ts';
-import type { CronTask, TaskReport } from '../../cron/task.ts';
+import type { CronBudget } from '../cron-task/budget.ts';
+import { resumeFromCursor } from '../cron-task/cursor.ts';
+import type { CronTask, TaskReport } from '../cron-task/task.ts';
 import type { Deps } from '../../deps.ts';
 import { organizationsWithInvitesSince } from './invite-organizations.ts';
 import { pruneEmailIndexes, pruneOrgIndex, type PruneCounts } from './prune-indexes.ts';

@@ -6,7 +6,7 @@ import { encodeJson, runScript, type LuaScript } from '../../redis/index.ts';
 import { auditStatement } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
-import type { RoleCode } from '../../auth/org-access.ts';
+import type { RoleCode } from '../../keys/index.ts';
 import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
 import { LUA_KEEP_INDEX_ALIVE, LUA_REGISTER_EMAIL_INDEX } from './lua.ts';
 import { inviteRecordSchema, toInvite, type Invite, type InviteRecord } from './invite-record.ts';

@@ -1,6 +1,6 @@
 // The invite object as stored in Redis (registry row inviteObject) and the public `Invite` of docs/api.md derived from it.
 import * as z from 'zod';
-import { ROLE_CODES } from '../../auth/org-access.ts';
+import { ROLE_CODES } from '../../keys/index.ts';
 import type { InviteRecord } from '../../keys/index.ts';
 
 // The stored shape is declared with its key (lib/keys/defs/invite.ts).

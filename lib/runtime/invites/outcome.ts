@@ -4,7 +4,7 @@ import { auditStatement } from '../../pg/audit.ts';
 import type { PgCallKind } from '../../pg/call-policy.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
-import { ROLE_CODES, type RoleCode } from '../../auth/org-access.ts';
+import { ROLE_CODES, type RoleCode } from '../../keys/index.ts';
 import type { InviteRecord } from './invite-record.ts';
 
 export interface StoredOutcome {

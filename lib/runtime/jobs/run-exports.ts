@@ -1,7 +1,7 @@
 // The scheduled task that works audit exports: claims one at a time and writes bounded batches until its budget ends.
 import { uuidv7 } from 'uuidv7';
-import type { CronBudget } from '../../cron/budget.ts';
-import type { CronRunContext, CronTask, TaskReport } from '../../cron/task.ts';
+import type { CronBudget } from '../cron-task/budget.ts';
+import type { CronRunContext, CronTask, TaskReport } from '../cron-task/task.ts';
 import type { Deps } from '../../deps.ts';
 import { errorKind } from '../../log/logger.ts';
 import { DatabaseUnavailableError, sqlState } from '../../pg/unavailable.ts';

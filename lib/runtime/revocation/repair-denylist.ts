@@ -2,9 +2,9 @@
 import * as z from 'zod';
 import { decodeJson, encodeJson, redisCall } from '../../redis/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { readCursor, writeCursor } from '../../cron/cursor.ts';
-import type { CronTask, TaskReport } from '../../cron/task.ts';
-import type { CronBudget } from '../../cron/budget.ts';
+import { readCursor, writeCursor } from '../cron-task/cursor.ts';
+import type { CronTask, TaskReport } from '../cron-task/task.ts';
+import type { CronBudget } from '../cron-task/budget.ts';
 import type { Deps } from '../../deps.ts';
 
 /** Sessions read per page: one SQL statement and one pipeline each; the budget shrinks the last page. */

@@ -1,6 +1,6 @@
 // Where a scheduled task stopped, kept in PostgreSQL (`cron_cursors`), so the next run resumes there on any instance.
-import { dbCall } from '../pg/unavailable.ts';
-import type { Deps } from '../deps.ts';
+import { dbCall } from '../../pg/unavailable.ts';
+import type { Deps } from '../../deps.ts';
 import type { CronBudget } from './budget.ts';
 
 export async function readCursor(deps: Deps, task: string): Promise<string | null> {

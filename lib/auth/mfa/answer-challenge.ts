@@ -3,8 +3,8 @@
 import { sha256Hex } from '../../crypto/index.ts';
 import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
-import { LUA_SAME } from '../invites/lua.ts';
-import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
+import { LUA_SAME } from '../../runtime/invites/lua.ts';
+import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../../runtime/throttle/index.ts';
 import { challengeRecord, sessionStateRecord, type ChallengeRecord, type SessionStateRecord } from './challenge-record.ts';
 import { replayGuardTtlMs } from './policy.ts';
 

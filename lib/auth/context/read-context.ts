@@ -1,5 +1,5 @@
 // GET /auth/context: one Redis round trip, sent beside the revocation check; its answer counts only once the check passed.
-import type { Authentication } from '../../auth/authentication.ts';
+import type { Authentication } from '../authentication.ts';
 import type { Deps } from '../../deps.ts';
 import { decodeJson, redisCall } from '../../redis/index.ts';
 import { activeContextSchema, contextKey, type ActiveContext } from './context-record.ts';

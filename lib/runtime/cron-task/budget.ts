@@ -1,5 +1,5 @@
 // What one scheduled task may spend in one run: Redis commands (and PostgreSQL statements) counted, and wall-clock time.
-import type { Clock } from '../deps.ts';
+import type { Clock } from '../../deps.ts';
 
 export interface CronBudget {
   /** Records `commands` Redis commands (or SQL statements) about to be sent. */

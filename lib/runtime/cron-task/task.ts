@@ -1,5 +1,5 @@
 // The shape of one scheduled task and of the one structured line it reports per run.
-import type { Deps } from '../deps.ts';
+import type { Deps } from '../../deps.ts';
 import type { CronBudget } from './budget.ts';
 
 export interface TaskReport {
@@ -21,7 +21,7 @@ export interface CronRunContext {
 }
 
 /**
- * A task is bounded (it stops when `budget.exhausted()`), resumable (it keeps its cursor with lib/cron/cursor.ts and
+ * A task is bounded (it stops when `budget.exhausted()`), resumable (it keeps its cursor with lib/runtime/cron-task/cursor.ts and
  * starts there next run), idempotent (a run repeated or run twice at once changes nothing twice), and safe beside the
  * request paths (every change is one script or statement that re-checks what it deletes).
  */

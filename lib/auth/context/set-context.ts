@@ -1,7 +1,7 @@
 // PUT /auth/context: the role is checked in PostgreSQL (beside the revocation check), then the context is stored with
 // the session's remaining life as its TTL.
-import type { Authentication } from '../../auth/authentication.ts';
-import type { RoleCode } from '../../auth/org-access.ts';
+import type { Authentication } from '../authentication.ts';
+import type { RoleCode } from '../../keys/index.ts';
 import type { Deps } from '../../deps.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { encodeJson, redisCall } from '../../redis/index.ts';

@@ -1,5 +1,5 @@
 // DELETE /auth/context: the session's context is dropped; a session without one is reset too.
-import type { Principal } from '../../auth/claims.ts';
+import type { Principal } from '../claims.ts';
 import type { Deps } from '../../deps.ts';
 import { redisCall } from '../../redis/index.ts';
 import { contextKey } from './context-record.ts';
