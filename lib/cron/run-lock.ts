@@ -1,6 +1,6 @@
 // The run lock that keeps two runs of the scheduled function from overlapping: taken with SET PX, released by its owner only.
 import { bytesToHex, randomBytes } from '../crypto/index.ts';
-import { runScript, type LuaScript } from '../redis/index.ts';
+import { defineScript, runScript } from '../redis/index.ts';
 import { deleteIfEquals } from '../runtime/compare-and-delete.ts';
 import type { Deps } from '../deps.ts';
 
@@ -11,8 +11,10 @@ import type { Deps } from '../deps.ts';
  * another run holds it (a held lock found without a TTL gets this run's TTL, so it cannot block every run forever). Safe to run twice, hence on the `retrySafe` client; a plain SET NX retried after it landed
  * would read its own lock as someone else's and skip the run.
  */
-export const TAKE_RUN_LOCK: LuaScript = {
+export const TAKE_RUN_LOCK = defineScript({
   name: 'cron.take-run-lock',
+  keys: ['lock'],
+  args: ['owner', 'ttlMs'],
   source: `
 local lock_key = KEYS[1]
 local owner = ARGV[1]
@@ -31,14 +33,17 @@ end
 redis.call('SET', lock_key, owner, 'PX', ttl_ms)
 return {1}
 `,
-};
+});
 
 export type RunLock = { taken: true; owner: string } | { taken: false; msLeft: number };
 
 /** Throws RedisUnavailableError when Redis cannot answer; the caller decides (the run does not start). */
 export async function takeRunLock(deps: Deps, ttlMs: number): Promise<RunLock> {
   const owner = bytesToHex(randomBytes(16));
-  const reply = await runScript(deps.redis.retrySafe, TAKE_RUN_LOCK, [deps.keys.cronRunLock()], [owner, String(Math.ceil(ttlMs))]);
+  const reply = await runScript(deps.redis.retrySafe, TAKE_RUN_LOCK, {
+    keys: { lock: deps.keys.cronRunLock() },
+    args: { owner, ttlMs: Math.ceil(ttlMs) },
+  });
   const [status, pttl] = Array.isArray(reply) ? reply : [];
   if (status === 1) return { taken: true, owner };
   return { taken: false, msLeft: typeof pttl === 'number' ? pttl : -1 };

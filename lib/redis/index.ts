@@ -1,5 +1,9 @@
 // Public surface of the Redis layer.
 export { createRedisStore, type RedisStore } from './store.ts';
 export { RedisUnavailableError, redisCall } from './errors.ts';
-export { runScript, scriptSha, type LuaScript } from './script.ts';
+export { defineScript } from './define-script.ts';
+export { declaredScripts } from './declared-scripts.ts';
+export type { LuaScript } from './lua-script.ts';
+export { scriptWire } from './script-wire.ts';
+export { runScript, scriptSha } from './run-script.ts';
 export { encodeJson, decodeJson } from './codec.ts';

@@ -1,7 +1,11 @@
 // A tenant paging through its own invite list from a worker thread, straight on Redis: the background load of the fairness test and the bench.
 import { Worker } from 'node:worker_threads';
 import type { Keyspace } from '../../lib/keys/index.ts';
+import { scriptWire } from '../../lib/redis/index.ts';
 import { LIST_INVITES } from '../../lib/runtime/invites/index.ts';
+
+/** Stand-ins for the arguments that change from page to page; the worker puts each page's values in their places. */
+const PER_PAGE = { now: '<now>', afterScore: '<after-score>', afterMember: '<after-member>' } as const;
 
 /**
  * The app's own list script with the app's keys, page after page (about one a millisecond, not a spin: on a shared
@@ -12,7 +16,7 @@ import { LIST_INVITES } from '../../lib/runtime/invites/index.ts';
 const NEIGHBOUR = `
 const { Redis } = require('ioredis');
 const { parentPort, workerData } = require('node:worker_threads');
-const { url, source, indexKey, objectPrefix } = workerData;
+const { url, source, wire, perPage } = workerData;
 const redis = new Redis(url);
 let running = false;
 let pages = 0;
@@ -20,8 +24,13 @@ let loop = Promise.resolve();
 async function run() {
   let after = ['', ''];
   while (running) {
-    const now = String(Math.floor(Date.now() / 1000));
-    const reply = await redis.eval(source, 1, indexKey, now, objectPrefix, '100', after[0], after[1], '100');
+    const page = new Map([
+      [perPage.now, String(Math.floor(Date.now() / 1000))],
+      [perPage.afterScore, after[0]],
+      [perPage.afterMember, after[1]],
+    ]);
+    const args = wire.args.map((arg) => page.get(arg) ?? arg);
+    const reply = await redis.eval(source, wire.keys.length, ...wire.keys, ...args);
     after = reply[0] === 1 ? [String(reply[1]), String(reply[2])] : ['', ''];
     pages += 1;
     await new Promise((resolve) => setTimeout(resolve, 1));
@@ -56,8 +65,19 @@ export function startListNeighbour(options: { redisUrl: string; keys: Keyspace; 
     workerData: {
       url: options.redisUrl,
       source: LIST_INVITES.source,
-      indexKey: options.keys.inviteActiveByOrg(options.organizationId),
-      objectPrefix: options.keys.inviteObjectPrefix(options.organizationId),
+      // The call by name, in the script's KEYS and ARGV order, with stand-ins where each page puts its own values.
+      wire: scriptWire(LIST_INVITES, {
+        keys: { index: options.keys.inviteActiveByOrg(options.organizationId) },
+        args: {
+          now: PER_PAGE.now,
+          objectKeyPrefix: options.keys.inviteObjectPrefix(options.organizationId),
+          limit: 100,
+          afterScore: PER_PAGE.afterScore,
+          afterMember: PER_PAGE.afterMember,
+          pruneBatch: 100,
+        },
+      }),
+      perPage: PER_PAGE,
     },
   });
   const ask = (message: string) =>

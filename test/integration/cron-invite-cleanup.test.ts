@@ -8,7 +8,7 @@ import { parseHashedSegment, toUuidN } from '../../lib/keys/index.ts';
 import type { InviteCleanupReport } from '../../lib/runtime/invites/cleanup-indexes.ts';
 import { inviteIndexCleanupTask, inviteReconcileTask } from '../../lib/runtime/invites/index.ts';
 import type { InviteReconcileTaskReport } from '../../lib/runtime/invites/reconcile-task.ts';
-import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
+import { LIB_SCRIPTS } from '../support/lib-scripts.ts';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
   stack = await startStack({ redisUrl: server.url, databaseUrl: database.url, separateRevocationProxy: true });
   // A warm script cache, as in production: a cold EVALSHA that misses its deadline never sends its EVAL at all.
-  for (const script of LUA_SCRIPTS) await stack.redis.script('LOAD', script.source);
+  for (const script of LIB_SCRIPTS) await stack.redis.script('LOAD', script.source);
 });
 afterAll(async () => {
   await stack?.close();

@@ -8,13 +8,13 @@ import type { Deps } from '../../lib/deps.ts';
 import { DatabaseUnavailableError } from '../../lib/pg/unavailable.ts';
 import type { RedisStore } from '../../lib/redis/index.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
-import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
+import { LIB_SCRIPTS } from '../support/lib-scripts.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
   stack = await startStack();
-  for (const script of LUA_SCRIPTS) await stack.redis.script('LOAD', script.source);
+  for (const script of LIB_SCRIPTS) await stack.redis.script('LOAD', script.source);
 });
 afterAll(async () => stack?.close());
 

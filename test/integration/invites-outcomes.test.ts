@@ -2,14 +2,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { invites } from '../../lib/runtime/invites/index.ts';
-import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
+import { LIB_SCRIPTS } from '../support/lib-scripts.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
   stack = await startStack({ separateRevocationProxy: true });
   // A warm script cache, as in production: a cold EVALSHA that misses its deadline never sends its EVAL at all.
-  for (const script of LUA_SCRIPTS) await stack.redis.script('LOAD', script.source);
+  for (const script of LIB_SCRIPTS) await stack.redis.script('LOAD', script.source);
 });
 afterAll(async () => stack?.close());
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { Redis as IORedis } from 'ioredis';
-import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
+import { LIB_SCRIPTS } from '../support/lib-scripts.ts';
 import { scriptSha } from '../../lib/redis/index.ts';
 
 let redis: IORedis;
@@ -13,7 +13,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-it.each(LUA_SCRIPTS.map((s) => [s.name, s] as const))('%s: SCRIPT LOAD returns our SHA', async (_name, script) => {
+it.each(LIB_SCRIPTS.map((s) => [s.name, s] as const))('%s: SCRIPT LOAD returns our SHA', async (_name, script) => {
   const loaded = (await redis.call('SCRIPT', 'LOAD', script.source)) as string;
   expect(loaded).toBe(await scriptSha(script));
 });

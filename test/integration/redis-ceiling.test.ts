@@ -4,15 +4,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Redis as IORedis } from 'ioredis';
-import { createRedisStore, runScript, RedisUnavailableError, type LuaScript } from '../../lib/redis/index.ts';
+import { createRedisStore, defineScript, runScript, RedisUnavailableError } from '../../lib/redis/index.ts';
 import { startRedisRestProxy, type RedisRestProxy } from '../../local/emulators/upstash/index.ts';
 import { ceilingCommandsFor, COMMANDS_NEWER_THAN_6_0, versionAtMost } from '../../local/processes/redis-ceiling.ts';
 import { redisServerVersion, startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 
-const GETDEL_PROBE: LuaScript = {
+const GETDEL_PROBE = defineScript({
   name: 'ceiling-probe',
+  keys: ['probe'],
+  args: [],
   source: `local probe_key = KEYS[1]\n-- ${randomUUID()}\nreturn redis.call('GETDEL', probe_key)`,
-};
+});
 
 const version = redisServerVersion() ?? '0.0.0';
 const renamed = ceilingCommandsFor(version);
@@ -98,7 +100,7 @@ describe("the app's runScript path (EVALSHA, NOSCRIPT, EVAL through the REST pro
     const store = createRedisStore({ url: ceiledProxy.url, token: ceiledProxy.token });
     const k = key();
     await store.atMostOnce.set(k, 'v', { ex: 60 });
-    const run = runScript(store.atMostOnce, GETDEL_PROBE, [k], []);
+    const run = runScript(store.atMostOnce, GETDEL_PROBE, { keys: { probe: k } });
     await expect(run).rejects.toBeInstanceOf(RedisUnavailableError);
     const cause = await run.catch((error: RedisUnavailableError) => (error.cause as Error).message);
     expect(cause).toMatch(/Unknown Redis command called from script/);
@@ -109,6 +111,6 @@ describe("the app's runScript path (EVALSHA, NOSCRIPT, EVAL through the REST pro
     const store = createRedisStore({ url: unceiledProxy.url, token: unceiledProxy.token });
     const k = key();
     await store.atMostOnce.set(k, 'v', { ex: 60 });
-    await expect(runScript(store.atMostOnce, GETDEL_PROBE, [k], [])).resolves.toBe('v');
+    await expect(runScript(store.atMostOnce, GETDEL_PROBE, { keys: { probe: k } })).resolves.toBe('v');
   });
 });

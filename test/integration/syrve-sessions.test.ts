@@ -122,16 +122,20 @@ describe('caching off (SYRVE_SESSION_CACHE_SECONDS=0)', () => {
 describe('the refresh lock', () => {
   it('a non-owner release is refused and the lock keeps its TTL', async () => {
     const { org, connection } = await setUp();
-    const keys = [sessionKey(org, connection.connectionId), lockKey(org, connection.connectionId)];
-    expect(await runScript(stack.deps.redis.retrySafe, TAKE_REFRESH_LOCK, keys, ['owner-a', '15000', '1'])).toEqual([2]);
-    expect(await runScript(stack.deps.redis.retrySafe, DELETE_IF_EQUALS, [keys[1]!], ['owner-b'])).toBe(0);
-    expect(await stack.redis.get(keys[1]!)).toBe('owner-a');
-    const ttl = await stack.redis.pttl(keys[1]!);
+    const keys = { session: sessionKey(org, connection.connectionId), lock: lockKey(org, connection.connectionId) };
+    const take = (owner: string) =>
+      runScript(stack.deps.redis.retrySafe, TAKE_REFRESH_LOCK, { keys, args: { owner, lockTtlMs: 15_000, version: 1 } });
+    const release = (expected: string) =>
+      runScript(stack.deps.redis.retrySafe, DELETE_IF_EQUALS, { keys: { target: keys.lock }, args: { expected } });
+    expect(await take('owner-a')).toEqual([2]);
+    expect(await release('owner-b')).toBe(0);
+    expect(await stack.redis.get(keys.lock)).toBe('owner-a');
+    const ttl = await stack.redis.pttl(keys.lock);
     expect(ttl).toBeGreaterThan(14_000);
     expect(ttl).toBeLessThanOrEqual(15_000);
-    const busy = (await runScript(stack.deps.redis.retrySafe, TAKE_REFRESH_LOCK, keys, ['owner-b', '15000', '1'])) as number[];
+    const busy = (await take('owner-b')) as number[];
     expect(busy[0]).toBe(0);
-    expect(await runScript(stack.deps.redis.retrySafe, DELETE_IF_EQUALS, [keys[1]!], ['owner-a'])).toBe(1);
+    expect(await release('owner-a')).toBe(1);
   });
 
   it('a holder that died leaves a lock the next caller takes once its TTL runs out', async () => {

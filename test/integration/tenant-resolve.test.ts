@@ -255,12 +255,10 @@ describe('bounded misses', () => {
     await stack.redis.del(key);
     const now = Date.now();
     const add = (member: string, expiresAt: number, at = now) =>
-      runScript(
-        stack.deps.redis.atMostOnce,
-        REMEMBER_MISS,
-        [key],
-        [member, String(expiresAt), String(at), String(RESOLVE_MISSES_MAX), '10'],
-      );
+      runScript(stack.deps.redis.atMostOnce, REMEMBER_MISS, {
+        keys: { misses: key },
+        args: { member, expiresAt, now: at, maxMembers: RESOLVE_MISSES_MAX, setTtl: 10 },
+      });
     for (let i = 0; i < RESOLVE_MISSES_MAX + 500; i++) await add(i.toString(16).padStart(64, '0'), now + 10_000 + i);
     expect(await stack.redis.zcard(key)).toBe(RESOLVE_MISSES_MAX);
     // The first 500 (soonest to expire) were evicted.

@@ -1,7 +1,7 @@
-// Every Lua script stays under the Redis 6.0 command ceiling and touches Redis only through commands we allow.
+// Every Lua script lib declares stays under the Redis 6.0 command ceiling and touches Redis only through commands we allow.
 import { describe, expect, it } from 'vitest';
 import { COMMANDS_NEWER_THAN_6_0 } from '../../local/processes/redis-ceiling.ts';
-import { LUA_SCRIPTS } from '../../lib/runtime/scripts.ts';
+import { LIB_SCRIPTS } from '../support/lib-scripts.ts';
 
 // Commands or options newer than Redis 6.0, which managed Redis 6.0 services refuse (docs/design/redis.md#redis-rules): the
 // commands the test Redis renames away, plus ZRANGE's 6.2 options.
@@ -28,7 +28,7 @@ const ALLOWED = new Set([
   'ZREMRANGEBYRANK',
 ]);
 
-describe.each(LUA_SCRIPTS.map((s) => [s.name, s] as const))('%s', (_name, script) => {
+describe.each(LIB_SCRIPTS.map((s) => [s.name, s] as const))('%s', (_name, script) => {
   it('uses only allowed commands, none newer than Redis 6.0', () => {
     const calls = [...script.source.matchAll(/redis\.call\('([A-Z]+)'/g)].map((m) => m[1]!);
     expect(calls.length).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 // mfa.answerChallenge: one script checks the challenge, the user's failure counter and the replay guard, then either
 // consumes the challenge and burns the code's step, or counts the wrong code on the challenge and on the user.
 import { sha256Hex } from '../../crypto/index.ts';
-import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { decodeJson, defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_SAME } from '../../runtime/invites/lua.ts';
 import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../../runtime/throttle/index.ts';
@@ -20,8 +20,10 @@ import { replayGuardTtlMs } from './policy.ts';
  * {2, attempts left} a wrong or already used code: counted on the challenge (deleted at 0) and on the user.
  * Never GETDEL (Redis 6.0): GET then DEL inside the script is as atomic.
  */
-export const ANSWER_MFA_CHALLENGE: LuaScript = {
+export const ANSWER_MFA_CHALLENGE = defineScript({
   name: 'mfa.answerChallenge',
+  keys: ['challenge', 'sessionState', 'failures', 'replay'],
+  args: ['verifier', 'codeMatched', 'replayTtlMs', 'failureLimit', 'failureWindowTtl'],
   source: `
 local challenge_key = KEYS[1]
 local session_state_key = KEYS[2]
@@ -65,7 +67,7 @@ end
 hit_throttle(failures_key, failure_window_ttl)
 return {2, left}
 `,
-};
+});
 
 export interface AnswerChallengeInput {
   token: string;
@@ -94,23 +96,21 @@ export async function answerChallenge(deps: Deps, input: AnswerChallengeInput): 
   // The failure counter is the user's, not the challenge's: a new challenge starts with the failures it had.
   const failures = await throttleWindow(deps, { action: 'mfa-verify', scope: { kind: 'user', id: input.userId }, subject: input.userId });
   const step = input.matchedStep ?? input.currentStep;
-  const reply = await runScript(
-    deps.redis.atMostOnce,
-    ANSWER_MFA_CHALLENGE,
-    [
-      keys.mfaChallenge(input.userId, input.challengeId),
-      keys.authSessionState(input.userId, input.challengeId),
-      failures.key,
-      keys.mfaTotpUsed(input.userId, step),
-    ],
-    [
-      await sha256Hex(input.token),
-      input.matchedStep === undefined ? '0' : '1',
-      String(replayGuardTtlMs(step, deps.clock.now())),
-      String(failures.limit),
-      String(failures.ttlSeconds),
-    ],
-  );
+  const reply = await runScript(deps.redis.atMostOnce, ANSWER_MFA_CHALLENGE, {
+    keys: {
+      challenge: keys.mfaChallenge(input.userId, input.challengeId),
+      sessionState: keys.authSessionState(input.userId, input.challengeId),
+      failures: failures.key,
+      replay: keys.mfaTotpUsed(input.userId, step),
+    },
+    args: {
+      verifier: await sha256Hex(input.token),
+      codeMatched: input.matchedStep === undefined ? '0' : '1',
+      replayTtlMs: replayGuardTtlMs(step, deps.clock.now()),
+      failureLimit: failures.limit,
+      failureWindowTtl: failures.ttlSeconds,
+    },
+  });
   const [status, first, second] = Array.isArray(reply) ? reply : [];
   if (status === 3) return { ok: false, reason: 'locked', retryAfterSeconds: retryAfter(first, failures.ttlSeconds) };
   if (status === 2) return { ok: false, reason: 'wrong-code', attemptsLeft: typeof first === 'number' ? first : 0 };

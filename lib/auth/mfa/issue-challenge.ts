@@ -2,7 +2,7 @@
 // caller gets the token, which is shown once and stored only as its SHA-256.
 import { uuidv7 } from 'uuidv7';
 import { sha256Hex } from '../../crypto/index.ts';
-import { encodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, encodeJson, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { challengeRecord, sessionStateRecord } from './challenge-record.ts';
 import { issueChallengeToken } from './challenge-token.ts';
@@ -14,8 +14,10 @@ import { MFA_CHALLENGE_ATTEMPTS, MFA_CHALLENGE_TTL_SECONDS } from './policy.ts';
  * Both or neither: a challenge without its login could never open a session. Returns 1. The values are the same on a
  * repeat, so a retried call that ran twice changes nothing.
  */
-export const ISSUE_MFA_CHALLENGE: LuaScript = {
+export const ISSUE_MFA_CHALLENGE = defineScript({
   name: 'mfa.issueChallenge',
+  keys: ['challenge', 'sessionState'],
+  args: ['challenge', 'sessionState', 'ttl'],
   source: `
 local challenge_key = KEYS[1]
 local session_state_key = KEYS[2]
@@ -26,7 +28,7 @@ redis.call('SET', challenge_key, challenge, 'EX', ttl)
 redis.call('SET', session_state_key, session_state, 'EX', ttl)
 return 1
 `,
-};
+});
 
 export interface IssueChallengeInput {
   userId: string;
@@ -66,11 +68,12 @@ export async function issueChallenge(deps: Deps, input: IssueChallengeInput): Pr
     correlationId: input.correlationId,
   });
   // retrySafe: the same two SETs twice are one; a late landing leaves a challenge nobody holds the token of, for 5 minutes.
-  await runScript(
-    deps.redis.retrySafe,
-    ISSUE_MFA_CHALLENGE,
-    [deps.keys.mfaChallenge(input.userId, challengeId), deps.keys.authSessionState(input.userId, challengeId)],
-    [challenge, sessionState, String(MFA_CHALLENGE_TTL_SECONDS)],
-  );
+  await runScript(deps.redis.retrySafe, ISSUE_MFA_CHALLENGE, {
+    keys: {
+      challenge: deps.keys.mfaChallenge(input.userId, challengeId),
+      sessionState: deps.keys.authSessionState(input.userId, challengeId),
+    },
+    args: { challenge, sessionState, ttl: MFA_CHALLENGE_TTL_SECONDS },
+  });
   return { challengeToken, expiresInSeconds: MFA_CHALLENGE_TTL_SECONDS };
 }

@@ -4,7 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import { INVITE_RECEIPT_TTL_SECONDS } from '../../keys/index.ts';
 import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
-import { runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../keys/index.ts';
 import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
@@ -24,8 +24,22 @@ import { returnInvite } from './return-invite.ts';
  * same step, so only one caller can win; {3, receipt} consumed earlier by this same account with this token (a repeat
  * after a lost reply, or a parallel accept), nothing changed.
  */
-export const ACCEPT_INVITE: LuaScript = {
+export const ACCEPT_INVITE = defineScript({
   name: 'invites.accept',
+  keys: ['object', 'orgIndex', 'receipt', 'receiptsIndex', 'throttle'],
+  args: [
+    'tokenHash',
+    'emailHash',
+    'emailIndexPrefix',
+    'member',
+    'userId',
+    'attempt',
+    'correlationId',
+    'nowMs',
+    'receiptTtl',
+    'throttleLimit',
+    'throttleWindowTtl',
+  ],
   source: `
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
@@ -71,7 +85,7 @@ local receipt = new_receipt('accept', user_id, attempt, correlation_id, now_ms, 
 keep_receipt(receipt_key, receipts_index_key, member, receipt, now_ms, receipt_ttl)
 return {1, receipt}
 `,
-};
+});
 
 export type AcceptOutcome =
   | { ok: true; organizationId: string; locationId: string | null; roleCode: RoleCode }
@@ -100,30 +114,28 @@ export async function acceptInvite(
     scope: { kind: 'org', id: target.organizationId },
     subject: input.userId,
   });
-  const reply = await runScript(
-    deps.redis.atMostOnce,
-    ACCEPT_INVITE,
-    [
-      objectKey,
-      keys.inviteActiveByOrg(target.organizationId),
-      keys.inviteReceipt(target.organizationId, target.inviteId),
-      keys.inviteReceiptsByOrg(target.organizationId),
-      counter.key,
-    ],
-    [
-      await sha256Hex(input.token),
-      await hashEmail(deps.config.indexHashKey, normalizeEmail(input.verifiedEmail)),
-      keys.inviteActiveByEmailHashPrefix(target.organizationId),
-      toUuidN(target.inviteId),
-      input.userId,
-      uuidv7(),
-      input.correlationId,
-      String(deps.clock.now()),
-      String(INVITE_RECEIPT_TTL_SECONDS),
-      String(counter.limit),
-      String(counter.ttlSeconds),
-    ],
-  );
+  const reply = await runScript(deps.redis.atMostOnce, ACCEPT_INVITE, {
+    keys: {
+      object: objectKey,
+      orgIndex: keys.inviteActiveByOrg(target.organizationId),
+      receipt: keys.inviteReceipt(target.organizationId, target.inviteId),
+      receiptsIndex: keys.inviteReceiptsByOrg(target.organizationId),
+      throttle: counter.key,
+    },
+    args: {
+      tokenHash: await sha256Hex(input.token),
+      emailHash: await hashEmail(deps.config.indexHashKey, normalizeEmail(input.verifiedEmail)),
+      emailIndexPrefix: keys.inviteActiveByEmailHashPrefix(target.organizationId),
+      member: toUuidN(target.inviteId),
+      userId: input.userId,
+      attempt: uuidv7(),
+      correlationId: input.correlationId,
+      nowMs: deps.clock.now(),
+      receiptTtl: INVITE_RECEIPT_TTL_SECONDS,
+      throttleLimit: counter.limit,
+      throttleWindowTtl: counter.ttlSeconds,
+    },
+  });
   const [status, rawReceipt] = Array.isArray(reply) ? reply : [];
   if (status === 5) return { ok: false, reason: 'rate-limited', retryAfterSeconds: retryAfter(rawReceipt, counter.ttlSeconds) };
   if (status === 2) return { ok: false, reason: 'wrong-recipient' };

@@ -3,7 +3,7 @@
 import { uuidv7 } from 'uuidv7';
 import { INVITE_RECEIPT_TTL_SECONDS } from '../../keys/index.ts';
 import { toUuidN } from '../../keys/index.ts';
-import { runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_EMAIL_INDEX_KEY } from './lua.ts';
 import type { InviteRecord } from './invite-record.ts';
@@ -17,8 +17,10 @@ import { readConsumed } from './read-consumed.ts';
  * this admin, so nothing gives the invite back and the outcome goes to whoever records it first; {5, receipt} a cancel
  * consumed it earlier (a repeat after a lost reply).
  */
-export const CANCEL_INVITE: LuaScript = {
+export const CANCEL_INVITE = defineScript({
   name: 'invites.cancel',
+  keys: ['object', 'orgIndex', 'receipt', 'receiptsIndex'],
+  args: ['emailIndexPrefix', 'member', 'actor', 'attempt', 'correlationId', 'nowMs', 'receiptTtl'],
   source: `
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
@@ -56,7 +58,7 @@ local receipt = new_receipt('cancel', actor, attempt, correlation_id, now_ms, va
 keep_receipt(receipt_key, receipts_index_key, member, receipt, now_ms, receipt_ttl)
 return {1, receipt}
 `,
-};
+});
 
 export type CancelOutcome = { ok: true } | { ok: false; reason: 'not-active' };
 
@@ -65,25 +67,23 @@ export async function cancelInvite(
   input: { organizationId: string; inviteId: string; actorUserId: string; correlationId: string },
 ): Promise<CancelOutcome> {
   const { keys } = deps;
-  const reply = await runScript(
-    deps.redis.atMostOnce,
-    CANCEL_INVITE,
-    [
-      keys.inviteObject(input.organizationId, input.inviteId),
-      keys.inviteActiveByOrg(input.organizationId),
-      keys.inviteReceipt(input.organizationId, input.inviteId),
-      keys.inviteReceiptsByOrg(input.organizationId),
-    ],
-    [
-      keys.inviteActiveByEmailHashPrefix(input.organizationId),
-      toUuidN(input.inviteId),
-      input.actorUserId,
-      uuidv7(),
-      input.correlationId,
-      String(deps.clock.now()),
-      String(INVITE_RECEIPT_TTL_SECONDS),
-    ],
-  );
+  const reply = await runScript(deps.redis.atMostOnce, CANCEL_INVITE, {
+    keys: {
+      object: keys.inviteObject(input.organizationId, input.inviteId),
+      orgIndex: keys.inviteActiveByOrg(input.organizationId),
+      receipt: keys.inviteReceipt(input.organizationId, input.inviteId),
+      receiptsIndex: keys.inviteReceiptsByOrg(input.organizationId),
+    },
+    args: {
+      emailIndexPrefix: keys.inviteActiveByEmailHashPrefix(input.organizationId),
+      member: toUuidN(input.inviteId),
+      actor: input.actorUserId,
+      attempt: uuidv7(),
+      correlationId: input.correlationId,
+      nowMs: deps.clock.now(),
+      receiptTtl: INVITE_RECEIPT_TTL_SECONDS,
+    },
+  });
   const [status, rawReceipt] = Array.isArray(reply) ? reply : [];
   if (status !== 1 && status !== 4 && status !== 5) return { ok: false, reason: 'not-active' };
   const { receipt, record } = await readConsumed(deps, { raw: rawReceipt, consumedNow: status === 1, ...input });

@@ -2,7 +2,7 @@
 import { uuidv7 } from 'uuidv7';
 import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
-import { encodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, encodeJson, runScript } from '../../redis/index.ts';
 import { auditStatement } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
@@ -25,8 +25,10 @@ import { removeInvite } from './remove-invite.ts';
  * scored after now, counted in O(log N). Safe to run twice: the same id, value and scores land again, and the cap
  * lets a member that is already in pass.
  */
-export const CREATE_INVITE: LuaScript = {
+export const CREATE_INVITE = defineScript({
   name: 'invites.create',
+  keys: ['object', 'orgIndex', 'emailIndex', 'throttle', 'emailRegistry'],
+  args: ['inviteJson', 'ttl', 'member', 'expiresAt', 'throttleLimit', 'throttleWindowTtl', 'maxActive', 'now', 'emailHash'],
   source: `
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
@@ -58,7 +60,7 @@ keep_index_alive(email_index_key, ttl)
 register_email_index(email_registry_key, email_hash, expires_at, ttl)
 return {1}
 `,
-};
+});
 
 export interface CreateInviteInput {
   organizationId: string;
@@ -126,22 +128,20 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
   });
   let reply: unknown;
   try {
-    reply = await runScript(
-      deps.redis.atMostOnce,
-      CREATE_INVITE,
-      [objectKey, orgIndexKey, emailIndexKey, counter.key, emailRegistryKey],
-      [
-        encodeJson(inviteRecordSchema, record),
-        String(config.inviteTtlSeconds),
+    reply = await runScript(deps.redis.atMostOnce, CREATE_INVITE, {
+      keys: { object: objectKey, orgIndex: orgIndexKey, emailIndex: emailIndexKey, throttle: counter.key, emailRegistry: emailRegistryKey },
+      args: {
+        inviteJson: encodeJson(inviteRecordSchema, record),
+        ttl: config.inviteTtlSeconds,
         member,
-        String(record.expiresAtUnixSeconds),
-        String(counter.limit),
-        String(counter.ttlSeconds),
-        String(config.inviteMaxActivePerOrg),
-        String(Math.floor(createdAtMs / 1000)),
+        expiresAt: record.expiresAtUnixSeconds,
+        throttleLimit: counter.limit,
+        throttleWindowTtl: counter.ttlSeconds,
+        maxActive: config.inviteMaxActivePerOrg,
+        now: Math.floor(createdAtMs / 1000),
         emailHash,
-      ],
-    );
+      },
+    });
   } catch (error) {
     // A missed deadline leaves the outcome unknown: the script may still land. The id is fresh, so taking it
     // back cannot touch anything else, and it usually runs after the late create on the same connection path.

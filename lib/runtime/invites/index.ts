@@ -15,13 +15,6 @@ export const invites = {
   reconcile: reconcileInvites,
 };
 export { inviteSchema } from './invite-record.ts';
-export { CREATE_INVITE } from './create-invite.ts';
 export { LIST_INVITES } from './list-invites.ts';
-export { CANCEL_INVITE } from './cancel-invite.ts';
-export { ACCEPT_INVITE } from './accept-invite.ts';
-export { RETURN_INVITE } from './return-invite.ts';
-export { RECEIPTS_DUE, FORGET_RECEIPTS } from './reconcile-invites.ts';
-export { REMOVE_INVITE } from './remove-invite.ts';
-export { PRUNE_ORG_INDEX, PRUNE_EMAIL_INDEXES } from './prune-indexes.ts';
 export { inviteIndexCleanupTask } from './cleanup-indexes.ts';
 export { inviteReconcileTask } from './reconcile-task.ts';

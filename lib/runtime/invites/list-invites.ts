@@ -1,6 +1,6 @@
 // invites.list: one script returns a page of live objects, soonest expiry first; its cost is bounded by the page, not the index.
 import { hashEmail } from '../../keys/index.ts';
-import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { decodeJson, defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_DASHED_UUID } from './lua.ts';
 import { inviteRecordSchema, toInvite, type Invite } from './invite-record.ts';
@@ -19,8 +19,10 @@ const PRUNE_BATCH = 100;
  * Order is the index's: score, then member. Object keys are completed here from validated members; they share the
  * index's hash tag, so the script stays in one cluster slot.
  */
-export const LIST_INVITES: LuaScript = {
+export const LIST_INVITES = defineScript({
   name: 'invites.list',
+  keys: ['index'],
+  args: ['now', 'objectKeyPrefix', 'limit', 'afterScore', 'afterMember', 'pruneBatch'],
   source: `
 local index_key = KEYS[1]
 local now = ARGV[1]
@@ -62,7 +64,7 @@ end
 if #entries > 2 * limit then return {1, last_score, last_member, values} end
 return {0, '', '', values}
 `,
-};
+});
 
 export interface ListQuery {
   organizationId: string;
@@ -84,19 +86,17 @@ export async function listInvites(deps: Deps, query: ListQuery): Promise<ListOut
       : keys.inviteActiveByEmailHash(query.organizationId, await hashEmail(deps.config.indexHashKey, query.email));
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
   // Pruning is idempotent, and the cursor's momentary re-insert is undone inside the same script: a retry is harmless.
-  const reply = await runScript(
-    deps.redis.retrySafe,
-    LIST_INVITES,
-    [indexKey],
-    [
-      String(nowSeconds),
-      keys.inviteObjectPrefix(query.organizationId),
-      String(query.limit),
-      after === undefined ? '' : String(after.score),
-      after === undefined ? '' : after.member,
-      String(PRUNE_BATCH),
-    ],
-  );
+  const reply = await runScript(deps.redis.retrySafe, LIST_INVITES, {
+    keys: { index: indexKey },
+    args: {
+      now: nowSeconds,
+      objectKeyPrefix: keys.inviteObjectPrefix(query.organizationId),
+      limit: query.limit,
+      afterScore: after === undefined ? '' : after.score,
+      afterMember: after === undefined ? '' : after.member,
+      pruneBatch: PRUNE_BATCH,
+    },
+  });
   const [more, lastScore, lastMember, values] = Array.isArray(reply) ? reply : [];
   if (more === -1) return { ok: false, reason: 'invalid-cursor' };
   const invites: Invite[] = [];

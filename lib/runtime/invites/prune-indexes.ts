@@ -1,7 +1,7 @@
 // The cleanup cron's two steps on one organisation: prune its org index, then a bounded walk over its email indexes.
 import * as z from 'zod';
 import { INVITE_TTL_SECONDS } from '../../keys/index.ts';
-import { runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_DASHED_UUID } from './lua.ts';
 
@@ -83,8 +83,10 @@ end
  * Returns {finished 1|0, live rank to resume at, expired removed, orphans removed, checked, TTL raised, commands}.
  * Idempotent: ZREM counts only what it removed, so two runs at once never count a member twice.
  */
-export const PRUNE_ORG_INDEX: LuaScript = {
+export const PRUNE_ORG_INDEX = defineScript({
   name: 'invites.pruneOrgIndex',
+  keys: ['index'],
+  args: ['now', 'objectPrefix', 'offset', 'batch', 'allowance', 'maxTtl'],
   source: `
 local index_key = KEYS[1]
 local now = ARGV[1]
@@ -98,7 +100,7 @@ ${LUA_PRUNE_INDEX}
 local finished, at, expired_removed, orphans_removed, checked, raised = prune_index(index_key, object_prefix, now, offset, batch, max_ttl, 0)
 return {finished and 1 or 0, at, expired_removed, orphans_removed, checked, raised, commands}
 `,
-};
+});
 
 /**
  * KEYS[1] the organisation's registry of email indexes (inviteEmailIndexesByOrg)
@@ -112,8 +114,10 @@ return {finished and 1 or 0, at, expired_removed, orphans_removed, checked, rais
  * Returns {finished 1|0, registry rank, live rank, expired removed, orphans removed, checked, TTLs raised,
  * registry entries dropped, commands}.
  */
-export const PRUNE_EMAIL_INDEXES: LuaScript = {
+export const PRUNE_EMAIL_INDEXES = defineScript({
   name: 'invites.pruneEmailIndexes',
+  keys: ['registry'],
+  args: ['now', 'objectPrefix', 'emailIndexPrefix', 'position', 'indexOffset', 'batch', 'allowance', 'maxTtl'],
   source: `
 local registry_key = KEYS[1]
 local now = ARGV[1]
@@ -168,7 +172,7 @@ if not (walked_from == 0 and position == 0) then
 end
 return {1, 0, 0, expired_removed, orphans_removed, checked, raised, dropped, commands}
 `,
-};
+});
 
 /** Members read per batch, and EXISTS checks per read: what one list call prunes, so no step holds Redis longer. */
 const BATCH = 100;
@@ -216,19 +220,17 @@ export async function pruneOrgIndex(
   input: { organizationId: string; offset: number; allowance: number; nowSeconds: number },
 ): Promise<OrgIndexStep> {
   const { keys } = deps;
-  const reply = await runScript(
-    deps.redis.retrySafe,
-    PRUNE_ORG_INDEX,
-    [keys.inviteActiveByOrg(input.organizationId)],
-    [
-      String(input.nowSeconds),
-      keys.inviteObjectPrefix(input.organizationId),
-      String(input.offset),
-      String(BATCH),
-      String(input.allowance),
-      String(INVITE_TTL_SECONDS),
-    ],
-  );
+  const reply = await runScript(deps.redis.retrySafe, PRUNE_ORG_INDEX, {
+    keys: { index: keys.inviteActiveByOrg(input.organizationId) },
+    args: {
+      now: input.nowSeconds,
+      objectPrefix: keys.inviteObjectPrefix(input.organizationId),
+      offset: input.offset,
+      batch: BATCH,
+      allowance: input.allowance,
+      maxTtl: INVITE_TTL_SECONDS,
+    },
+  });
   const [finished, offset, expiredRemoved, orphansRemoved, checked, raised, commands] = decode(PRUNE_ORG_INDEX.name, reply, 7);
   return {
     finished: finished === 1,
@@ -248,21 +250,19 @@ export async function pruneEmailIndexes(
   input: { organizationId: string; position: number; indexOffset: number; allowance: number; nowSeconds: number },
 ): Promise<EmailIndexesStep> {
   const { keys } = deps;
-  const reply = await runScript(
-    deps.redis.retrySafe,
-    PRUNE_EMAIL_INDEXES,
-    [keys.inviteEmailIndexesByOrg(input.organizationId)],
-    [
-      String(input.nowSeconds),
-      keys.inviteObjectPrefix(input.organizationId),
-      keys.inviteActiveByEmailHashPrefix(input.organizationId),
-      String(input.position),
-      String(input.indexOffset),
-      String(BATCH),
-      String(input.allowance),
-      String(INVITE_TTL_SECONDS),
-    ],
-  );
+  const reply = await runScript(deps.redis.retrySafe, PRUNE_EMAIL_INDEXES, {
+    keys: { registry: keys.inviteEmailIndexesByOrg(input.organizationId) },
+    args: {
+      now: input.nowSeconds,
+      objectPrefix: keys.inviteObjectPrefix(input.organizationId),
+      emailIndexPrefix: keys.inviteActiveByEmailHashPrefix(input.organizationId),
+      position: input.position,
+      indexOffset: input.indexOffset,
+      batch: BATCH,
+      allowance: input.allowance,
+      maxTtl: INVITE_TTL_SECONDS,
+    },
+  });
   const [finished, position, indexOffset, expiredRemoved, orphansRemoved, checked, raised, dropped, commands] = decode(
     PRUNE_EMAIL_INDEXES.name,
     reply,

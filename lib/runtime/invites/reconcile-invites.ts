@@ -1,5 +1,5 @@
 // Finishes what lost replies left behind: every receipt whose outcome is not in PostgreSQL yet is finished exactly once.
-import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { decodeJson, defineScript, runScript } from '../../redis/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_DASHED_UUID } from './lua.ts';
@@ -14,8 +14,10 @@ import { inviteReceiptSchema } from './receipt.ts';
  * expired are dropped from the list on the way. Idempotent. Receipt keys are derived from ARGV[1], the organisation's
  * receipt prefix: it carries the same `org:{<orgId>}` hash tag as KEYS[1], so on a cluster every key is in one slot.
  */
-export const RECEIPTS_DUE: LuaScript = {
+export const RECEIPTS_DUE = defineScript({
   name: 'invites.receiptsDue',
+  keys: ['receiptsIndex'],
+  args: ['receiptKeyPrefix', 'listedBefore', 'limit'],
   source: `
 local receipts_index_key = KEYS[1]
 local receipt_key_prefix = ARGV[1]
@@ -36,17 +38,20 @@ for _, member in ipairs(members) do
 end
 return due
 `,
-};
+});
 
 /** Drops finished receipts from the reconciler's list (the receipts themselves expire, so a late repeat still answers). */
-export const FORGET_RECEIPTS: LuaScript = {
+export const FORGET_RECEIPTS = defineScript({
   name: 'invites.forgetReceipts',
+  keys: ['receiptsIndex'],
+  args: [],
+  restArgs: 'members',
   source: `
 local receipts_index_key = KEYS[1]
 for i = 1, #ARGV do redis.call('ZREM', receipts_index_key, ARGV[i]) end
 return #ARGV
 `,
-};
+});
 
 export interface ReconcileOptions {
   organizationId: string;
@@ -76,12 +81,10 @@ export async function reconcileInvites(deps: Deps, options: ReconcileOptions): P
   const { keys } = deps;
   const indexKey = keys.inviteReceiptsByOrg(options.organizationId);
   const listedBefore = Math.floor(deps.clock.now() / 1000) - (options.graceSeconds ?? 30);
-  const reply = await runScript(
-    deps.redis.retrySafe,
-    RECEIPTS_DUE,
-    [indexKey],
-    [keys.inviteReceiptPrefix(options.organizationId), String(listedBefore), String(options.limit ?? 100)],
-  );
+  const reply = await runScript(deps.redis.retrySafe, RECEIPTS_DUE, {
+    keys: { receiptsIndex: indexKey },
+    args: { receiptKeyPrefix: keys.inviteReceiptPrefix(options.organizationId), listedBefore, limit: options.limit ?? 100 },
+  });
   const flat = Array.isArray(reply) ? reply : [];
   const due: Array<{ member: string; raw: unknown }> = [];
   for (let i = 0; i + 1 < flat.length; i += 2) due.push({ member: String(flat[i]), raw: flat[i + 1] });
@@ -122,6 +125,7 @@ export async function reconcileInvites(deps: Deps, options: ReconcileOptions): P
       deps.logger.warn('invite_reconcile_deferred', { inviteId: record.inviteId, errorKind: errorKind(error) });
     }
   }
-  if (forget.length > 0) await runScript(deps.redis.retrySafe, FORGET_RECEIPTS, [indexKey], forget);
+  if (forget.length > 0)
+    await runScript(deps.redis.retrySafe, FORGET_RECEIPTS, { keys: { receiptsIndex: indexKey }, args: { members: forget } });
   return report;
 }

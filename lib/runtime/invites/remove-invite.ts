@@ -1,6 +1,6 @@
 // Takes back an invite whose audit event could not be written (best effort; a failure is logged with ids only).
 import { errorKind } from '../../log/logger.ts';
-import { runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 
 /**
@@ -8,8 +8,10 @@ import type { Deps } from '../../deps.ts';
  * email indexes; ARGV[1] member (UUID N form), ARGV[2] the email hash. The registry entry goes too once its email
  * index is empty (another invite to the same address keeps it). Idempotent.
  */
-export const REMOVE_INVITE: LuaScript = {
+export const REMOVE_INVITE = defineScript({
   name: 'invites.remove',
+  keys: ['object', 'orgIndex', 'emailIndex', 'emailRegistry'],
+  args: ['member', 'emailHash'],
   source: `
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
@@ -23,7 +25,7 @@ redis.call('ZREM', email_index_key, member)
 if redis.call('EXISTS', email_index_key) == 0 then redis.call('ZREM', email_registry_key, email_hash) end
 return 1
 `,
-};
+});
 
 export async function removeInvite(
   deps: Deps,
@@ -42,8 +44,15 @@ export async function removeInvite(
     await runScript(
       deps.redis.retrySafe,
       REMOVE_INVITE,
-      [target.objectKey, target.orgIndexKey, target.emailIndexKey, target.emailRegistryKey],
-      [target.member, target.emailHash],
+      {
+        keys: {
+          object: target.objectKey,
+          orgIndex: target.orgIndexKey,
+          emailIndex: target.emailIndexKey,
+          emailRegistry: target.emailRegistryKey,
+        },
+        args: { member: target.member, emailHash: target.emailHash },
+      },
       { sendBody: true },
     );
   } catch (error) {

@@ -2,7 +2,7 @@
 // its record could not be read, unless an admin cancelled it meanwhile or the consumption was finished.
 import { toUuidN } from '../../keys/index.ts';
 import { errorKind } from '../../log/logger.ts';
-import { runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_EMAIL_INDEX_KEY, LUA_KEEP_INDEX_ALIVE, LUA_REGISTER_EMAIL_INDEX } from './lua.ts';
 
@@ -12,8 +12,10 @@ import { LUA_EMAIL_INDEX_KEY, LUA_KEEP_INDEX_ALIVE, LUA_REGISTER_EMAIL_INDEX } f
  * of them) as create does. SET NX never overwrites; a second run finds no receipt.
  * Returns 1 when given back, 0 when there was nothing to give back.
  */
-export const RETURN_INVITE: LuaScript = {
+export const RETURN_INVITE = defineScript({
   name: 'invites.return',
+  keys: ['object', 'orgIndex', 'receipt', 'receiptsIndex', 'emailRegistry'],
+  args: ['emailIndexPrefix', 'member', 'attempt', 'nowMs'],
   source: `
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
@@ -52,7 +54,7 @@ if email_key then
 end
 return 1
 `,
-};
+});
 
 export async function returnInvite(
   deps: Deps,
@@ -63,14 +65,21 @@ export async function returnInvite(
     await runScript(
       deps.redis.retrySafe,
       RETURN_INVITE,
-      [
-        keys.inviteObject(target.organizationId, target.inviteId),
-        keys.inviteActiveByOrg(target.organizationId),
-        keys.inviteReceipt(target.organizationId, target.inviteId),
-        keys.inviteReceiptsByOrg(target.organizationId),
-        keys.inviteEmailIndexesByOrg(target.organizationId),
-      ],
-      [keys.inviteActiveByEmailHashPrefix(target.organizationId), toUuidN(target.inviteId), target.attempt, String(deps.clock.now())],
+      {
+        keys: {
+          object: keys.inviteObject(target.organizationId, target.inviteId),
+          orgIndex: keys.inviteActiveByOrg(target.organizationId),
+          receipt: keys.inviteReceipt(target.organizationId, target.inviteId),
+          receiptsIndex: keys.inviteReceiptsByOrg(target.organizationId),
+          emailRegistry: keys.inviteEmailIndexesByOrg(target.organizationId),
+        },
+        args: {
+          emailIndexPrefix: keys.inviteActiveByEmailHashPrefix(target.organizationId),
+          member: toUuidN(target.inviteId),
+          attempt: target.attempt,
+          nowMs: deps.clock.now(),
+        },
+      },
       { sendBody: true },
     );
   } catch (error) {

@@ -4,4 +4,3 @@ import { issueToken } from './issue-token.ts';
 import { peekToken } from './peek-token.ts';
 
 export const singleUse = { issue: issueToken, consume: consumeOnce, peek: peekToken };
-export { CONSUME_ONCE } from './consume-once.ts';

@@ -1,7 +1,7 @@
 // A fresh runtime session on a miss: under the refresh lock, one login for the whole fleet; everyone else waits and re-reads.
 import { bytesToHex, randomBytes } from '../../crypto/index.ts';
 import { openSecret } from '../../crypto/secret-box.ts';
-import { encodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, encodeJson, runScript } from '../../redis/index.ts';
 import { passwordSha1Hex } from '../../upstream/syrve/index.ts';
 import type { Deps } from '../../deps.ts';
 import { passwordBinding, type SyrveConnection } from './connection.ts';
@@ -17,8 +17,10 @@ import { decodeSession, sessionRecordSchema, type SessionRecord } from './sessio
  * {2} when the lock is the caller's (taken now, or already: a retried call); {0, lock PTTL ms} when another holds it.
  * A session of another credential version counts as absent. Safe to run twice.
  */
-export const TAKE_REFRESH_LOCK: LuaScript = {
+export const TAKE_REFRESH_LOCK = defineScript({
   name: 'syrve.take-refresh-lock',
+  keys: ['session', 'lock'],
+  args: ['owner', 'lockTtlMs', 'version'],
   source: `
 local session_key = KEYS[1]
 local lock_key = KEYS[2]
@@ -38,7 +40,7 @@ if not holder then
 end
 return {0, redis.call('PTTL', lock_key)}
 `,
-};
+});
 
 /**
  * KEYS[1] refresh lock, KEYS[2] runtime session, KEYS[3] newest credential version (registry row syrveCredentialVersion)
@@ -47,8 +49,10 @@ return {0, redis.call('PTTL', lock_key)}
  * written); 2 a rotation made newer credentials meanwhile (nothing written, lock released). Safe to run twice: a
  * store that already landed answers 1 again.
  */
-export const STORE_SESSION: LuaScript = {
+export const STORE_SESSION = defineScript({
   name: 'syrve.store-session',
+  keys: ['lock', 'session', 'newestVersion'],
+  args: ['owner', 'session', 'ttlMs', 'version'],
   source: `
 local lock_key = KEYS[1]
 local session_key = KEYS[2]
@@ -65,7 +69,7 @@ if newest and newest > version then return 2 end
 if ttl_ms > 0 then redis.call('SET', session_key, session, 'PX', ttl_ms) end
 return 1
 `,
-};
+});
 
 /** A session to call with: `raw` is the stored string (compare-and-delete matches it), undefined when nothing was cached. */
 export interface ActiveSession {
@@ -103,12 +107,10 @@ async function acquireUnderLock(
   const owner = bytesToHex(randomBytes(16));
   const giveUpAt = Math.min(clock.now() + LOCK_TTL_MS + WAIT_MARGIN_MS, waitUntil);
   for (;;) {
-    const reply = await runScript(
-      deps.redis.retrySafe,
-      TAKE_REFRESH_LOCK,
-      [sessionKey, lockKey],
-      [owner, String(LOCK_TTL_MS), String(connection.credentialVersion)],
-    );
+    const reply = await runScript(deps.redis.retrySafe, TAKE_REFRESH_LOCK, {
+      keys: { session: sessionKey, lock: lockKey },
+      args: { owner, lockTtlMs: LOCK_TTL_MS, version: connection.credentialVersion },
+    });
     const [status, value] = Array.isArray(reply) ? reply : [];
     if (status === 1 && typeof value === 'string') {
       const cached = readSession(value, connection);
@@ -157,12 +159,14 @@ async function loginAndStore(deps: Deps, connection: SyrveConnection, lock: Held
   const raw = encodeJson(sessionRecordSchema, record);
   let stored: unknown;
   try {
-    stored = await runScript(
-      deps.redis.retrySafe,
-      STORE_SESSION,
-      [lock.lockKey, lock.sessionKey, deps.keys.syrveCredentialVersion(connection.organizationId, connection.connectionId)],
-      [lock.owner, raw, String(ttlMs), String(connection.credentialVersion)],
-    );
+    stored = await runScript(deps.redis.retrySafe, STORE_SESSION, {
+      keys: {
+        lock: lock.lockKey,
+        session: lock.sessionKey,
+        newestVersion: deps.keys.syrveCredentialVersion(connection.organizationId, connection.connectionId),
+      },
+      args: { owner: lock.owner, session: raw, ttlMs, version: connection.credentialVersion },
+    });
   } catch (error) {
     // The seat is taken and nobody will find the session: give it back.
     await deps.syrve.logout({ baseUrl: connection.baseUrl }, login.sessionId);

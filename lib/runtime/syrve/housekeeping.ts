@@ -1,6 +1,6 @@
 // The Syrve housekeeping task: reconnect circuits that could outlive their cooldown get it back; circuits of disabled connections go.
 import * as z from 'zod';
-import { redisCall, scriptSha, type LuaScript } from '../../redis/index.ts';
+import { defineScript, redisCall, scriptSha, scriptWire } from '../../redis/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { readCursor, writeCursor } from '../cron-task/cursor.ts';
 import type { CronTask, TaskReport } from '../cron-task/task.ts';
@@ -13,27 +13,29 @@ import type { Deps } from '../../deps.ts';
  * with one longer than the cooldown, gets the cooldown (returns 1); anything else is left alone (returns 0). Safe to
  * run twice and beside the request path: the failure script sets the cooldown itself, so what it leaves is within it.
  */
-export const SYRVE_HOUSEKEEPING: LuaScript = {
+export const SYRVE_HOUSEKEEPING = defineScript({
   name: 'syrve.housekeeping',
+  keys: ['failures'],
+  args: ['cooldown', 'enabled'],
   source: `
-local key = KEYS[1]
+local failures_key = KEYS[1]
 local cooldown = tonumber(ARGV[1])
 local enabled = ARGV[2] == '1'
 -- pcall: a key of another type (a hand edit) is deleted like any unreadable counter, not an error.
-local count = redis.pcall('GET', key)
+local count = redis.pcall('GET', failures_key)
 if not count then return 0 end
 if not enabled or type(count) ~= 'string' or not string.match(count, '^%d+$') then
-  redis.call('DEL', key)
+  redis.call('DEL', failures_key)
   return 2
 end
-local ttl = redis.call('TTL', key)
+local ttl = redis.call('TTL', failures_key)
 if ttl == -1 or ttl > cooldown then
-  redis.call('EXPIRE', key, cooldown)
+  redis.call('EXPIRE', failures_key, cooldown)
   return 1
 end
 return 0
 `,
-};
+});
 
 /** Connections read per page: one SQL statement and one pipeline each; the budget shrinks the last page. */
 const PAGE_SIZE = 200;
@@ -112,12 +114,16 @@ async function connectionsAfter(deps: Deps, after: string | null, limit: number)
  */
 async function tidyCounters(deps: Deps, budget: CronBudget, connections: ConnectionRef[]): Promise<{ repaired: number; removed: number }> {
   const sha = await scriptSha(SYRVE_HOUSEKEEPING);
-  const cooldown = String(deps.config.syrve.reconnectCooldownSeconds);
+  const cooldown = deps.config.syrve.reconnectCooldownSeconds;
   budget.spend(1 + connections.length);
   const replies = await redisCall(SYRVE_HOUSEKEEPING.name, () => {
     const pipeline = deps.redis.retrySafe.pipeline().scriptLoad(SYRVE_HOUSEKEEPING.source);
     for (const c of connections) {
-      pipeline.evalsha(sha, [deps.keys.syrveReconnectFailures(c.organization_id, c.id)], [cooldown, c.enabled ? '1' : '0']);
+      const { keys, args } = scriptWire(SYRVE_HOUSEKEEPING, {
+        keys: { failures: deps.keys.syrveReconnectFailures(c.organization_id, c.id) },
+        args: { cooldown, enabled: c.enabled ? '1' : '0' },
+      });
+      pipeline.evalsha(sha, keys, args);
     }
     // keepErrors: a per-command error must be seen, or the cursor would move past a counter never looked at.
     return pipeline.exec({ keepErrors: true });

@@ -18,8 +18,5 @@ export const syrve = {
   rotate: rotateCredentials,
 };
 export { connectionSchema } from './connection.ts';
-export { TAKE_REFRESH_LOCK, STORE_SESSION } from './acquire-session.ts';
-export { COUNT_RECONNECT_FAILURE } from './reconnect-failures.ts';
-export { RESET_SESSION } from './reset-session.ts';
-export { READ_RUNTIME_STATE } from './read-runtime-state.ts';
-export { SYRVE_HOUSEKEEPING, syrveHousekeepingTask } from './housekeeping.ts';
+export { TAKE_REFRESH_LOCK } from './acquire-session.ts';
+export { syrveHousekeepingTask } from './housekeeping.ts';

@@ -1,5 +1,5 @@
 // syrve.runtime: what Redis holds for a connection right now (session, refresh lock, reconnect circuit), in one round trip, never a value.
-import { runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { readSession } from './acquire-session.ts';
 import type { SyrveConnection } from './connection.ts';
@@ -11,8 +11,10 @@ import { isCircuitOpen } from './policy.ts';
  * The session comes back so the caller judges it by the hot path's own rule (readSession); it goes no further.
  * Read-only: safe to run twice.
  */
-export const READ_RUNTIME_STATE: LuaScript = {
+export const READ_RUNTIME_STATE = defineScript({
   name: 'syrve.read-runtime-state',
+  keys: ['session', 'lock', 'failures'],
+  args: [],
   source: `
 local session_key = KEYS[1]
 local lock_key = KEYS[2]
@@ -25,7 +27,7 @@ return {
   redis.call('PTTL', failures_key)
 }
 `,
-};
+});
 
 /** The connection's runtime state for an admin's eyes: whether things exist and for how long, never what they hold. */
 export interface RuntimeState {
@@ -38,16 +40,13 @@ export interface RuntimeState {
 export async function readRuntimeState(deps: Deps, connection: SyrveConnection): Promise<RuntimeState> {
   const { keys } = deps;
   const { organizationId, connectionId } = connection;
-  const reply = await runScript(
-    deps.redis.retrySafe,
-    READ_RUNTIME_STATE,
-    [
-      keys.syrveRuntimeToken(organizationId, connectionId),
-      keys.syrveRuntimeTokenRefreshLock(organizationId, connectionId),
-      keys.syrveReconnectFailures(organizationId, connectionId),
-    ],
-    [],
-  );
+  const reply = await runScript(deps.redis.retrySafe, READ_RUNTIME_STATE, {
+    keys: {
+      session: keys.syrveRuntimeToken(organizationId, connectionId),
+      lock: keys.syrveRuntimeTokenRefreshLock(organizationId, connectionId),
+      failures: keys.syrveReconnectFailures(organizationId, connectionId),
+    },
+  });
   const [session, sessionTtl, lockTtl, failuresRaw, failuresTtl] = Array.isArray(reply) ? (reply as unknown[]) : [];
   // A session of another connection or credential version, or an unreadable one, is what the hot path ignores: not cached.
   const cached = typeof session === 'string' && session !== '' && readSession(session, connection) !== undefined;

@@ -1,5 +1,5 @@
 // The reconnect circuit: consecutive failed reconnects per connection in Redis; the 7th writes one critical audit event.
-import { runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, runScript } from '../../redis/index.ts';
 import { writeAudit } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { errorKind } from '../../log/logger.ts';
@@ -15,8 +15,10 @@ import { MAX_RECONNECT_ATTEMPTS } from './policy.ts';
  * session's 403 and replaced it (a stale 403 must neither evict a fresh session nor count twice).
  * Not safe to run twice (INCR): it runs on the atMostOnce client.
  */
-export const COUNT_RECONNECT_FAILURE: LuaScript = {
+export const COUNT_RECONNECT_FAILURE = defineScript({
   name: 'syrve.count-reconnect-failure',
+  keys: ['session', 'failures'],
+  args: ['failedSession', 'cooldown'],
   source: `
 local session_key = KEYS[1]
 local failures_key = KEYS[2]
@@ -30,7 +32,7 @@ local count = redis.call('INCR', failures_key)
 redis.call('EXPIRE', failures_key, cooldown)
 return count
 `,
-};
+});
 
 export interface FailedReconnect {
   connection: SyrveConnection;
@@ -44,12 +46,13 @@ export interface FailedReconnect {
 export async function countReconnectFailure(deps: Deps, failure: FailedReconnect): Promise<number> {
   const { keys, config } = deps;
   const { organizationId, connectionId } = failure.connection;
-  const reply = await runScript(
-    deps.redis.atMostOnce,
-    COUNT_RECONNECT_FAILURE,
-    [keys.syrveRuntimeToken(organizationId, connectionId), keys.syrveReconnectFailures(organizationId, connectionId)],
-    [failure.failedSession ?? '', String(config.syrve.reconnectCooldownSeconds)],
-  );
+  const reply = await runScript(deps.redis.atMostOnce, COUNT_RECONNECT_FAILURE, {
+    keys: {
+      session: keys.syrveRuntimeToken(organizationId, connectionId),
+      failures: keys.syrveReconnectFailures(organizationId, connectionId),
+    },
+    args: { failedSession: failure.failedSession ?? '', cooldown: config.syrve.reconnectCooldownSeconds },
+  });
   const count = typeof reply === 'number' ? reply : Number.NaN;
   // Exactly one caller sees the count reach the cap (Redis serialises the increments), so one event is written.
   if (count === MAX_RECONNECT_ATTEMPTS) await auditExhausted(deps, failure, count);

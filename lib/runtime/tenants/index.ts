@@ -17,9 +17,7 @@ export const tenants = {
   setState: setTenantState,
   forgetCache: forgetTenantCache,
 };
-export { RESOLVE_TENANT } from './resolve-tenant.ts';
 export { REMEMBER_MISS } from './remember.ts';
-export { FORGET_RESOLVE } from './invalidate-tenant.ts';
 export { normalizeHost, normalizeSlug, isChoosableSlug, isCustomDomain } from './host.ts';
 export { MAX_DOMAINS_PER_ORGANIZATION, RESOLVE_MISSES_MAX } from './policy.ts';
 export { orgSettingsSchema } from './org-settings.ts';

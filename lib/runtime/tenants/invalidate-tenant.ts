@@ -1,7 +1,7 @@
 // After a change to a tenant commits: its resolve entries (every slug and domain it had or has) are deleted and its org
 // cache generation is bumped, in one pipeline (one round trip). Best effort: the TTLs are the backstop.
 import type { Deps } from '../../deps.ts';
-import { redisCall, type LuaScript } from '../../redis/index.ts';
+import { defineScript, redisCall, scriptWire } from '../../redis/index.ts';
 import { generationBump } from '../cache/index.ts';
 import { resolveKeys } from './resolve-keys.ts';
 
@@ -11,8 +11,12 @@ import { resolveKeys } from './resolve-keys.ts';
  * Deletes the entries and takes the names out of the miss sets, so a newly claimed domain or slug resolves at once.
  * Idempotent. Returns the number of entries deleted.
  */
-export const FORGET_RESOLVE: LuaScript = {
+export const FORGET_RESOLVE = defineScript({
   name: 'tenants.forgetResolve',
+  keys: ['slugMisses', 'domainMisses'],
+  args: ['slugCount'],
+  restKeys: 'entries',
+  restArgs: 'members',
   source: `
 local slug_misses_key = KEYS[1]
 local domain_misses_key = KEYS[2]
@@ -30,7 +34,7 @@ for i = 2, #ARGV do
 end
 return deleted
 `,
-};
+});
 
 export interface TenantNames {
   organizationId: string;
@@ -56,11 +60,15 @@ export async function invalidateTenant(deps: Deps, names: TenantNames): Promise<
       const pipeline = deps.redis.retrySafe.pipeline();
       pipeline.set(bump.key, bump.value, { ex: bump.ttlSeconds });
       // EVAL with the body: off the hot path, and a pipeline cannot fall back from a NOSCRIPT inside it.
-      pipeline.eval(
-        FORGET_RESOLVE.source,
-        [deps.keys.tenantResolveSlugMisses(), deps.keys.tenantResolveDomainMisses(), ...[...slugKeys, ...hostKeys].map((k) => k.entry)],
-        [String(slugKeys.length), ...slugKeys.map((k) => k.member), ...hostKeys.map((k) => k.member)],
-      );
+      const { keys, args } = scriptWire(FORGET_RESOLVE, {
+        keys: {
+          slugMisses: deps.keys.tenantResolveSlugMisses(),
+          domainMisses: deps.keys.tenantResolveDomainMisses(),
+          entries: [...slugKeys, ...hostKeys].map((k) => k.entry),
+        },
+        args: { slugCount: slugKeys.length, members: [...slugKeys.map((k) => k.member), ...hostKeys.map((k) => k.member)] },
+      });
+      pipeline.eval(FORGET_RESOLVE.source, keys, args);
       return pipeline.exec({ keepErrors: true });
     });
   } catch {

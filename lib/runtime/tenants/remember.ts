@@ -2,7 +2,7 @@
 // bounded sorted set. Best effort: a failed write is a WARN, the caller's answer stands.
 import type { Deps } from '../../deps.ts';
 import { errorKind } from '../../log/logger.ts';
-import { encodeJson, redisCall, runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, encodeJson, redisCall, runScript } from '../../redis/index.ts';
 import { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_MISS_TTL_SECONDS, RESOLVE_MISSES_MAX } from './policy.ts';
 import { publicTenantSchema, type PublicTenant } from './public-tenant.ts';
 import type { ResolveKeys } from './resolve-keys.ts';
@@ -13,8 +13,10 @@ import type { ResolveKeys } from './resolve-keys.ts';
  * ARGV[5] the set's TTL (seconds)
  * Prunes expired members, adds this one, evicts the soonest-expiring beyond the cap, sets the TTL. Returns the evicted count.
  */
-export const REMEMBER_MISS: LuaScript = {
+export const REMEMBER_MISS = defineScript({
   name: 'tenants.rememberMiss',
+  keys: ['misses'],
+  args: ['member', 'expiresAt', 'now', 'maxMembers', 'setTtl'],
   source: `
 local misses_key = KEYS[1]
 local member = ARGV[1]
@@ -33,7 +35,7 @@ end
 redis.call('EXPIRE', misses_key, set_ttl)
 return over
 `,
-};
+});
 
 export async function rememberResolution(
   deps: Deps,
@@ -48,18 +50,16 @@ export async function rememberResolution(
       // atMostOnce: a retry landing after an invalidation's DEL would put the old payload back for a minute.
       await redisCall('tenants.resolve.cache', () => deps.redis.atMostOnce.set(keys.entry, value, { ex: RESOLVE_CACHE_TTL_SECONDS }));
     } else {
-      await runScript(
-        deps.redis.atMostOnce,
-        REMEMBER_MISS,
-        [keys.misses],
-        [
-          keys.member,
-          String(nowMs + RESOLVE_MISS_TTL_SECONDS * 1000),
-          String(nowMs),
-          String(RESOLVE_MISSES_MAX),
-          String(RESOLVE_MISS_TTL_SECONDS),
-        ],
-      );
+      await runScript(deps.redis.atMostOnce, REMEMBER_MISS, {
+        keys: { misses: keys.misses },
+        args: {
+          member: keys.member,
+          expiresAt: nowMs + RESOLVE_MISS_TTL_SECONDS * 1000,
+          now: nowMs,
+          maxMembers: RESOLVE_MISSES_MAX,
+          setTtl: RESOLVE_MISS_TTL_SECONDS,
+        },
+      });
     }
   } catch (error) {
     deps.logger.warn('tenant_resolve_cache_write_failed', { errorKind: errorKind(error), correlationId });

@@ -2,7 +2,7 @@
 // (one round trip); a miss or an unreachable Redis reads PostgreSQL. Fails open, loudly, and never widens the payload.
 import type { Deps } from '../../deps.ts';
 import { errorKind } from '../../log/logger.ts';
-import { decodeJson, runScript, type LuaScript } from '../../redis/index.ts';
+import { decodeJson, defineScript, runScript } from '../../redis/index.ts';
 import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
 import { lookupTenant, type ResolveQuery } from './lookup.ts';
 import { publicTenantSchema, toPublicTenant, type PublicTenant } from './public-tenant.ts';
@@ -17,8 +17,10 @@ import { RESOLVE_SCOPE, resolveKeys } from './resolve-keys.ts';
  * Returns {count, ttl, 'limited'} over the limit (nothing read), {count, ttl, 'hit', payload}, {count, ttl, 'unknown'}
  * for a remembered miss, or {count, ttl, 'miss'}.
  */
-export const RESOLVE_TENANT: LuaScript = {
+export const RESOLVE_TENANT = defineScript({
   name: 'tenants.resolve',
+  keys: ['counter', 'entry', 'misses'],
+  args: ['windowTtl', 'limit', 'member', 'now'],
   source: `
 local counter_key = KEYS[1]
 local entry_key = KEYS[2]
@@ -42,7 +44,7 @@ if expires_at and tonumber(expires_at) > now then
 end
 return {count, ttl, 'miss'}
 `,
-};
+});
 
 export interface ResolveInput {
   query: ResolveQuery;
@@ -65,12 +67,10 @@ export async function resolveTenant(deps: Deps, input: ResolveInput): Promise<Re
   let reply: unknown;
   try {
     // The throttle client: 500 ms, no retry (a retried INCR would count twice); the cache read rides along.
-    reply = await runScript(
-      deps.redis.throttle,
-      RESOLVE_TENANT,
-      [window.key, keys.entry, keys.misses],
-      [String(window.ttlSeconds), String(window.limit), keys.member, String(deps.clock.now())],
-    );
+    reply = await runScript(deps.redis.throttle, RESOLVE_TENANT, {
+      keys: { counter: window.key, entry: keys.entry, misses: keys.misses },
+      args: { windowTtl: window.ttlSeconds, limit: window.limit, member: keys.member, now: deps.clock.now() },
+    });
   } catch (error) {
     // Fail open (docs/design/failure-semantics.md#failure-semantics): the limiter is off and the cache skipped while Redis is down; this
     // WARN is the only signal. It names neither key nor address; nothing is written back in this request.

@@ -1,6 +1,6 @@
 // throttle.hit: one script counts a hit in its fixed window; over the limit is a typed refusal, an unreachable Redis lets the hit through.
 import { errorKind } from '../../log/logger.ts';
-import { runScript, type LuaScript } from '../../redis/index.ts';
+import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_THROTTLE_HIT } from './lua.ts';
 import { throttleWindow, type ThrottleSubject } from './window.ts';
@@ -10,8 +10,10 @@ import { throttleWindow, type ThrottleSubject } from './window.ts';
  * ARGV[1] seconds left in the window (the TTL of a new or TTL-less counter)
  * Returns {count, seconds left}.
  */
-export const THROTTLE_HIT: LuaScript = {
+export const THROTTLE_HIT = defineScript({
   name: 'throttle.hit',
+  keys: ['counter'],
+  args: ['windowTtl'],
   source: `
 local counter_key = KEYS[1]
 local window_ttl = tonumber(ARGV[1])
@@ -19,7 +21,7 @@ ${LUA_THROTTLE_HIT}
 local count, ttl = hit_throttle(counter_key, window_ttl)
 return {count, ttl}
 `,
-};
+});
 
 export type ThrottleOutcome = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
@@ -36,7 +38,7 @@ export async function hitThrottle(deps: Deps, target: ThrottleSubject & { correl
   const window = await throttleWindow(deps, target);
   let reply: unknown;
   try {
-    reply = await runScript(deps.redis.throttle, THROTTLE_HIT, [window.key], [String(window.ttlSeconds)]);
+    reply = await runScript(deps.redis.throttle, THROTTLE_HIT, { keys: { counter: window.key }, args: { windowTtl: window.ttlSeconds } });
   } catch (error) {
     // Fail open (docs/design/failure-semantics.md#failure-semantics): availability wins, this WARN is the signal. No key, no subject.
     deps.logger.warn('throttle_unavailable', { action: target.action, errorKind: errorKind(error), correlationId: target.correlationId });

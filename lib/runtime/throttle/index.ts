@@ -2,7 +2,7 @@
 import { hitThrottle } from './hit-throttle.ts';
 
 export const throttle = { hit: hitThrottle };
-export { THROTTLE_HIT, retryAfter } from './hit-throttle.ts';
+export { retryAfter } from './hit-throttle.ts';
 export { LUA_THROTTLE_HIT } from './lua.ts';
 export { THROTTLE_LIMITS } from './limits.ts';
 export { throttleWindow } from './window.ts';

@@ -1,13 +1,10 @@
-// Named Lua scripts run by EVALSHA with an EVAL fallback on NOSCRIPT: the script text crosses the wire once per Redis restart.
+// Runs a declared Lua script by EVALSHA with an EVAL fallback on NOSCRIPT: the script text crosses the wire once per Redis restart.
 import type { Redis } from '@upstash/redis/cloudflare';
 import { redisCall } from './errors.ts';
+import type { LuaScript } from './lua-script.ts';
+import { scriptWire } from './script-wire.ts';
 
 // Not on @upstash/redis's createScript: a Script binds one client (we run three) and shows its SHA only in a deprecated field.
-
-export interface LuaScript {
-  name: string;
-  source: string;
-}
 
 const shaCache = new Map<string, Promise<string>>();
 
@@ -30,13 +27,14 @@ interface RunScriptOptions {
   sendBody?: boolean;
 }
 
-export async function runScript(
+/** `runScript(client, THROTTLE_HIT, { keys: { counter: key }, args: { windowTtl: 60 } })`. */
+export async function runScript<Call>(
   client: Redis,
-  script: LuaScript,
-  keys: string[],
-  args: string[],
+  script: LuaScript<Call>,
+  call: NoInfer<Call>,
   options: RunScriptOptions = {},
 ): Promise<unknown> {
+  const { keys, args } = scriptWire(script, call);
   if (options.sendBody === true) return redisCall(script.name, () => client.eval(script.source, keys, args));
   const sha = await scriptSha(script);
   return redisCall(script.name, async () => {
