@@ -9,7 +9,7 @@ export interface ScriptDeclaration<K extends string, A extends string, RK extend
   args: readonly A[];
   restKeys?: RK;
   restArgs?: RA;
-  /** Starts with the prologue that binds every declared name. */
+  /** Starts with the prologue that binds every declared name (test/unit/lua-scripts.test.ts checks it). */
   source: string;
 }
 

@@ -22,7 +22,7 @@ export type ScriptCall<K extends string, A extends string, RK extends string = n
 declare const callShape: unique symbol;
 
 export interface LuaScript<Call = unknown> {
-  /** Names the script in errors, logs and test reports; no two scripts share one. */
+  /** Names the script in errors, logs and test reports; no two scripts share one (test/unit/lua-registry.test.ts). */
   readonly name: string;
   /** KEYS[1], KEYS[2], …: the source's prologue binds KEYS[n] to `local <name in snake_case>_key`. */
   readonly keys: readonly string[];
