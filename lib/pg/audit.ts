@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   'session.revoked',
   'session.created',
   'session.refresh_reused',
+  'session.idle_ended',
   'session.revoked_all',
   'session.revoked_by_admin',
   'auth.password_reset',
