@@ -269,6 +269,23 @@ describe('the session in cookies', () => {
     expect(stale.setCookieHeaders.some((h) => h.startsWith('rs_console_access=;'))).toBe(true);
   });
 
+  it('two tabs refreshing at once (one cookie jar) both get a working pair, and the session goes on', async () => {
+    const org = await stack.seedOrganization();
+    const { console } = await signedIn(org);
+    const first = console.cookies.get('rs_console_refresh')!.value;
+    // Both requests carry the same refresh cookie: neither answer has arrived when the other is sent.
+    const answers = await Promise.all([console.send('POST', '/console/session/refresh'), console.send('POST', '/console/session/refresh')]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const next = console.cookies.get('rs_console_refresh')!.value;
+    expect(next).not.toBe(first);
+    // Each answer clears the cookie first and then writes the next one: the same one in both.
+    const written = answers.flatMap((answer) => answer.headers.getSetCookie()).filter((h) => /^rs_console_refresh=[^;]/.test(h));
+    expect(written).toEqual([expect.stringContaining(encodeURIComponent(next)), expect.stringContaining(encodeURIComponent(next))]);
+    expect((await console.send('GET', `/console/api/orgs/${org.organizationId}/invites`)).status).toBe(200);
+    expect((await console.send('POST', '/console/session/refresh')).status).toBe(200);
+    expect((await console.send('GET', `/console/api/orgs/${org.organizationId}/invites`)).status).toBe(200);
+  });
+
   it('logs out: the API session is revoked and every session cookie cleared', async () => {
     const org = await stack.seedOrganization();
     const { console } = await signedIn(org);
