@@ -68,6 +68,8 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     SECRETS_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     // The bench's tokens outlive a full run (an hour); the verifier refuses tokens longer than this.
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(BENCH_TOKEN_TTL_SECONDS),
+    // The longest grace, so every timed retry of auth.refresh.retry falls within it however slow the machine.
+    REFRESH_RETRY_GRACE_SECONDS: '300',
     PASSWORD_RESET_LINK_BASE: 'https://bench.runstate.test/auth/password-reset',
     OPERATOR_TOKEN_HASHES: `bench:${createHash('sha256').update(operatorSecret).digest('hex')}`,
     ...services.env,

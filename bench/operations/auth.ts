@@ -91,4 +91,28 @@ export const refreshBench: OperationBench = {
   },
 };
 
-export const authBenches: OperationBench[] = [loginBench, loginWrongPasswordBench, loginUnknownBench, refreshBench];
+export const refreshRetryBench: OperationBench = {
+  name: 'auth.refresh.retry',
+  describe:
+    'POST /auth/refresh with a token already spent, its successor unused, within the grace: the same PostgreSQL function answers the same successor, writing nothing, then a signed token',
+  async prepare(stack) {
+    const [account] = await accounts(stack, 1);
+    const first = await login(stack, account as Account, callerIp(5, 0));
+    if (first.status !== 200) throw new Error(`auth.refresh.retry: the setup login answered ${first.status}`);
+    const spent = ((await first.json()) as { refreshToken: string }).refreshToken;
+    // Spent once, untimed: every timed call is the retry of a refresh whose reply was lost.
+    const rotated = await stack.request('POST', '/auth/refresh', { body: { refreshToken: spent } });
+    const successor = ((await rotated.json()) as { refreshToken?: string }).refreshToken;
+    if (rotated.status !== 200 || successor === undefined)
+      throw new Error(`auth.refresh.retry: the setup refresh answered ${rotated.status}`);
+    return async () => {
+      const response = await stack.request('POST', '/auth/refresh', { body: { refreshToken: spent } });
+      const body = (await response.json()) as { refreshToken?: string };
+      // Past the grace (REFRESH_RETRY_GRACE_SECONDS in bench/stack.ts) the retry is reuse and ends the session: stop.
+      if (response.status !== 200 || body.refreshToken !== successor)
+        throw new Error(`auth.refresh.retry: expected HTTP 200 with the same successor, got ${response.status}`);
+    };
+  },
+};
+
+export const authBenches: OperationBench[] = [loginBench, loginWrongPasswordBench, loginUnknownBench, refreshBench, refreshRetryBench];

@@ -11,6 +11,7 @@ import { kdfBench } from './kdf.ts';
 import { mfaVerifyBench } from './mfa.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
+import { sessionsListBench } from './sessions.ts';
 import { singleUseBenches } from './single-use.ts';
 import { throttleHitBench } from './throttle.ts';
 import { tenantBenches } from './tenants.ts';
@@ -27,6 +28,7 @@ export const operationBenches: OperationBench[] = [
   ...singleUseBenches,
   mfaVerifyBench,
   ...tenantBenches,
+  sessionsListBench,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];

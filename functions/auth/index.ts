@@ -3,7 +3,7 @@ import { logout } from '../../lib/auth/logout.ts';
 import { signIn } from '../../lib/auth/sign-in.ts';
 import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
-import { invalidCredentials, notConfigured, rateLimited, refreshInvalid } from '../../lib/http/app-error.ts';
+import { invalidCredentials, notConfigured, rateLimited, refreshInvalid, tenantSuspended } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
@@ -17,6 +17,7 @@ authFunction.openapi(signInRoute, async (c) => {
     email: body.email,
     password: body.password,
     clientIp: c.get('clientIp'),
+    userAgent: c.req.header('user-agent'),
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
@@ -38,7 +39,7 @@ authFunction.openapi(refreshRoute, async (c) => {
     refreshToken: c.req.valid('json').refreshToken,
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw refreshInvalid();
+  if (!outcome.ok) throw outcome.reason === 'suspended' ? tenantSuspended() : refreshInvalid();
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });
 

@@ -25,7 +25,10 @@ export const refreshRoute = createRoute({
   summary: 'Exchange a refresh token for a new access token and the next refresh token',
   middleware: [noStore] as const,
   request: { body: { ...json(refreshBody), required: true } },
-  responses: { 200: { description: 'refreshed', ...json(sessionTokensSchema) }, ...errorResponses(400, 401, 503) },
+  responses: {
+    200: { description: 'refreshed, or (a retry within the grace) the same next refresh token again', ...json(sessionTokensSchema) },
+    ...errorResponses(400, 401, 403, 503),
+  },
 });
 
 export const logoutRoute = createRoute({

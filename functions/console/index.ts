@@ -96,7 +96,10 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   consoleFunction.get('/console/dev-login', async (c) => {
     const deps = c.get('deps');
     if (deps.config.appEnv !== 'dev') throw notFound('no such route');
-    const outcome = await openDevLoginSession(deps, c.req.query('code') ?? '', c.get('correlationId'));
+    const outcome = await openDevLoginSession(deps, c.req.query('code') ?? '', {
+      userAgent: c.req.header('user-agent'),
+      correlationId: c.get('correlationId'),
+    });
     if (!outcome.ok) {
       if (outcome.reason === 'not-dev') throw notFound('no such route');
       throw unauthenticated(

@@ -43,7 +43,11 @@ mfaFunction.openapi(confirmRoute, async (c) => {
 
 mfaFunction.openapi(verifyRoute, async (c) => {
   const body = c.req.valid('json');
-  const outcome = await verifyMfa(c.get('deps'), { ...body, correlationId: c.get('correlationId') });
+  const outcome = await verifyMfa(c.get('deps'), {
+    ...body,
+    userAgent: c.req.header('user-agent'),
+    correlationId: c.get('correlationId'),
+  });
   if (!outcome.ok) {
     if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
     throw mfaInvalid();

@@ -50,6 +50,7 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
   const outcome = await completeOidcSignIn(deps, {
     providerId,
     parameters: new URL(c.req.url).searchParams,
+    userAgent: c.req.header('user-agent'),
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) throw outcome.reason === 'unknown-provider' ? unknownProvider() : oidcFailed();

@@ -1,15 +1,49 @@
-// The sessions function: sign out everywhere, an admin's revoke of a member's sessions, the active context and the
-// memberships it is chosen from.
+// The sessions function: the session list (own, or a member's for an admin), ending one session, sign out everywhere,
+// an admin's revoke of a member's sessions, the active context and the memberships it is chosen from.
 import { listMemberships } from '../../lib/auth/memberships.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
+import { endOwnSession } from '../../lib/auth/sessions/end-session.ts';
+import { listMemberSessions, listOwnSessions } from '../../lib/auth/sessions/list-sessions.ts';
 import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
 import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
 import { forbidden, notFound, tokenRevoked, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { activeContext } from '../../lib/auth/context/index.ts';
-import { membershipsRoute, readContextRoute, resetContextRoute, revokeAllRoute, revokeMemberRoute, setContextRoute } from './routes.ts';
+import {
+  endSessionRoute,
+  listSessionsRoute,
+  memberSessionsRoute,
+  membershipsRoute,
+  readContextRoute,
+  resetContextRoute,
+  revokeAllRoute,
+  revokeMemberRoute,
+  setContextRoute,
+} from './routes.ts';
 
 export const sessionsFunction = createFunctionApp();
+
+sessionsFunction.openapi(listSessionsRoute, async (c) => {
+  return c.json({ sessions: await listOwnSessions(c.get('deps'), c.get('auth')) }, 200);
+});
+
+sessionsFunction.openapi(endSessionRoute, async (c) => {
+  const { sessionId } = c.req.valid('param');
+  const principal = await c.get('auth').principal();
+  const outcome = await endOwnSession(c.get('deps'), principal, sessionId.toLowerCase(), c.get('correlationId'));
+  if (!outcome.ok) throw notFound('no session of yours with that id');
+  return c.body(null, 204);
+});
+
+sessionsFunction.openapi(memberSessionsRoute, async (c) => {
+  const { orgId, userId } = c.req.valid('param');
+  const deps = c.get('deps');
+  const organizationId = orgId.toLowerCase();
+  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const outcome = await listMemberSessions(deps, { organizationId, memberUserId: userId.toLowerCase() });
+  if (!outcome.ok) throw notFound('no member with that id in this organisation');
+  return c.json({ sessions: outcome.sessions }, 200);
+});
 
 sessionsFunction.openapi(revokeAllRoute, async (c) => {
   const outcome = await revokeAllSessions(c.get('deps'), await c.get('auth').principal(), c.get('correlationId'));

@@ -2,7 +2,16 @@
 import { createRoute } from '@hono/zod-openapi';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
-import { contextResponse, memberParams, membershipsResponse, sessionsRevokedResponse, setContextBody } from './schemas.ts';
+import {
+  contextResponse,
+  memberParams,
+  memberSessionsResponse,
+  membershipsResponse,
+  ownSessionsResponse,
+  sessionParams,
+  sessionsRevokedResponse,
+  setContextBody,
+} from './schemas.ts';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -16,6 +25,35 @@ export const revokeAllRoute = createRoute({
   security: bearerSecurity,
   middleware: [requireAuth] as const,
   responses: { 200: { description: 'revoked', ...json(sessionsRevokedResponse) }, ...errorResponses(401, 503) },
+});
+
+export const listSessionsRoute = createRoute({
+  method: 'get',
+  path: '/auth/sessions',
+  summary: "The caller's live sessions, newest first (the presenting one marked current)",
+  security: bearerSecurity,
+  middleware: [requireAuth] as const,
+  responses: { 200: { description: 'the sessions', ...json(ownSessionsResponse) }, ...errorResponses(401, 503) },
+});
+
+export const endSessionRoute = createRoute({
+  method: 'delete',
+  path: '/auth/sessions/{sessionId}',
+  summary: "End one of the caller's own sessions (another user's or an unknown id is 404)",
+  security: bearerSecurity,
+  middleware: [requireAuth] as const,
+  request: { params: sessionParams },
+  responses: { 204: { description: 'ended' }, ...errorResponses(400, 401, 404, 503) },
+});
+
+export const memberSessionsRoute = createRoute({
+  method: 'get',
+  path: '/orgs/{orgId}/members/{userId}/sessions',
+  summary: "A member's live sessions opened in this organisation (OrganizationAdmin)",
+  security: bearerSecurity,
+  middleware: [requireAuth] as const,
+  request: { params: memberParams },
+  responses: { 200: { description: 'the sessions', ...json(memberSessionsResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
 });
 
 export const revokeMemberRoute = createRoute({

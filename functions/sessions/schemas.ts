@@ -2,8 +2,15 @@
 import * as z from 'zod';
 import { membershipSchema } from '../../lib/auth/memberships.ts';
 import { activeContextSchema } from '../../lib/auth/context/index.ts';
+import { memberSessionSchema, ownSessionSchema } from '../../lib/auth/sessions/list-sessions.ts';
 
 export const memberParams = z.strictObject({ orgId: z.uuid(), userId: z.uuid() });
+
+export const sessionParams = z.strictObject({ sessionId: z.uuid() });
+
+export const ownSessionsResponse = z.object({ sessions: z.array(ownSessionSchema) });
+
+export const memberSessionsResponse = z.object({ sessions: z.array(memberSessionSchema) });
 
 export const sessionsRevokedResponse = z.object({
   revoked: z.number().int().min(0).describe('Sessions this call ended (one already revoked or ended is not counted again).'),

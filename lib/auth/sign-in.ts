@@ -15,6 +15,8 @@ export interface SignInInput {
   password: string;
   /** The caller's address as the runtime's edge reports it; undefined counts under one shared "unknown" bucket. */
   clientIp: string | undefined;
+  /** The client's User-Agent header, recorded with the session. */
+  userAgent: string | undefined;
   correlationId: string;
 }
 
@@ -88,6 +90,7 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
     email: user.email,
     organizationId: input.organizationId,
     method: 'password',
+    userAgent: input.userAgent,
     correlationId: input.correlationId,
   });
   return { ok: true, kind: 'signed-in', tokens };

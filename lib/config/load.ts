@@ -22,6 +22,17 @@ export const ACCESS_TOKEN_MAX_LIFETIME_SECONDS = 900;
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
 /** A signed-in session lasts a working day at most; its refresh tokens and active context end with it. */
 export const SESSION_TTL_SECONDS = 43_200;
+/**
+ * A session not refreshed for two hours ends at its next refresh: a client in use refreshes at least once per access
+ * token (15 minutes), so this is an abandoned one, and it ends well before the working day does.
+ */
+export const SESSION_IDLE_TIMEOUT_SECONDS = 7_200;
+/** Long enough for a client to retry a refresh whose reply was lost; short next to the token's life (docs/design/sign-in.md#a-retried-refresh). */
+export const REFRESH_RETRY_GRACE_SECONDS = 30;
+/** Ended sessions are kept a month (who signed in from where, for the owner and support), then deleted. */
+export const SESSION_RETENTION_DAYS = 30;
+/** A finished audit export's file is for downloading, not for keeping: a week. */
+export const EXPORT_RETENTION_DAYS = 7;
 
 /** Per task and run: enough for a few hundred index members or sessions, small enough for one Worker invocation. */
 export const CRON_TASK_COMMAND_BUDGET = 1_000;
@@ -62,8 +73,13 @@ export interface Config {
   inviteTtlSeconds: number;
   inviteMaxActivePerOrg: number;
   accessTokenMaxLifetimeSeconds: number;
-  /** Sign-in: the access tokens' lifetime (≤ accessTokenMaxLifetimeSeconds) and the sessions' longest life. */
-  signIn: { accessTokenTtlSeconds: number; sessionTtlSeconds: number };
+  /**
+   * Sign-in: the access tokens' lifetime (≤ accessTokenMaxLifetimeSeconds), the sessions' longest life, how long one may
+   * go unrefreshed, and how long a spent refresh token may be retried.
+   */
+  signIn: { accessTokenTtlSeconds: number; sessionTtlSeconds: number; sessionIdleTimeoutSeconds: number; refreshRetryGraceSeconds: number };
+  /** What the scheduled retention keeps, in days: ended sessions, finished audit exports. */
+  retention: { sessionDays: number; exportDays: number };
   /** Password reset, when PASSWORD_RESET_LINK_BASE is set: the link's base (built from configuration, never a Host header). */
   passwordReset?: { linkBase: string };
   /** The HTTP email API notifications go through (lib/notify/email-api.ts). */
@@ -194,6 +210,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (accessTokenTtl > maxLifetime) {
     problems.push('ACCESS_TOKEN_TTL_SECONDS: must not exceed ACCESS_TOKEN_MAX_LIFETIME_SECONDS (the verifier refuses longer tokens)');
   }
+  const idleTimeout = e.SESSION_IDLE_TIMEOUT_SECONDS ?? SESSION_IDLE_TIMEOUT_SECONDS;
+  if (idleTimeout < accessTokenTtl) {
+    // A client that refreshes when its access token runs out would find its session idle every time.
+    problems.push('SESSION_IDLE_TIMEOUT_SECONDS: must be at least ACCESS_TOKEN_TTL_SECONDS (a client refreshes once per access token)');
+  }
   if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
 
   const redis = { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN };
@@ -216,7 +237,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     inviteTtlSeconds: e.INVITE_TTL_SECONDS ?? INVITE_TTL_SECONDS,
     inviteMaxActivePerOrg: e.INVITE_MAX_ACTIVE_PER_ORG ?? INVITE_MAX_ACTIVE_PER_ORG,
     accessTokenMaxLifetimeSeconds: maxLifetime,
-    signIn: { accessTokenTtlSeconds: accessTokenTtl, sessionTtlSeconds: e.SESSION_TTL_SECONDS ?? SESSION_TTL_SECONDS },
+    signIn: {
+      accessTokenTtlSeconds: accessTokenTtl,
+      sessionTtlSeconds: e.SESSION_TTL_SECONDS ?? SESSION_TTL_SECONDS,
+      sessionIdleTimeoutSeconds: idleTimeout,
+      refreshRetryGraceSeconds: e.REFRESH_RETRY_GRACE_SECONDS ?? REFRESH_RETRY_GRACE_SECONDS,
+    },
+    retention: {
+      sessionDays: e.SESSION_RETENTION_DAYS ?? SESSION_RETENTION_DAYS,
+      exportDays: e.EXPORT_RETENTION_DAYS ?? EXPORT_RETENTION_DAYS,
+    },
     ssoHandoffAudiences: handoffAudiences,
     ...(e.PASSWORD_RESET_LINK_BASE !== undefined ? { passwordReset: { linkBase: e.PASSWORD_RESET_LINK_BASE } } : {}),
     ...(e.NOTIFY_EMAIL_API_URL !== undefined && e.NOTIFY_EMAIL_API_TOKEN !== undefined && e.NOTIFY_EMAIL_FROM !== undefined

@@ -53,6 +53,14 @@ export const envSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).optional(),
   /** How long a signed-in session lives at most: its refresh tokens and its active context end with it. */
   SESSION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).optional(),
+  /** How long a signed-in session may go unrefreshed: a refresh after that much idleness ends it. */
+  SESSION_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(60).max(2_592_000).optional(),
+  /** How long after a refresh the same refresh token may be presented again (a lost reply's retry); 0: never. */
+  REFRESH_RETRY_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).optional(),
+  /** Days an ended session (and its refresh tokens) is kept before the scheduled retention deletes it. */
+  SESSION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).optional(),
+  /** Days a finished audit export (its job and file) is kept before the scheduled retention deletes it. */
+  EXPORT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).optional(),
   SECRETS_KEYS: optionalText,
   INDEX_HASH_KEY: z.string().min(32, 'at least 32 characters'),
   WEBHOOK_SECRET: z

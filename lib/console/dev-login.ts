@@ -28,11 +28,15 @@ export async function issueDevLoginCode(deps: Deps, user: DevLoginUser, correlat
 export type DevLoginOutcome = { ok: true; tokens: SessionTokens } | { ok: false; reason: 'not-dev' | 'invalid' };
 
 /** Consumes the code once and opens a session as sign-in does (audited as session.created, method dev-link). */
-export async function openDevLoginSession(deps: Deps, code: string, correlationId: string): Promise<DevLoginOutcome> {
+export async function openDevLoginSession(
+  deps: Deps,
+  code: string,
+  request: { userAgent: string | undefined; correlationId: string },
+): Promise<DevLoginOutcome> {
   if (deps.config.appEnv !== 'dev') return { ok: false, reason: 'not-dev' };
   const consumed = await singleUse.consume(deps, 'console-dev-login', devLoginSchema, code);
   if (!consumed.ok) return { ok: false, reason: 'invalid' };
   const { userId, organizationId, email } = consumed.value;
-  const tokens = await openSession(deps, { userId, email, organizationId, method: 'dev-link', correlationId });
+  const tokens = await openSession(deps, { userId, email, organizationId, method: 'dev-link', ...request });
   return { ok: true, tokens };
 }

@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   'session.revoked',
   'session.created',
   'session.refresh_reused',
+  'session.idle_ended',
   'session.revoked_all',
   'session.revoked_by_admin',
   'auth.password_reset',
@@ -122,13 +123,27 @@ export function countedAuditInsert(
   firstParam: number,
 ): Statement {
   const { params } = auditStatement({ ...event, details: { ...event.details, [count.detail]: 0 } }, now);
+  return auditInsertSelect(params, firstParam, `jsonb_build_object('${count.detail}', (${count.sql}))`, count.when);
+}
+
+/**
+ * The audit INSERT … SELECT for a data-modifying WITH that records a change only when it happened: written when `when`
+ * (SQL of the caller's code over that statement's own CTEs, never input) holds, and not at all otherwise. Validated
+ * like auditStatement; parameters numbered from `firstParam`, after the statement's own.
+ */
+export function conditionalAuditInsert(event: AuditEvent, now: Date, when: string, firstParam: number): Statement {
+  return auditInsertSelect(auditStatement(event, now).params, firstParam, undefined, when);
+}
+
+function auditInsertSelect(params: unknown[], firstParam: number, extraDetails: string | undefined, when: string | undefined): Statement {
   const p = (index: number) => `$${firstParam + index}`;
   return {
     text:
       'INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, action, correlation_id, details) ' +
       `SELECT ${p(0)}::uuid, ${p(1)}::timestamptz, ${p(2)}::uuid, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::uuid, ${p(6)}::text, ${p(7)}::text, ` +
-      `${p(8)}::jsonb || jsonb_build_object('${count.detail}', (${count.sql}))` +
-      (count.when === undefined ? '' : ` WHERE ${count.when}`),
+      `${p(8)}::jsonb` +
+      (extraDetails === undefined ? '' : ` || ${extraDetails}`) +
+      (when === undefined ? '' : ` WHERE ${when}`),
     params,
   };
 }

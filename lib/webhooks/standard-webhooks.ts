@@ -20,7 +20,8 @@ export interface WebhookHeaders {
 const SECRET_PREFIX = 'whsec_';
 // Svix issues 24-byte secrets, docs/deploy.md generates 32; fewer than 16 is a configuration mistake.
 const MIN_KEY_BYTES = 16;
-const DEFAULT_TOLERANCE_SECONDS = 300;
+/** How far a delivery's signed timestamp may be from now, either way; a replay outside it is refused as stale. */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
 // An oversize header is refused before any HMAC is computed, so a sender cannot make us compute many.
 const MAX_SIGNATURE_HEADER_CHARS = 4096;
 const MAX_SIGNATURES = 10;
@@ -51,7 +52,7 @@ export async function verifyStandardWebhook(input: {
   if (entries.length === 0 || entries.length > MAX_SIGNATURES) return { ok: false, reason: 'bad-signature' };
 
   const timestampSeconds = Number(timestamp);
-  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const tolerance = input.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS;
   if (Math.abs(Math.floor(input.nowMs / 1000) - timestampSeconds) > tolerance) return { ok: false, reason: 'stale' };
 
   const key = await hmacKey(input.secret);

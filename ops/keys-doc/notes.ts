@@ -231,9 +231,11 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     ttl: 'The remaining life of the revoked token (its exp minus now)',
     allowedPayload: ["'1' (presence marker; the read path only checks existence)"],
     forbiddenPayload: ['the token', 'the raw jti', 'token claims', 'user data'],
-    auditCounterpart: 'The revocation audit event in PostgreSQL',
+    auditCounterpart:
+      "None: it ends one token whose sid names another user's session (logout, sign out everywhere), which nothing in PostgreSQL records; the session_owner_mismatch WARN says so",
     cleanup: 'Expire by TTL only; an early delete would un-revoke a live token',
-    notes: 'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment.',
+    notes:
+      'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment. Written by lib/runtime/revocation/revoke-token.ts; the denylist repair cannot write it again (no row holds it), so a lost entry lets that one token pass until its exp.',
   },
   passwordResetToken: {
     ttl: `Exactly ${SINGLE_USE_TTL_SECONDS['password-reset']} s from the request`,

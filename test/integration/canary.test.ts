@@ -1,6 +1,8 @@
-// Canary: a known invite token appears nowhere but the create response — no Redis key or value, no PostgreSQL row, no log line.
+// Canary: a known invite token appears nowhere but the create response, and a refresh token nowhere but the answers that
+// hand it out (a retry's included) — no Redis key or value, no PostgreSQL row, no log line, no error body.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sha256Hex } from '../../lib/crypto/index.ts';
+import { passwordSignIn } from '../support/sessions.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -30,7 +32,7 @@ async function everythingStored(s: TestStack): Promise<string> {
     if (type === 'string') parts.push((await s.redis.get(key)) ?? '');
     if (type === 'zset') parts.push((await s.redis.zrange(key, 0, -1, 'WITHSCORES')).join(' '));
   }
-  for (const table of ['organizations', 'locations', 'users', 'role_assignments', 'sessions', 'audit_events']) {
+  for (const table of ['organizations', 'locations', 'users', 'role_assignments', 'sessions', 'refresh_tokens', 'audit_events']) {
     const rows = await s.db.query(`SELECT * FROM ${table}`);
     parts.push(JSON.stringify(rows.rows));
   }
@@ -92,4 +94,42 @@ it('an invite token is seen once, in the create response, and nowhere else throu
   expect(findLeaks(responses[0]!, token)).not.toEqual([]);
   // The accept that finally succeeded is among the scanned responses.
   expect(responses.at(-2)).toContain(org.organizationId);
+});
+
+it('refresh tokens, a retried one and a stolen one included, are seen only in the answers that hand them out', async () => {
+  const org = await stack.seedOrganization();
+  const session = await (await passwordSignIn(stack, { userId: org.adminId, email: org.adminEmail }))(org.organizationId);
+  const shown: string[] = [session.refreshToken];
+  const errors: string[] = [];
+  const refresh = async (refreshToken: string): Promise<string | undefined> => {
+    const response = await stack.request('POST', '/auth/refresh', { body: { refreshToken } });
+    const text = await response.text();
+    if (response.status !== 200) {
+      errors.push(text);
+      return undefined;
+    }
+    const next = (JSON.parse(text) as { refreshToken: string }).refreshToken;
+    shown.push(next);
+    return next;
+  };
+  const first = await refresh(session.refreshToken);
+  // A retry within the grace (the same successor again), two tabs at once, then the old token after the successor moved on.
+  expect(await refresh(session.refreshToken)).toBe(first);
+  const [a, b] = await Promise.all([refresh(first!), refresh(first!)]);
+  expect(a).toBe(b);
+  await refresh(a!);
+  expect(await refresh(session.refreshToken)).toBeUndefined();
+  expect(await refresh(a!)).toBeUndefined();
+  // Failures answer too: PostgreSQL refusing the refresh.
+  stack.neonProxy.faults.set({ refuse: true });
+  expect(await refresh(a!)).toBeUndefined();
+  stack.neonProxy.faults.clear();
+
+  const stored = await everythingStored(stack);
+  // Positive control: the scan reads refresh_tokens, where the successor's hash is.
+  expect(stored).toContain(await sha256Hex(a!));
+  for (const token of new Set(shown)) {
+    expect(findLeaks(stored, token)).toEqual([]);
+    expect(findLeaks(errors.join('\n'), token)).toEqual([]);
+  }
 });

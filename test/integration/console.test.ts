@@ -256,7 +256,9 @@ describe('the session in cookies', () => {
     // The same CSRF token across a refresh: calls under way keep working.
     expect(console.csrfToken).toBe(csrf);
     expect((await console.send('GET', `/console/api/orgs/${org.organizationId}/invites`)).status).toBe(200);
-    // A refresh token presented twice ends the session (sign-in's reuse detection), and the console forgets it.
+    // A spent refresh token presented after its successor was used ends the session (sign-in's reuse detection; an
+    // earlier retry would be answered, test/integration/sessions-refresh.test.ts), and the console forgets it.
+    expect((await console.send('POST', '/console/session/refresh')).status).toBe(200);
     const stale = client();
     await stale.openPage();
     stale.cookies.set('rs_console_refresh', { ...console.cookies.get('rs_console_refresh')!, value: first });
@@ -265,6 +267,23 @@ describe('the session in cookies', () => {
     expect(((await reused.json()) as ErrorBody).error.code).toBe('REFRESH_INVALID');
     expect(stale.cookies.has('rs_console_refresh')).toBe(false);
     expect(stale.setCookieHeaders.some((h) => h.startsWith('rs_console_access=;'))).toBe(true);
+  });
+
+  it('two tabs refreshing at once (one cookie jar) both get a working pair, and the session goes on', async () => {
+    const org = await stack.seedOrganization();
+    const { console } = await signedIn(org);
+    const first = console.cookies.get('rs_console_refresh')!.value;
+    // Both requests carry the same refresh cookie: neither answer has arrived when the other is sent.
+    const answers = await Promise.all([console.send('POST', '/console/session/refresh'), console.send('POST', '/console/session/refresh')]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const next = console.cookies.get('rs_console_refresh')!.value;
+    expect(next).not.toBe(first);
+    // Each answer clears the cookie first and then writes the next one: the same one in both.
+    const written = answers.flatMap((answer) => answer.headers.getSetCookie()).filter((h) => /^rs_console_refresh=[^;]/.test(h));
+    expect(written).toEqual([expect.stringContaining(encodeURIComponent(next)), expect.stringContaining(encodeURIComponent(next))]);
+    expect((await console.send('GET', `/console/api/orgs/${org.organizationId}/invites`)).status).toBe(200);
+    expect((await console.send('POST', '/console/session/refresh')).status).toBe(200);
+    expect((await console.send('GET', `/console/api/orgs/${org.organizationId}/invites`)).status).toBe(200);
   });
 
   it('logs out: the API session is revoked and every session cookie cleared', async () => {

@@ -208,15 +208,19 @@ describe('refresh', () => {
     const rotated = (await (
       await stack.request('POST', '/auth/refresh', { body: { refreshToken: tokens.refreshToken } })
     ).json()) as Tokens;
+    // Its successor used: the old token again is no retry (test/integration/sessions-refresh.test.ts has the grace).
+    const newest = (await (
+      await stack.request('POST', '/auth/refresh', { body: { refreshToken: rotated.refreshToken } })
+    ).json()) as Tokens;
     const reuse = await stack.request('POST', '/auth/refresh', { body: { refreshToken: tokens.refreshToken } });
     expect(reuse.status).toBe(401);
     expect(((await reuse.json()) as { error: { code: string } }).error.code).toBe('REFRESH_INVALID');
-    for (const token of [tokens.accessToken, rotated.accessToken]) {
+    for (const token of [tokens.accessToken, rotated.accessToken, newest.accessToken]) {
       const response = await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token });
       expect(response.status).toBe(401);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('TOKEN_REVOKED');
     }
-    expect((await stack.request('POST', '/auth/refresh', { body: { refreshToken: rotated.refreshToken } })).status).toBe(401);
+    expect((await stack.request('POST', '/auth/refresh', { body: { refreshToken: newest.refreshToken } })).status).toBe(401);
     const sid = decodeJwt(tokens.accessToken).sid as string;
     const session = await stack.db.query('SELECT revoked_at FROM sessions WHERE id = $1', [sid]);
     expect(session.rows[0].revoked_at).toBeInstanceOf(Date);

@@ -139,10 +139,32 @@ describe('loadConfig', () => {
   });
 
   it('gives access tokens 15 minutes and sessions 12 hours by default, and no access token longer than the longest lifetime', () => {
-    expect(loadConfig(dev).signIn).toEqual({ accessTokenTtlSeconds: 900, sessionTtlSeconds: 43_200 });
+    expect(loadConfig(dev).signIn).toEqual({
+      accessTokenTtlSeconds: 900,
+      sessionTtlSeconds: 43_200,
+      sessionIdleTimeoutSeconds: 7_200,
+      refreshRetryGraceSeconds: 30,
+    });
     expect(loadConfig({ ...dev, ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '300' }).signIn.accessTokenTtlSeconds).toBe(300);
     expect(problems({ ...dev, ACCESS_TOKEN_TTL_SECONDS: '1200' }).join()).toMatch(/ACCESS_TOKEN_TTL_SECONDS/);
     expect(problems({ ...dev, SESSION_TTL_SECONDS: '10' }).join()).toMatch(/SESSION_TTL_SECONDS/);
+  });
+
+  it('ends idle sessions after 2 hours and lets a refresh be retried for 30 s by default; keeps ended sessions 30 days, exports 7', () => {
+    expect(loadConfig(dev).retention).toEqual({ sessionDays: 30, exportDays: 7 });
+    const tuned = loadConfig({
+      ...dev,
+      SESSION_IDLE_TIMEOUT_SECONDS: '900',
+      REFRESH_RETRY_GRACE_SECONDS: '0',
+      SESSION_RETENTION_DAYS: '1',
+    });
+    expect(tuned.signIn).toMatchObject({ sessionIdleTimeoutSeconds: 900, refreshRetryGraceSeconds: 0 });
+    expect(tuned.retention.sessionDays).toBe(1);
+    // Shorter than an access token: a client refreshing when its token runs out would always find its session idle.
+    expect(problems({ ...dev, SESSION_IDLE_TIMEOUT_SECONDS: '600' }).join()).toMatch(/SESSION_IDLE_TIMEOUT_SECONDS: must be at least/);
+    expect(problems({ ...dev, REFRESH_RETRY_GRACE_SECONDS: '301' }).join()).toMatch(/REFRESH_RETRY_GRACE_SECONDS/);
+    expect(problems({ ...dev, SESSION_RETENTION_DAYS: '0' }).join()).toMatch(/SESSION_RETENTION_DAYS/);
+    expect(problems({ ...dev, EXPORT_RETENTION_DAYS: '0' }).join()).toMatch(/EXPORT_RETENTION_DAYS/);
   });
 
   it('refuses password reset in staging/prod without an email API to deliver it, or with a link that is not public https', () => {

@@ -1,7 +1,8 @@
-// countedAuditInsert: the audit row a revoking statement writes with its own count; validated before any SQL is made.
+// countedAuditInsert and conditionalAuditInsert: the audit row a revoking statement writes with its own count, or only
+// when it changed something; validated before any SQL is made.
 import { describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
-import { countedAuditInsert, InvalidAuditEventError } from '../../lib/pg/audit.ts';
+import { conditionalAuditInsert, countedAuditInsert, InvalidAuditEventError } from '../../lib/pg/audit.ts';
 
 const event = {
   action: 'session.revoked_all' as const,
@@ -37,5 +38,21 @@ describe('countedAuditInsert', () => {
     for (const detail of ['sessionCount', "x', 1); DROP TABLE sessions; --", 'tokenCount', '1count']) {
       expect(() => countedAuditInsert(event, new Date(), { detail, sql: 'SELECT 1' }, 1), detail).toThrow(InvalidAuditEventError);
     }
+  });
+});
+
+describe('conditionalAuditInsert', () => {
+  it('writes the event as validated, only where the condition holds, with its parameters after the statement’s own', () => {
+    const statement = conditionalAuditInsert(
+      { ...event, action: 'session.revoked' },
+      new Date('2030-01-01T00:00:00Z'),
+      'EXISTS (SELECT 1 FROM mine)',
+      4,
+    );
+    expect(statement.text).toContain('SELECT $4::uuid, $5::timestamptz');
+    expect(statement.text.endsWith('$12::jsonb WHERE EXISTS (SELECT 1 FROM mine)')).toBe(true);
+    expect(statement.params).toHaveLength(9);
+    expect(statement.params.slice(6)).toEqual(['session.revoked', 'corr-1', '{}']);
+    expect(() => conditionalAuditInsert({ ...event, details: { sessionId: 'x' } }, new Date(), 'true', 1)).toThrow(InvalidAuditEventError);
   });
 });

@@ -19,7 +19,7 @@ export type VerifyMfaOutcome =
  */
 export async function verifyMfa(
   deps: Deps,
-  input: { challengeToken: string; code: string; correlationId: string },
+  input: { challengeToken: string; code: string; userAgent: string | undefined; correlationId: string },
 ): Promise<VerifyMfaOutcome> {
   const target = readChallengeToken(input.challengeToken);
   if (target === undefined) return { ok: false, reason: 'invalid' };
@@ -43,6 +43,7 @@ export async function verifyMfa(
     email: answer.sessionState.email,
     organizationId: answer.sessionState.organizationId,
     method: 'password+totp',
+    userAgent: input.userAgent,
     correlationId: input.correlationId,
   });
   return { ok: true, tokens };

@@ -21,6 +21,8 @@ export interface CompleteOidcInput {
   providerId: string;
   /** The callback's query string as the provider sent it (code, state, iss, or error). */
   parameters: URLSearchParams;
+  /** The browser's User-Agent header, recorded with the session. */
+  userAgent: string | undefined;
   correlationId: string;
 }
 
@@ -76,6 +78,7 @@ export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): 
     email: member.email,
     organizationId: started.organizationId,
     method: 'oidc',
+    userAgent: input.userAgent,
     correlationId: input.correlationId,
     alsoAudit: [
       {

@@ -6,13 +6,20 @@ import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { issueRefreshToken } from '../tokens/refresh-token.ts';
 import { sessionTokens, type SessionTokens } from './session-tokens.ts';
+import { sessionUserAgent } from './user-agent.ts';
+
+/** How a session was opened; `sessions.method` holds the same words (migrations/0012). */
+export const SIGN_IN_METHODS = ['password', 'password+totp', 'oidc', 'dev-link'] as const;
+export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 export interface OpenSessionInput {
   userId: string;
   email: string;
   organizationId: string;
-  /** How the user proved who they are, for the audit row. */
-  method: 'password' | 'password+totp' | 'oidc' | 'dev-link';
+  /** How the user proved who they are, for the audit row and the session list. */
+  method: SignInMethod;
+  /** The client's User-Agent header as received; stored cleaned and bounded (sessionUserAgent). */
+  userAgent: string | undefined;
   correlationId: string;
   /** Audit events of the sign-in itself (auth.oidc_signed_in), committed in the same transaction as the session. */
   alsoAudit?: readonly AuditEvent[];
@@ -26,8 +33,18 @@ export async function openSession(deps: Deps, input: OpenSessionInput): Promise<
   const refresh = await issueRefreshToken();
   const statements = [
     {
-      text: 'INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-      params: [sessionId, input.userId, input.organizationId, now.toISOString(), new Date(expiresAtMs).toISOString()],
+      // last_seen_at starts at the opening: the idle timeout counts from there until the first refresh.
+      text: `INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at, last_seen_at, user_agent, method)
+             VALUES ($1, $2, $3, $4, $5, $4, $6, $7)`,
+      params: [
+        sessionId,
+        input.userId,
+        input.organizationId,
+        now.toISOString(),
+        new Date(expiresAtMs).toISOString(),
+        sessionUserAgent(input.userAgent),
+        input.method,
+      ],
     },
     {
       text: 'INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)',

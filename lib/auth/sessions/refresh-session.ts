@@ -1,19 +1,22 @@
-// Refresh: the presented refresh token is spent and the next one stored, in one PostgreSQL statement; a spent token
-// presented again is reuse — the whole session is revoked there and then, and its denylist entry written after.
+// Refresh: the presented refresh token is spent and its successor stored, in one PostgreSQL statement. A spent token
+// presented again is a retry when it comes within the grace and its successor is still unused (answered with that same
+// successor), and reuse otherwise — the whole session is revoked there and then, and its denylist entry written after.
 import { uuidv7 } from 'uuidv7';
 import { dbCall } from '../../pg/unavailable.ts';
 import { revokeSession } from '../../runtime/revocation/index.ts';
 import type { Deps } from '../../deps.ts';
-import { issueRefreshToken, refreshTokenHash } from '../tokens/refresh-token.ts';
+import { refreshTokenHash, successorRefreshToken } from '../tokens/refresh-token.ts';
 import { sessionTokens, type SessionTokens } from './session-tokens.ts';
 
 export type RefreshOutcome =
   | { ok: true; tokens: SessionTokens }
-  /** Unknown, malformed, spent (reuse: the session is now revoked), or its session ended: one answer for all. */
-  | { ok: false; reason: 'invalid'; reused: boolean };
+  /** Unknown, malformed, spent (reuse: the session is now revoked), idle (now revoked) or ended: one answer for all. */
+  | { ok: false; reason: 'invalid' }
+  /** The session's organisation is suspended: nothing was spent, the session stays, and the same token works once it is reactivated. */
+  | { ok: false; reason: 'suspended' };
 
-interface RotationRow {
-  outcome: 'rotated' | 'reused' | 'ended' | 'unknown';
+interface RefreshRow {
+  outcome: 'rotated' | 'retried' | 'suspended' | 'reused' | 'idle' | 'ended' | 'unknown';
   session_id: string | null;
   user_id: string | null;
   organization_id: string | null;
@@ -22,21 +25,31 @@ interface RotationRow {
 }
 
 export async function refreshSession(deps: Deps, input: { refreshToken: string; correlationId: string }): Promise<RefreshOutcome> {
-  const oldHash = await refreshTokenHash(input.refreshToken);
-  if (oldHash === undefined) return { ok: false, reason: 'invalid', reused: false };
-  const next = await issueRefreshToken();
+  const presentedHash = await refreshTokenHash(input.refreshToken);
+  if (presentedHash === undefined) return { ok: false, reason: 'invalid' };
+  // The same presented token always derives the same successor: a retry finds its hash stored, a first use stores it.
+  const successor = await successorRefreshToken(deps.config.indexHashKey, input.refreshToken);
   const nowMs = deps.clock.now();
+  const { sessionIdleTimeoutSeconds, refreshRetryGraceSeconds } = deps.config.signIn;
   const rows = await dbCall('commit', 'auth.session.refresh', (signal) =>
-    deps.db.query<RotationRow>(
+    deps.db.query<RefreshRow>(
       `SELECT r.outcome, r.session_id, r.user_id, r.organization_id, r.expires_at, u.email
-         FROM auth_rotate_refresh_token($1, $2, $3, $4, $5) r
+         FROM auth_refresh_session($1, $2, $3, $4, $5, $6, $7) r
          LEFT JOIN users u ON u.id = r.user_id`,
-      [oldHash, next.tokenHash, new Date(nowMs).toISOString(), uuidv7(), input.correlationId],
+      [
+        presentedHash,
+        successor.tokenHash,
+        new Date(nowMs).toISOString(),
+        sessionIdleTimeoutSeconds,
+        refreshRetryGraceSeconds,
+        uuidv7(),
+        input.correlationId,
+      ],
       { signal },
     ),
   );
   const row = rows[0];
-  if (row?.outcome === 'reused' && row.session_id !== null && row.user_id !== null) {
+  if ((row?.outcome === 'reused' || row?.outcome === 'idle') && row.session_id !== null && row.user_id !== null) {
     // PostgreSQL revoked the session in the same statement; the denylist makes it effective for its live access tokens.
     await revokeSession(deps.revocation, deps.keys, deps.logger, {
       sessionId: row.session_id,
@@ -46,19 +59,23 @@ export async function refreshSession(deps: Deps, input: { refreshToken: string; 
       nowMs,
       correlationId: input.correlationId,
     });
-    deps.logger.warn('refresh_token_reused', { userId: row.user_id, correlationId: input.correlationId });
-    return { ok: false, reason: 'invalid', reused: true };
+    if (row.outcome === 'reused') deps.logger.warn('refresh_token_reused', { userId: row.user_id, correlationId: input.correlationId });
+    else deps.logger.info('session_idle_ended', { userId: row.user_id, correlationId: input.correlationId });
+    return { ok: false, reason: 'invalid' };
   }
+  if (row?.outcome === 'suspended') return { ok: false, reason: 'suspended' };
   if (
-    row?.outcome !== 'rotated' ||
+    (row?.outcome !== 'rotated' && row?.outcome !== 'retried') ||
     row.session_id === null ||
     row.user_id === null ||
     row.organization_id === null ||
     row.expires_at === null ||
     row.email === null
   ) {
-    return { ok: false, reason: 'invalid', reused: false };
+    return { ok: false, reason: 'invalid' };
   }
+  // A retry is answered like the refresh whose reply was lost: the same successor, a fresh access token.
+  if (row.outcome === 'retried') deps.logger.info('refresh_retried', { userId: row.user_id, correlationId: input.correlationId });
   const tokens = await sessionTokens(
     deps,
     {
@@ -68,7 +85,7 @@ export async function refreshSession(deps: Deps, input: { refreshToken: string; 
       organizationId: row.organization_id,
       expiresAtMs: new Date(row.expires_at).getTime(),
     },
-    next.token,
+    successor.token,
     nowMs,
   );
   return { ok: true, tokens };

@@ -2,6 +2,7 @@
 // row in one statement; then the denylist for all of them in one pipeline.
 import { countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
+import { revokeToken } from '../../runtime/revocation/index.ts';
 import type { Deps } from '../../deps.ts';
 import type { Principal } from '../claims.ts';
 import { afterRevocation } from './after-revocation.ts';
@@ -33,9 +34,10 @@ export async function revokeAllSessions(deps: Deps, principal: Principal, correl
   );
   // One statement, so the count in the audit row is exactly what it revoked. The presenting session is inserted when
   // PostgreSQL has no row for it (an external identity provider's session), as logout does; an ended session (past
-  // expires_at) has no live token and is left as it is.
+  // expires_at) has no live token and is left as it is. `own` answers whether the presenting session is the caller's:
+  // a token whose sid names another user's session must not put that session on the denylist.
   const rows = await dbCall('commit', 'auth.sessions.revokeAll', (signal) =>
-    deps.db.query<{ id: string }>(
+    deps.db.query<{ id: string; kind: 'revoked' | 'presenting' | 'own' }>(
       `WITH revoked AS (
          UPDATE sessions SET revoked_at = $3
           WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
@@ -46,16 +48,30 @@ export async function revokeAllSessions(deps: Deps, principal: Principal, correl
          ON CONFLICT (id) DO NOTHING
          RETURNING id
        ), audit AS (${audit.text})
-       SELECT id FROM revoked UNION ALL SELECT id FROM presenting`,
+       SELECT id, 'revoked' AS kind FROM revoked
+       UNION ALL SELECT id, 'presenting' FROM presenting
+       UNION ALL SELECT id, 'own' FROM sessions WHERE id = $2::uuid AND user_id = $1::uuid`,
       [principal.userId, principal.sessionId, now.toISOString(), ...audit.params],
       { signal },
     ),
   );
-  const ended = rows.map((row) => row.id);
+  const ended = rows.filter((row) => row.kind !== 'own').map((row) => row.id);
+  const presentingIsOwn = rows.some((row) => row.kind !== 'revoked' && row.id === principal.sessionId);
+  if (!presentingIsOwn) {
+    // The token itself stops working (its jti); the session it names is another user's, and stays as it is.
+    deps.logger.warn('session_owner_mismatch', { operation: 'revoke-all', userId: principal.userId, correlationId });
+    await revokeToken(deps.revocation, deps.keys, deps.logger, {
+      userId: principal.userId,
+      jti: principal.jti,
+      tokenExpiresAt: principal.expiresAt,
+      nowMs,
+      correlationId,
+    });
+  }
   // The presenting session goes on the denylist even when PostgreSQL had revoked it before: its entry may be the lost one.
   const { denylistPending } = await afterRevocation(deps, {
     userId: principal.userId,
-    sessionIds: [...ended, principal.sessionId],
+    sessionIds: presentingIsOwn ? [...ended, principal.sessionId] : ended,
     tokenExpiresAt: principal.expiresAt,
     nowMs,
     correlationId,

@@ -2,4 +2,5 @@
 export { isRevoked, isSessionRevoked } from './is-revoked.ts';
 export { revokeSession } from './revoke-session.ts';
 export { revokeSessions } from './revoke-sessions.ts';
+export { revokeToken } from './revoke-token.ts';
 export { denylistRepairTask } from './repair-denylist.ts';

@@ -4,7 +4,8 @@ import { sha256Hex } from '../../crypto/index.ts';
 import { redisCall, type RedisStore } from '../../redis/index.ts';
 
 export async function isRevoked(store: RedisStore, keys: Keyspace, token: { jti: string; sessionId: string }): Promise<boolean> {
-  // No code path writes jti entries yet (logout revokes the whole session); the read rides in the same pipeline, so it costs no round trip.
+  // Jti entries stop one token whose session is not its presenter's to end (lib/runtime/revocation/revoke-token.ts);
+  // the read rides in the same pipeline, so it costs no round trip.
   const jtiKey = keys.revokedJti(await sha256Hex(token.jti));
   const sessionKey = keys.revokedSession(token.sessionId);
   // keepErrors: a per-command error must be inspected, not mistaken for a result.

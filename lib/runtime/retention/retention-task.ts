@@ -1,0 +1,173 @@
+// The retention task: deletes what PostgreSQL no longer needs — ended sessions and their refresh tokens, webhook ids past
+// any replay, finished audit exports — in bounded batches, oldest first. The audit trail is never pruned.
+import * as z from 'zod';
+import { dbCall } from '../../pg/unavailable.ts';
+import { WEBHOOK_TOLERANCE_SECONDS } from '../../webhooks/standard-webhooks.ts';
+import { resumeFromCursor } from '../cron-task/cursor.ts';
+import type { CronTask, TaskReport } from '../cron-task/task.ts';
+import type { Deps } from '../../deps.ts';
+
+const TASK_NAME = 'retention';
+
+/** Rows one statement may delete: sessions and the refresh tokens among them, webhook ids, export jobs (with their files). */
+export const RETENTION_BATCH = { sessions: 200, refreshTokens: 2_000, webhookDeliveries: 500, exportJobs: 10 } as const;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A webhook id is kept a day. A replay passes the signature's timestamp check only within WEBHOOK_TOLERANCE_SECONDS either
+ * side of its signed time, so at most twice that after the first delivery arrived; from then on the check refuses it by
+ * itself, and the id's row is no longer what stops it. The day is margin for clocks (received_at is PostgreSQL's).
+ */
+export const WEBHOOK_DELIVERY_RETENTION_MS = 2 * WEBHOOK_TOLERANCE_SECONDS * 1000 + DAY_MS;
+
+/**
+ * What is deleted, in this order; the cursor names the phase a run stopped in, so the next run starts there and one
+ * backlog cannot keep the others from their turn. Within a phase no position is kept: every row a batch selects it
+ * deletes, so the next batch starts where the last one ended.
+ */
+const PHASES = ['revoked-sessions', 'expired-sessions', 'webhook-deliveries', 'export-jobs'] as const;
+type Phase = (typeof PHASES)[number];
+const phaseSchema = z.enum(PHASES);
+
+interface BatchResult {
+  /** Rows deleted (sessions, refresh tokens, webhook ids, export jobs). */
+  removed: number;
+  /** Rows looked at: the sessions, webhook ids or jobs the batch selected. */
+  visited: number;
+  /** False while the phase may have more to delete. */
+  finished: boolean;
+}
+
+/**
+ * Bounded (one SQL statement per batch, each counted; it stops at the budget), resumable (the phase is its cursor),
+ * idempotent and safe beside itself (FOR UPDATE SKIP LOCKED: two runs delete disjoint rows, a repeat finds nothing) and
+ * beside the request paths (each statement re-checks that what it deletes has ended: a session revoked or past its end
+ * for SESSION_RETENTION_DAYS, which no refresh or revocation touches again).
+ */
+export const retentionTask: CronTask = {
+  name: TASK_NAME,
+  async run(deps, budget) {
+    const report: TaskReport = { task: TASK_NAME, visited: 0, removed: 0, repaired: 0, commands: 0, done: false };
+    // Room for the cursor read, one batch and the cursor write.
+    if (budget.commandsLeft() < 3 || budget.exhausted()) return { ...report, commands: budget.used() };
+    await resumeFromCursor(deps, budget, TASK_NAME, async (stored) => {
+      const parsed = phaseSchema.safeParse(stored);
+      const first = parsed.success ? PHASES.indexOf(parsed.data) : 0;
+      for (let turn = 0; turn < PHASES.length; turn++) {
+        const phase = PHASES[(first + turn) % PHASES.length] as Phase;
+        for (;;) {
+          // One command stays for the cursor write.
+          if (budget.exhausted() || budget.commandsLeft() < 2) return phase;
+          budget.spend(1);
+          const batch = await deleteBatch(deps, phase);
+          report.visited += batch.visited;
+          report.removed += batch.removed;
+          if (batch.finished) break;
+        }
+      }
+      report.done = true;
+      return null;
+    });
+    return { ...report, commands: budget.used() };
+  },
+};
+
+function deleteBatch(deps: Deps, phase: Phase): Promise<BatchResult> {
+  const nowMs = deps.clock.now();
+  switch (phase) {
+    case 'revoked-sessions':
+      return deleteEndedSessions(deps, phase, new Date(nowMs - deps.config.retention.sessionDays * DAY_MS));
+    case 'expired-sessions':
+      return deleteEndedSessions(deps, phase, new Date(nowMs - deps.config.retention.sessionDays * DAY_MS));
+    case 'webhook-deliveries':
+      return deleteWebhookDeliveries(deps, new Date(nowMs - WEBHOOK_DELIVERY_RETENTION_MS));
+    case 'export-jobs':
+      return deleteExportJobs(deps, new Date(nowMs - deps.config.retention.exportDays * DAY_MS));
+  }
+}
+
+/**
+ * Which sessions have ended before the cutoff, and in which index order: revoked ones by sessions_revoked_idx
+ * (migrations/0007), the rest by their end time (sessions_ended_by_expiry_idx, migrations/0012). A session ended only by
+ * idleness is not revoked until its next refresh; it is deleted by its end time, at most SESSION_TTL_SECONDS later.
+ * SQL of this file, never input.
+ */
+const ENDED: Record<'revoked-sessions' | 'expired-sessions', string> = {
+  'revoked-sessions': 's.revoked_at < $1::timestamptz ORDER BY s.revoked_at, s.id',
+  'expired-sessions': 's.revoked_at IS NULL AND s.expires_at < $1::timestamptz ORDER BY s.expires_at, s.id',
+};
+
+/**
+ * One statement: up to RETENTION_BATCH.sessions ended sessions, up to RETENTION_BATCH.refreshTokens of their refresh
+ * tokens (a session's are one per refresh, so a few may have many), and the sessions whose every token went in this
+ * same statement. Every part reads the statement's one snapshot, so "every token" is exact; a session with tokens left
+ * stays, ended, and is first in line for the next batch. Its tokens go first because they reference it.
+ */
+async function deleteEndedSessions(deps: Deps, phase: 'revoked-sessions' | 'expired-sessions', cutoff: Date): Promise<BatchResult> {
+  const rows = await dbCall('commit', `cron.retention.${phase}`, (signal) =>
+    deps.db.query<{ selected: number; sessions: number; tokens: number }>(
+      `WITH doomed AS (
+         SELECT s.id FROM sessions s WHERE ${ENDED[phase]} LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), picked AS (
+         SELECT r.token_hash FROM refresh_tokens r WHERE r.session_id IN (SELECT id FROM doomed) ORDER BY r.session_id LIMIT $3
+       ), tokens AS (
+         DELETE FROM refresh_tokens WHERE token_hash IN (SELECT token_hash FROM picked) RETURNING 1
+       ), emptied AS (
+         DELETE FROM sessions s
+          WHERE s.id IN (SELECT id FROM doomed)
+            AND NOT EXISTS (SELECT 1 FROM refresh_tokens r
+                             WHERE r.session_id = s.id AND r.token_hash NOT IN (SELECT token_hash FROM picked))
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM doomed)::int AS selected, (SELECT count(*) FROM emptied)::int AS sessions,
+              (SELECT count(*) FROM tokens)::int AS tokens`,
+      [cutoff.toISOString(), RETENTION_BATCH.sessions, RETENTION_BATCH.refreshTokens],
+      { signal },
+    ),
+  );
+  const { selected = 0, sessions = 0, tokens = 0 } = rows[0] ?? {};
+  return { visited: selected, removed: sessions + tokens, finished: selected < RETENTION_BATCH.sessions && sessions === selected };
+}
+
+/** Webhook ids received before the cutoff (webhook_deliveries_received_idx, migrations/0012). */
+async function deleteWebhookDeliveries(deps: Deps, cutoff: Date): Promise<BatchResult> {
+  const rows = await dbCall('commit', 'cron.retention.webhook-deliveries', (signal) =>
+    deps.db.query<{ deleted: number }>(
+      `WITH gone AS (
+         DELETE FROM webhook_deliveries WHERE webhook_id IN (
+           SELECT webhook_id FROM webhook_deliveries WHERE received_at < $1::timestamptz
+            ORDER BY received_at, webhook_id LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [cutoff.toISOString(), RETENTION_BATCH.webhookDeliveries],
+      { signal },
+    ),
+  );
+  const deleted = rows[0]?.deleted ?? 0;
+  return { visited: deleted, removed: deleted, finished: deleted < RETENTION_BATCH.webhookDeliveries };
+}
+
+/**
+ * Audit exports finished (done, failed or cancelled) before the cutoff: the job row and, by its ON DELETE CASCADE, the
+ * file's parts (jobs_finished_idx, migrations/0012). The events themselves stay in audit_events; a new export makes the
+ * file again. A job still queued or running is never touched.
+ */
+async function deleteExportJobs(deps: Deps, cutoff: Date): Promise<BatchResult> {
+  const rows = await dbCall('commit', 'cron.retention.export-jobs', (signal) =>
+    deps.db.query<{ deleted: number }>(
+      `WITH gone AS (
+         DELETE FROM jobs WHERE id IN (
+           SELECT id FROM jobs WHERE state IN ('done', 'failed', 'cancelled') AND finished_at < $1::timestamptz
+            ORDER BY finished_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [cutoff.toISOString(), RETENTION_BATCH.exportJobs],
+      { signal },
+    ),
+  );
+  const deleted = rows[0]?.deleted ?? 0;
+  return { visited: deleted, removed: deleted, finished: deleted < RETENTION_BATCH.exportJobs };
+}
