@@ -3,7 +3,7 @@ import { logout } from '../../lib/auth/logout.ts';
 import { signIn } from '../../lib/auth/sign-in.ts';
 import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
-import { invalidCredentials, notConfigured, rateLimited, refreshInvalid } from '../../lib/http/app-error.ts';
+import { invalidCredentials, notConfigured, rateLimited, refreshInvalid, tenantSuspended } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
@@ -22,6 +22,7 @@ authFunction.openapi(signInRoute, async (c) => {
   if (!outcome.ok) {
     if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
     if (outcome.reason === 'not-configured') throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
+    if (outcome.reason === 'tenant-suspended') throw tenantSuspended();
     throw invalidCredentials();
   }
   if (outcome.kind === 'mfa-required') {

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'MFA_ALREADY_ENROLLED'
   | 'OIDC_FAILED'
   | 'FORBIDDEN'
+  | 'TENANT_SUSPENDED'
   | 'CSRF_REFUSED'
   | 'NOT_FOUND'
   | 'INVITE_INVALID'
@@ -76,6 +77,9 @@ export const mfaAlreadyEnrolled = () => new AppError(409, 'MFA_ALREADY_ENROLLED'
 export const oidcFailed = () =>
   new AppError(401, 'OIDC_FAILED', 'the sign-in through the identity provider could not be completed; start it again');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
+/** The organisation is suspended: refused to its members on every /orgs route and at sign-in (docs/design/tenants.md#suspension). */
+export const tenantSuspended = () =>
+  new AppError(403, 'TENANT_SUSPENDED', 'this organisation is suspended; an operator must reactivate it first');
 /** The console refused a state-changing request without its CSRF defence (lib/console/csrf.ts); `reason` names what was missing. */
 export const csrfRefused = (reason: string) =>
   new AppError(403, 'CSRF_REFUSED', `refused: ${reason}; state-changing console requests must come from the console page itself`);

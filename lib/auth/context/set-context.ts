@@ -17,6 +17,8 @@ export type SetContextOutcome =
   | { ok: true; context: ActiveContext; ttlSeconds: number }
   /** No role in the organisation at its level, nor at the location asked for. */
   | { ok: false; reason: 'no-role' }
+  /** A role there, but the organisation is suspended (docs/design/tenants.md#suspension). */
+  | { ok: false; reason: 'tenant-suspended' }
   | { ok: false; reason: 'location-outside' }
   /** PostgreSQL holds the session as revoked (its denylist entry may be lost and not yet repaired), or it has ended. */
   | { ok: false; reason: 'session-revoked' }
@@ -26,6 +28,7 @@ interface ScopeRow {
   org_role: RoleCode | null;
   location_role: RoleCode | null;
   location_ok: boolean;
+  tenant_suspended: boolean;
   session_expires_at: Date | null;
   session_revoked: boolean;
 }
@@ -41,6 +44,8 @@ export async function setActiveContext(deps: Deps, auth: Authentication, input: 
   // At an outlet, the role held there wins over the organisation-wide one as the hint: it is the narrower scope.
   const roleCode = input.locationId === null ? row.org_role : (row.location_role ?? row.org_role);
   if (roleCode === null) return { ok: false, reason: 'no-role' };
+  // Told only to a member: an outsider gets no-role above, whatever the state.
+  if (row.tenant_suspended) return { ok: false, reason: 'tenant-suspended' };
 
   const nowMs = deps.clock.now();
   // Sign-in's own sessions end at sessions.expires_at; a session of an external identity provider has no end here, so
@@ -63,7 +68,7 @@ export async function setActiveContext(deps: Deps, auth: Authentication, input: 
   return { ok: true, context, ttlSeconds };
 }
 
-/** One query: the roles at the organisation and at the outlet, that the outlet belongs to it, and the session's end. */
+/** One query: the roles at the organisation and at the outlet, that the outlet belongs to it, its state, and the session's end. */
 async function readScope(
   deps: Deps,
   input: { userId: string; sessionId: string; organizationId: string; locationId: string | null },
@@ -76,6 +81,7 @@ async function readScope(
          (SELECT role_code FROM role_assignments
            WHERE user_id = $1 AND organization_id = $2 AND location_id = $3::uuid) AS location_role,
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok,
+         EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND state = 'suspended') AS tenant_suspended,
          (SELECT expires_at FROM sessions WHERE id = $4 AND user_id = $1) AS session_expires_at,
          EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND revoked_at IS NOT NULL) AS session_revoked`,
       [input.userId, input.organizationId, input.locationId, input.sessionId],
