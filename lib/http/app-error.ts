@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'INVITE_LIMIT_REACHED'
   | 'SLUG_TAKEN'
   | 'DOMAIN_TAKEN'
+  | 'LAST_ADMIN'
   | 'RATE_LIMITED'
   | 'CONNECTION_EXISTS'
   | 'CONNECTION_DISABLED'
@@ -96,6 +97,12 @@ export const inviteLimitReached = (max: number) =>
 export const slugTaken = () => new AppError(409, 'SLUG_TAKEN', 'another organisation already has this slug');
 export const domainTaken = () =>
   new AppError(409, 'DOMAIN_TAKEN', 'one of these domains belongs to another organisation; nothing was changed');
+export const lastAdmin = () =>
+  new AppError(
+    409,
+    'LAST_ADMIN',
+    "this is the organisation's only organisation-wide OrganizationAdmin; make another member one first; nothing was changed",
+  );
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'RATE_LIMITED', 'too many attempts; try again after the time in the retry-after header', {
     'retry-after': String(retryAfterSeconds),

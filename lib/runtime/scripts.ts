@@ -14,6 +14,7 @@ import {
 } from './invites/index.ts';
 import { THROTTLE_HIT } from './throttle/index.ts';
 import { ANSWER_MFA_CHALLENGE, ISSUE_MFA_CHALLENGE } from '../auth/mfa/index.ts';
+import { DROP_ORG_CONTEXTS, SET_ACTIVE_CONTEXT } from '../auth/context/index.ts';
 import {
   COUNT_RECONNECT_FAILURE,
   READ_RUNTIME_STATE,
@@ -26,7 +27,7 @@ import { TAKE_RUN_LOCK } from '../cron/run-lock.ts';
 import { DELETE_IF_EQUALS } from './compare-and-delete.ts';
 import { CONSUME_ONCE } from './single-use/index.ts';
 import { READ_ORG_CACHE } from './cache/index.ts';
-import { FORGET_RESOLVE, REMEMBER_MISS, RESOLVE_TENANT } from './tenants/index.ts';
+import { FORGET_MEMBER_COUNTS, FORGET_RESOLVE, REMEMBER_MISS, RESOLVE_TENANT } from './tenants/index.ts';
 
 export const LUA_SCRIPTS: readonly LuaScript[] = [
   CREATE_INVITE,
@@ -55,4 +56,7 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   REMEMBER_MISS,
   FORGET_RESOLVE,
   READ_ORG_CACHE,
+  FORGET_MEMBER_COUNTS,
+  SET_ACTIVE_CONTEXT,
+  DROP_ORG_CONTEXTS,
 ];

@@ -5,6 +5,14 @@ import { newInvitee, type TestStack } from './stack.ts';
 export type Org = Awaited<ReturnType<TestStack['seedOrganization']>>;
 export type RoleCode = 'OrganizationAdmin' | 'Accountant' | 'Viewer';
 
+export interface ListedMember {
+  userId: string;
+  email: string;
+  roleCode: RoleCode;
+  locationId: string | null;
+  joinedAt: string;
+}
+
 export function memberFixtures(stack: TestStack) {
   async function grant(userId: string, organizationId: string, roleCode: RoleCode = 'Viewer', locationId: string | null = null) {
     await stack.db.query(

@@ -1,11 +1,37 @@
 // PUT /auth/context: the role is checked in PostgreSQL (beside the revocation check), then the context is stored with
-// the session's remaining life as its TTL.
+// the session's remaining life as its TTL, and listed in the user's index of contexts in the same script.
 import type { Authentication } from '../authentication.ts';
 import type { RoleCode } from '../../keys/index.ts';
 import type { Deps } from '../../deps.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { encodeJson, redisCall } from '../../redis/index.ts';
+import { encodeJson, runScript, type LuaScript } from '../../redis/index.ts';
 import { activeContextSchema, contextKey, type ActiveContext } from './context-record.ts';
+
+/**
+ * KEYS[1] the session's context (activeContext), KEYS[2] the user's index of contexts (activeContextIndex); one user, one
+ * hash tag, one slot.
+ * ARGV[1] the context (JSON), ARGV[2] its TTL in seconds, ARGV[3] the session id, ARGV[4] now (unix seconds)
+ * Stores the context and lists its session, scored by when the context expires, pruning members already past theirs;
+ * the index lives at least as long as this context. Run twice, it leaves the same state.
+ */
+export const SET_ACTIVE_CONTEXT: LuaScript = {
+  name: 'context.set',
+  source: `
+local context_key = KEYS[1]
+local index_key = KEYS[2]
+local context = ARGV[1]
+local ttl_seconds = tonumber(ARGV[2])
+local session_id = ARGV[3]
+local now = tonumber(ARGV[4])
+redis.call('SET', context_key, context, 'EX', ttl_seconds)
+redis.call('ZREMRANGEBYSCORE', index_key, '-inf', now)
+redis.call('ZADD', index_key, now + ttl_seconds, session_id)
+if redis.call('TTL', index_key) < ttl_seconds then
+  redis.call('EXPIRE', index_key, ttl_seconds)
+end
+return 1
+`,
+};
 
 export interface SetContextInput {
   organizationId: string;
@@ -64,7 +90,12 @@ export async function setActiveContext(deps: Deps, auth: Authentication, input: 
   };
   const value = encodeJson(activeContextSchema, context);
   // No retry: a retried SET landing after the caller's own DELETE would bring a reset context back.
-  await redisCall('context.set', () => deps.redis.atMostOnce.set(contextKey(deps, principal), value, { ex: ttlSeconds }));
+  await runScript(
+    deps.redis.atMostOnce,
+    SET_ACTIVE_CONTEXT,
+    [contextKey(deps, principal), deps.keys.activeContextIndex(principal.userId)],
+    [value, String(ttlSeconds), principal.sessionId, String(Math.floor(nowMs / 1000))],
+  );
   return { ok: true, context, ttlSeconds };
 }
 

@@ -3,3 +3,4 @@ export { readThrough } from './read-through.ts';
 export { generationBump } from './generation.ts';
 export { READ_ORG_CACHE } from './read-entry.ts';
 export { MEMBER_COUNT_TTL_SECONDS, ORG_SETTINGS_TTL_SECONDS } from './policy.ts';
+export { entryShape } from './entries.ts';
