@@ -6,8 +6,7 @@ import { changeRoleBody, listMembersQuery, memberListResponse, memberParams, mem
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
-// Each route names requireAuth itself: `/orgs/{orgId}/members/*` also holds the member count (functions/tenants) and an
-// admin's revoke (functions/sessions), which guard themselves.
+// Each route names requireAuth itself, as functions/sessions does: none relies on another function's `use('/orgs/*')`.
 
 export const listMembersRoute = createRoute({
   method: 'get',
