@@ -20,6 +20,7 @@ const throughCluster = [
   // invites-fairness counts one server's INFO commandstats, which a cluster spreads over three.
   'test/integration/invites.test.ts',
   'test/integration/invites-{concurrency,faults,interleavings,limits,outcomes}.test.ts',
+  'test/integration/members-*.test.ts',
   'test/integration/mfa.test.ts',
   'test/integration/oidc.test.ts',
   'test/integration/password-reset.test.ts',

@@ -17,6 +17,7 @@ import { authFunction } from './auth/index.ts';
 import { handoffFunction } from './handoff/index.ts';
 import { healthFunction } from './health/index.ts';
 import { invitesFunction } from './invites/index.ts';
+import { membersFunction } from './members/index.ts';
 import { sessionsFunction } from './sessions/index.ts';
 import { passwordResetFunction } from './password-reset/index.ts';
 import { mfaFunction } from './mfa/index.ts';
@@ -83,6 +84,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   app.route('/', webhooksFunction);
   app.route('/', auditExportsFunction);
   app.route('/', tenantsFunction);
+  app.route('/', membersFunction);
   app.route('/', opsFunction);
   // The console hands the page's calls back to this same app, with this request's bindings and execution context.
   app.route(

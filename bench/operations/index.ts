@@ -8,6 +8,7 @@ import { embeddedRedisBench } from './embedded-redis.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
+import { listMembersBench } from './members.ts';
 import { mfaVerifyBench } from './mfa.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
@@ -29,6 +30,7 @@ export const operationBenches: OperationBench[] = [
   mfaVerifyBench,
   ...tenantBenches,
   sessionsListBench,
+  listMembersBench,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];

@@ -23,6 +23,7 @@ authFunction.openapi(signInRoute, async (c) => {
   if (!outcome.ok) {
     if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
     if (outcome.reason === 'not-configured') throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
+    if (outcome.reason === 'tenant-suspended') throw tenantSuspended();
     throw invalidCredentials();
   }
   if (outcome.kind === 'mfa-required') {

@@ -15,7 +15,7 @@ export const signInRoute = createRoute({
   request: { body: { ...json(signInBody), required: true } },
   responses: {
     200: { description: 'signed in, or (status mfa-required) a challenge to answer for a user with MFA', ...json(signInResponseSchema) },
-    ...errorResponses(400, 401, 429, 503),
+    ...errorResponses(400, 401, 403, 429, 503),
   },
 });
 

@@ -33,5 +33,5 @@ export const verifyRoute = createRoute({
   summary: "Answer a sign-in's MFA challenge with the current TOTP code",
   middleware: [noStore] as const,
   request: { body: { ...json(verifyBody), required: true } },
-  responses: { 200: { description: 'signed in', ...json(sessionTokensSchema) }, ...errorResponses(400, 401, 429, 503) },
+  responses: { 200: { description: 'signed in', ...json(sessionTokensSchema) }, ...errorResponses(400, 401, 403, 429, 503) },
 });

@@ -3,7 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import { completeOidcSignIn } from '../../lib/auth/oidc/complete-sign-in.ts';
 import { startOidcSignIn } from '../../lib/auth/oidc/start-sign-in.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
-import { identityProviderFailed, notConfigured, notFound, oidcFailed, rateLimited } from '../../lib/http/app-error.ts';
+import { identityProviderFailed, notConfigured, notFound, oidcFailed, rateLimited, tenantSuspended } from '../../lib/http/app-error.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
@@ -53,7 +53,11 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
     userAgent: c.req.header('user-agent'),
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw outcome.reason === 'unknown-provider' ? unknownProvider() : oidcFailed();
+  if (!outcome.ok) {
+    if (outcome.reason === 'unknown-provider') throw unknownProvider();
+    if (outcome.reason === 'tenant-suspended') throw tenantSuspended();
+    throw oidcFailed();
+  }
   if (outcome.kind === 'mfa-required') {
     // The provider vouched for the email; a confirmed TOTP factor of ours is still asked for, as after a password.
     const { userId, organizationId, email } = outcome.user;

@@ -36,6 +36,6 @@ export const oidcCallbackRoute = createRoute({
       headers: noStore,
       content: { 'application/json': { schema: signInResponseSchema } },
     },
-    ...errorResponses(400, 401, 404, 503),
+    ...errorResponses(400, 401, 403, 404, 503),
   },
 });

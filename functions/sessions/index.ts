@@ -6,7 +6,7 @@ import { endOwnSession } from '../../lib/auth/sessions/end-session.ts';
 import { listMemberSessions, listOwnSessions } from '../../lib/auth/sessions/list-sessions.ts';
 import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
 import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
-import { forbidden, notFound, tokenRevoked, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
+import { forbidden, notFound, tenantSuspended, tokenRevoked, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { activeContext } from '../../lib/auth/context/index.ts';
 import {
@@ -75,6 +75,7 @@ sessionsFunction.openapi(setContextRoute, async (c) => {
   if (!outcome.ok) {
     if (outcome.reason === 'location-outside') throw validationFailed('locationId: not a location of this organisation');
     if (outcome.reason === 'no-role') throw forbidden('no role in this organisation at its level or at this location');
+    if (outcome.reason === 'tenant-suspended') throw tenantSuspended();
     if (outcome.reason === 'session-revoked') throw tokenRevoked();
     throw unauthenticated('the session has ended; sign in again');
   }

@@ -1,13 +1,13 @@
 // RBAC and tenant checks in PostgreSQL, done before any runtime object is created, read, cancelled or indexed.
-import { forbidden, validationFailed } from '../http/app-error.ts';
+import { forbidden, tenantSuspended, validationFailed } from '../http/app-error.ts';
 import type { Db } from '../pg/db.ts';
 import { dbCall } from '../pg/unavailable.ts';
 import type { Authentication } from './authentication.ts';
 import type { Principal } from './claims.ts';
 
 /**
- * The caller's principal, once it is an organisation-wide OrganizationAdmin of `organizationId` (and, with
- * `locationId`, the location belongs to that organisation). The RBAC read runs beside the revocation check, so the
+ * The caller's principal, once it is an organisation-wide OrganizationAdmin of `organizationId`, the organisation is
+ * not suspended (and, with `locationId`, the location belongs to that organisation). The RBAC read runs beside the revocation check, so the
  * request waits for the slower of the two, not both. The check's answer comes first: a revoked token is 401 and an
  * unanswered denylist 503 whatever RBAC said, and only then does an RBAC refusal (403, 400) or failure (503) count.
  * Nothing is written by either, so nothing needs undoing when the other refuses.
@@ -25,20 +25,28 @@ export async function authorizeOrgAdmin(
   return principal;
 }
 
-/** One query answers both: the admin role for the organisation, and that the location (if any) belongs to it. */
+/**
+ * One query answers all three: the admin role for the organisation, whether the caller holds any role there and the
+ * organisation's state (docs/design/tenants.md#suspension), and that the location (if any) belongs to it. A member of a
+ * suspended organisation, admin or not, is refused TENANT_SUSPENDED before anything else; anyone else gets FORBIDDEN,
+ * so an outsider cannot tell a suspended organisation from one they have no role in.
+ */
 async function requireOrgAdmin(db: Db, check: { userId: string; organizationId: string; locationId?: string | null }): Promise<void> {
   const rows = await dbCall('read', 'rbac.requireOrgAdmin', (signal) =>
-    db.query<{ is_admin: boolean; location_ok: boolean }>(
+    db.query<{ is_admin: boolean; suspended_member: boolean; location_ok: boolean }>(
       `SELECT
          EXISTS (SELECT 1 FROM role_assignments
                   WHERE user_id = $1 AND organization_id = $2 AND location_id IS NULL
                     AND role_code = 'OrganizationAdmin') AS is_admin,
+         (EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND state = 'suspended')
+          AND EXISTS (SELECT 1 FROM role_assignments WHERE user_id = $1 AND organization_id = $2)) AS suspended_member,
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok`,
       [check.userId, check.organizationId, check.locationId ?? null],
       { signal },
     ),
   );
   const row = rows[0];
+  if (row?.suspended_member === true) throw tenantSuspended();
   if (row?.is_admin !== true) throw forbidden();
   if (row.location_ok !== true) throw validationFailed('locationId: not a location of this organisation');
 }

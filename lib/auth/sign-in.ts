@@ -34,6 +34,8 @@ export type SignInOutcome =
   /** Unknown email, no role in the organisation, no password set or a wrong one: one answer, similar time. */
   | { ok: false; reason: 'invalid-credentials' }
   | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
+  /** Right credentials, but the organisation is suspended: told only to someone who proved the password. */
+  | { ok: false; reason: 'tenant-suspended' }
   | { ok: false; reason: 'not-configured' };
 
 interface UserRow {
@@ -41,6 +43,7 @@ interface UserRow {
   email: string;
   password_hash: string | null;
   mfa_enrolled: boolean;
+  tenant_suspended: boolean;
 }
 
 export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutcome> {
@@ -63,7 +66,8 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
     dbCall('read', 'auth.signIn.user', (signal) =>
       deps.db.query<UserRow>(
         `SELECT u.id, u.email, u.password_hash, EXISTS (
-                  SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled
+                  SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
+                EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended
            FROM users u
           WHERE u.email = $1
             AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)`,
@@ -78,6 +82,9 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
   // verifyPassword derives against a decoy when there is no hash, so an unknown user takes as long as a wrong password.
   const matches = await verifyPassword(input.password, user?.password_hash);
   if (user === undefined || !matches) return { ok: false, reason: 'invalid-credentials' };
+  // Before any challenge or session: a suspended organisation signs nobody in (the session insert refuses it too, for a
+  // suspension landing after this read; docs/design/tenants.md#suspension).
+  if (user.tenant_suspended) return { ok: false, reason: 'tenant-suspended' };
   const verified: VerifiedUser = {
     userId: user.id,
     email: user.email,

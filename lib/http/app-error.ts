@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'INVITE_LIMIT_REACHED'
   | 'SLUG_TAKEN'
   | 'DOMAIN_TAKEN'
+  | 'LAST_ADMIN'
   | 'RATE_LIMITED'
   | 'CONNECTION_EXISTS'
   | 'CONNECTION_DISABLED'
@@ -77,8 +78,9 @@ export const mfaAlreadyEnrolled = () => new AppError(409, 'MFA_ALREADY_ENROLLED'
 export const oidcFailed = () =>
   new AppError(401, 'OIDC_FAILED', 'the sign-in through the identity provider could not be completed; start it again');
 export const forbidden = (message = 'no role for this tenant or action') => new AppError(403, 'FORBIDDEN', message);
-/** The session's organisation is suspended by an operator; nothing was spent or ended, so the same call works once it is reactivated. */
-export const tenantSuspended = () => new AppError(403, 'TENANT_SUSPENDED', 'this organisation is suspended; contact its operator');
+/** The organisation is suspended: refused to its members on every /orgs route, at sign-in and at refresh (docs/design/tenants.md#suspension); nothing was spent or ended, so the same call works once it is reactivated. */
+export const tenantSuspended = () =>
+  new AppError(403, 'TENANT_SUSPENDED', 'this organisation is suspended; an operator must reactivate it first');
 /** The console refused a state-changing request without its CSRF defence (lib/console/csrf.ts); `reason` names what was missing. */
 export const csrfRefused = (reason: string) =>
   new AppError(403, 'CSRF_REFUSED', `refused: ${reason}; state-changing console requests must come from the console page itself`);
@@ -95,6 +97,12 @@ export const inviteLimitReached = (max: number) =>
 export const slugTaken = () => new AppError(409, 'SLUG_TAKEN', 'another organisation already has this slug');
 export const domainTaken = () =>
   new AppError(409, 'DOMAIN_TAKEN', 'one of these domains belongs to another organisation; nothing was changed');
+export const lastAdmin = () =>
+  new AppError(
+    409,
+    'LAST_ADMIN',
+    "this is the organisation's only organisation-wide OrganizationAdmin; make another member one first; nothing was changed",
+  );
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'RATE_LIMITED', 'too many attempts; try again after the time in the retry-after header', {
     'retry-after': String(retryAfterSeconds),

@@ -33,6 +33,8 @@ export const AUDIT_ACTIONS = [
   'tenant.suspended',
   'tenant.reactivated',
   'tenant.cache_invalidated',
+  'member.role_changed',
+  'member.removed',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
@@ -122,8 +124,12 @@ export function countedAuditInsert(
   count: { detail: string; sql: string; when?: string },
   firstParam: number,
 ): Statement {
-  const { params } = auditStatement({ ...event, details: { ...event.details, [count.detail]: 0 } }, now);
-  return auditInsertSelect(params, firstParam, `jsonb_build_object('${count.detail}', (${count.sql}))`, count.when);
+  return computedAuditInsert(
+    event,
+    now,
+    { computed: { [count.detail]: count.sql }, ...(count.when === undefined ? {} : { when: count.when }) },
+    firstParam,
+  );
 }
 
 /**
@@ -132,18 +138,34 @@ export function countedAuditInsert(
  * like auditStatement; parameters numbered from `firstParam`, after the statement's own.
  */
 export function conditionalAuditInsert(event: AuditEvent, now: Date, when: string, firstParam: number): Statement {
-  return auditInsertSelect(auditStatement(event, now).params, firstParam, undefined, when);
+  return computedAuditInsert(event, now, { computed: {}, when }, firstParam);
 }
 
-function auditInsertSelect(params: unknown[], firstParam: number, extraDetails: string | undefined, when: string | undefined): Statement {
+/**
+ * countedAuditInsert with several details filled in by PostgreSQL: `computed` maps each detail's name to an SQL
+ * expression over the statement's own CTEs (a role read under a lock, a count of revoked rows). The same rules hold: the
+ * names pass the identifier and secret-name checks, the expressions are the caller's code, never input.
+ */
+export function computedAuditInsert(
+  event: AuditEvent,
+  now: Date,
+  spec: { computed: Readonly<Record<string, string>>; when?: string },
+  firstParam: number,
+): Statement {
+  const names = Object.keys(spec.computed);
+  const { params } = auditStatement(
+    { ...event, details: { ...event.details, ...Object.fromEntries(names.map((name) => [name, 0])) } },
+    now,
+  );
   const p = (index: number) => `$${firstParam + index}`;
+  const built = names.map((name) => `'${name}', (${spec.computed[name]})`).join(', ');
   return {
     text:
       'INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, action, correlation_id, details) ' +
       `SELECT ${p(0)}::uuid, ${p(1)}::timestamptz, ${p(2)}::uuid, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::uuid, ${p(6)}::text, ${p(7)}::text, ` +
       `${p(8)}::jsonb` +
-      (extraDetails === undefined ? '' : ` || ${extraDetails}`) +
-      (when === undefined ? '' : ` WHERE ${when}`),
+      (names.length === 0 ? '' : ` || jsonb_build_object(${built})`) +
+      (spec.when === undefined ? '' : ` WHERE ${spec.when}`),
     params,
   };
 }

@@ -201,6 +201,16 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     auditCounterpart: 'None required; business actions are audited separately',
     cleanup: 'Expire with the session; delete on logout, sign out everywhere, an admin revoke, or context reset (DELETE /auth/context)',
   },
+  activeContextIndex: {
+    ttl: "The longest remaining life of the contexts it lists: each PUT /auth/context adds its session scored by that context's expiry and raises the key's TTL to the context's when it is shorter",
+    allowedPayload: ["the session ids of the user's active contexts as members", 'when each context expires (unix seconds) as scores'],
+    forbiddenPayload: ['tokens', 'organisation or role data (the contexts hold those)', "other users' sessions"],
+    auditCounterpart: 'None (an index of activeContext)',
+    cleanup:
+      "Members whose score has passed are pruned on every set; a member's removal (DELETE /orgs/{orgId}/members/{userId}) reads it, deletes the contexts pointing at that organisation and removes their members, and members whose context is gone; the key expires by TTL",
+    notes:
+      'A member whose context was deleted by logout or a reset stays until its score passes or a removal visits it; the removal reads the context itself, never trusts the index alone.',
+  },
   throttleCounter: {
     ttl: 'The seconds left in its fixed window (at most the window length), set with the first INCR and restored whenever the counter is found without one, in the same script (never a TTL-less counter)',
     allowedPayload: ['counter value'],

@@ -228,7 +228,7 @@ describe('the main store fails', () => {
     const org = await stack.seedOrganization();
     const token = await stack.token({ userId: org.adminId });
     expect((await put(token, { organizationId: org.organizationId })).status).toBe(200);
-    for (const fault of [{ refuse: true }, { failCommands: ['get', 'set', 'del'] }, { delayMs: 2_500 }]) {
+    for (const fault of [{ refuse: true }, { failCommands: ['get', 'set', 'del', 'evalsha', 'eval'] }, { delayMs: 2_500 }]) {
       stack.redisProxy.faults.set(fault);
       try {
         for (const method of ['PUT', 'GET', 'DELETE']) {

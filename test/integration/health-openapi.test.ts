@@ -91,6 +91,8 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
       '/orgs/{orgId}/invites',
       '/orgs/{orgId}/invites/history',
       '/orgs/{orgId}/invites/{inviteId}',
+      '/orgs/{orgId}/members',
+      '/orgs/{orgId}/members/{userId}',
       '/orgs/{orgId}/members/{userId}/sessions',
       '/orgs/{orgId}/members/{userId}/sessions/revoke',
       '/orgs/{orgId}/members/count',
@@ -117,6 +119,8 @@ it('serves an OpenAPI 3.1 document listing every route', async () => {
   expect(Object.keys(doc.paths['/auth/oidc/{provider}/start']!)).toEqual(['get']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/branding']!)).toEqual(['patch']);
   expect(Object.keys(doc.paths['/orgs/{orgId}/domains']!)).toEqual(['put']);
+  expect(Object.keys(doc.paths['/orgs/{orgId}/members']!)).toEqual(['get']);
+  expect(Object.keys(doc.paths['/orgs/{orgId}/members/{userId}']!).sort()).toEqual(['delete', 'patch']);
   // The public resolve takes no credentials; the operator routes take the operator's secret, never the tenants' JWT.
   const operation = (path: string, method: string) => doc.paths[path]![method] as { security?: unknown[] };
   expect(operation('/public/tenants/resolve', 'get').security).toBeUndefined();

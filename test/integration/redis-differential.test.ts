@@ -216,6 +216,36 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     await expectAgreement();
   });
 
+  it('members: contexts set here and elsewhere, member counts cached, a role change, a removal that drops and forgets them', async () => {
+    const org = await stack.seedOrganization();
+    const other = await stack.seedOrganization();
+    const member = newInvitee();
+    await stack.db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [member.userId, member.email]);
+    for (const organizationId of [org.organizationId, other.organizationId]) {
+      await stack.db.query('INSERT INTO role_assignments (id, user_id, organization_id, role_code) VALUES ($1, $2, $3, $4)', [
+        uuidv7(),
+        member.userId,
+        organizationId,
+        'Viewer',
+      ]);
+    }
+    const here = await stack.token({ userId: member.userId });
+    const elsewhere = await stack.token({ userId: member.userId });
+    expect(await status(stack.request('PUT', '/auth/context', { token: here, body: { organizationId: org.organizationId } }))).toBe(200);
+    expect(await status(stack.request('PUT', '/auth/context', { token: elsewhere, body: { organizationId: other.organizationId } }))).toBe(
+      200,
+    );
+    const admin = { token: org.adminToken };
+    expect(await status(stack.request('GET', `/orgs/${org.organizationId}/members/count`, admin))).toBe(200);
+    expect(await status(stack.request('GET', `/orgs/${org.organizationId}/members/count?locationId=${org.locationId}`, admin))).toBe(200);
+    const memberPath = `/orgs/${org.organizationId}/members/${member.userId}`;
+    expect(await status(stack.request('PATCH', memberPath, { ...admin, body: { roleCode: 'Accountant' } }))).toBe(200);
+    expect(await status(stack.request('DELETE', memberPath, admin))).toBe(204);
+    expect(await status(stack.request('GET', '/auth/context', { token: here }))).toBe(404);
+    expect(await status(stack.request('GET', '/auth/context', { token: elsewhere }))).toBe(200);
+    await expectAgreement();
+  });
+
   it('MFA: enrol, confirm, the challenge of a login, a wrong code, the right one, the same code again', async () => {
     const org = await stack.seedOrganization();
     const { login } = await signInAs(org);

@@ -58,10 +58,10 @@ describe('settings', () => {
     expect((await stack.request('GET', `/orgs/${tenant.organizationId}/settings`)).status).toBe(401);
   });
 
-  it('with Redis down answers from PostgreSQL, the suspended state included, with one WARN naming no key', async () => {
+  it('with Redis down answers from PostgreSQL, with one WARN naming no key', async () => {
     const tenant = await seedTenant(stack);
     expect((await settings(tenant)).status).toBe(200);
-    await stack.db.query(`UPDATE organizations SET state = 'suspended', suspension_reason = 'test' WHERE id = $1`, [tenant.organizationId]);
+    await stack.db.query(`UPDATE organizations SET display_name = 'Renamed behind the cache' WHERE id = $1`, [tenant.organizationId]);
     const before = stack.logs.length;
     stack.redisProxy.faults.set({ refuse: true });
     let response: Response;
@@ -71,13 +71,30 @@ describe('settings', () => {
       stack.redisProxy.faults.clear();
     }
     expect(response.status).toBe(200);
-    // A restriction is never dropped: the cache (still "active") is skipped, PostgreSQL's answer stands.
-    expect((await json(response)).settings.state).toBe('suspended');
+    // The cache is skipped, PostgreSQL's answer stands.
+    expect((await json(response)).settings.branding.displayName).toBe('Renamed behind the cache');
     const warns = stack.logs.slice(before).filter((line) => line.includes('"level":"warn"'));
     expect(warns).toHaveLength(1);
     expect(JSON.parse(warns[0]!)).toMatchObject({ event: 'cache_unavailable', cache: 'org-settings', operation: 'read' });
     expect(warns[0]).not.toContain(tenant.organizationId);
     expect(warns[0]).not.toContain(`${stack.deps.keys.prefix}:`);
+  });
+
+  it('a suspension the cache never heard of is enforced all the same: the role check reads the state in PostgreSQL', async () => {
+    const tenant = await seedTenant(stack);
+    expect((await json(await settings(tenant))).settings.state).toBe('active');
+    // Suspended behind the cache's back (no invalidation): its entry still says "active".
+    await stack.db.query(`UPDATE organizations SET state = 'suspended', suspension_reason = 'test' WHERE id = $1`, [tenant.organizationId]);
+    for (const fault of [undefined, { refuse: true }]) {
+      if (fault !== undefined) stack.redisProxy.faults.set(fault);
+      try {
+        const response = await settings(tenant);
+        expect(response.status).toBe(403);
+        expect((await json(response)).error.code).toBe('TENANT_SUSPENDED');
+      } finally {
+        stack.redisProxy.faults.clear();
+      }
+    }
   });
 
   it('with Redis failing only on the write, still answers and warns once', async () => {

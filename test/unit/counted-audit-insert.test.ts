@@ -1,8 +1,8 @@
-// countedAuditInsert and conditionalAuditInsert: the audit row a revoking statement writes with its own count, or only
-// when it changed something; validated before any SQL is made.
+// countedAuditInsert, conditionalAuditInsert and computedAuditInsert: the audit row a changing statement writes with
+// details PostgreSQL fills in, or only when it changed something; validated before any SQL is made.
 import { describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
-import { conditionalAuditInsert, countedAuditInsert, InvalidAuditEventError } from '../../lib/pg/audit.ts';
+import { computedAuditInsert, conditionalAuditInsert, countedAuditInsert, InvalidAuditEventError } from '../../lib/pg/audit.ts';
 
 const event = {
   action: 'session.revoked_all' as const,
@@ -54,5 +54,23 @@ describe('conditionalAuditInsert', () => {
     expect(statement.params).toHaveLength(9);
     expect(statement.params.slice(6)).toEqual(['session.revoked', 'corr-1', '{}']);
     expect(() => conditionalAuditInsert({ ...event, details: { sessionId: 'x' } }, new Date(), 'true', 1)).toThrow(InvalidAuditEventError);
+  });
+});
+
+describe('computedAuditInsert', () => {
+  it('fills several details from SQL in one jsonb_build_object, after the static ones, under the same checks', () => {
+    const statement = computedAuditInsert(
+      { ...event, action: 'member.role_changed', details: { toRole: 'Viewer' } },
+      new Date('2030-01-01T00:00:00Z'),
+      { computed: { fromRole: 'SELECT from_role FROM changed', roleCount: 'SELECT 2' }, when: "(SELECT outcome FROM changed) = 'changed'" },
+      5,
+    );
+    expect(statement.text).toContain(
+      "$13::jsonb || jsonb_build_object('fromRole', (SELECT from_role FROM changed), 'roleCount', (SELECT 2)) WHERE (SELECT outcome FROM changed) = 'changed'",
+    );
+    expect(statement.params.at(-1)).toBe('{"toRole":"Viewer","fromRole":0,"roleCount":0}');
+    for (const name of ['sessionIds', "x', 1); --"]) {
+      expect(() => computedAuditInsert(event, new Date(), { computed: { [name]: 'SELECT 1' } }, 1), name).toThrow(InvalidAuditEventError);
+    }
   });
 });

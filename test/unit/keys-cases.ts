@@ -187,6 +187,19 @@ export const BUILDER_CASES: BuilderCase[] = [
   twoIds('authSessionState', 'user', 'auth', 'session-state'),
   twoIds('activeContext', 'user', 'context', 'active'),
   {
+    name: 'activeContextIndex',
+    valid: fc.tuple(validUuid),
+    any: fc.tuple(maybeUuid),
+    call: (keyspace, [user]) => loose(keyspace).activeContextIndex(user),
+    expect: ([user]) => ({
+      valid: looksLikeUuid(str(user)),
+      scope: { kind: 'user', id: lower(user) },
+      domain: 'context',
+      purpose: 'active-by-user',
+      id: lower(user),
+    }),
+  },
+  {
     name: 'throttleCounter',
     valid: fc.tuple(validScope, fc.constantFrom(...THROTTLE_ACTIONS), hex64, windowStart),
     any: fc.tuple(anyScope, fc.oneof(fc.constantFrom(...THROTTLE_ACTIONS), hostileString), maybeHex64, anyWindowStart),

@@ -28,6 +28,7 @@ describe('key strings', () => {
       [k.mfaTotpUsed(ORG, 57_766_666), `mhpay:prod:user:{${org}}:mfa:totp-used:57766666`],
       [k.authSessionState(ORG, ID), `mhpay:prod:user:{${org}}:auth:session-state:${id}`],
       [k.activeContext(ORG, ID), `mhpay:prod:user:{${org}}:context:active:${id}`],
+      [k.activeContextIndex(ORG), `mhpay:prod:user:{${org}}:context:active-by-user:${org}`],
       [
         k.throttleCounter({ kind: 'outlet', id: ORG }, 'login', H, 1_700_000_000),
         `mhpay:prod:outlet:{${org}}:throttle:counter:login.${H}.1700000000`,

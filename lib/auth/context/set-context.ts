@@ -1,11 +1,39 @@
 // PUT /auth/context: the role is checked in PostgreSQL (beside the revocation check), then the context is stored with
-// the session's remaining life as its TTL.
+// the session's remaining life as its TTL, and listed in the user's index of contexts in the same script.
 import type { Authentication } from '../authentication.ts';
 import type { RoleCode } from '../../keys/index.ts';
 import type { Deps } from '../../deps.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { encodeJson, redisCall } from '../../redis/index.ts';
+import { defineScript, encodeJson, runScript } from '../../redis/index.ts';
 import { activeContextSchema, contextKey, type ActiveContext } from './context-record.ts';
+
+/**
+ * KEYS[1] the session's context (activeContext), KEYS[2] the user's index of contexts (activeContextIndex); one user, one
+ * hash tag, one slot.
+ * ARGV[1] the context (JSON), ARGV[2] its TTL in seconds, ARGV[3] the session id, ARGV[4] now (unix seconds)
+ * Stores the context and lists its session, scored by when the context expires, pruning members already past theirs;
+ * the index lives at least as long as this context. Run twice, it leaves the same state.
+ */
+export const SET_ACTIVE_CONTEXT = defineScript({
+  name: 'context.set',
+  keys: ['context', 'index'],
+  args: ['context', 'ttlSeconds', 'sessionId', 'now'],
+  source: `
+local context_key = KEYS[1]
+local index_key = KEYS[2]
+local context = ARGV[1]
+local ttl_seconds = tonumber(ARGV[2])
+local session_id = ARGV[3]
+local now = tonumber(ARGV[4])
+redis.call('SET', context_key, context, 'EX', ttl_seconds)
+redis.call('ZREMRANGEBYSCORE', index_key, '-inf', now)
+redis.call('ZADD', index_key, now + ttl_seconds, session_id)
+if redis.call('TTL', index_key) < ttl_seconds then
+  redis.call('EXPIRE', index_key, ttl_seconds)
+end
+return 1
+`,
+});
 
 export interface SetContextInput {
   organizationId: string;
@@ -17,6 +45,8 @@ export type SetContextOutcome =
   | { ok: true; context: ActiveContext; ttlSeconds: number }
   /** No role in the organisation at its level, nor at the location asked for. */
   | { ok: false; reason: 'no-role' }
+  /** A role there, but the organisation is suspended (docs/design/tenants.md#suspension). */
+  | { ok: false; reason: 'tenant-suspended' }
   | { ok: false; reason: 'location-outside' }
   /** PostgreSQL holds the session as revoked (its denylist entry may be lost and not yet repaired), or it has ended. */
   | { ok: false; reason: 'session-revoked' }
@@ -26,6 +56,7 @@ interface ScopeRow {
   org_role: RoleCode | null;
   location_role: RoleCode | null;
   location_ok: boolean;
+  tenant_suspended: boolean;
   session_expires_at: Date | null;
   session_revoked: boolean;
 }
@@ -41,6 +72,8 @@ export async function setActiveContext(deps: Deps, auth: Authentication, input: 
   // At an outlet, the role held there wins over the organisation-wide one as the hint: it is the narrower scope.
   const roleCode = input.locationId === null ? row.org_role : (row.location_role ?? row.org_role);
   if (roleCode === null) return { ok: false, reason: 'no-role' };
+  // Told only to a member: an outsider gets no-role above, whatever the state.
+  if (row.tenant_suspended) return { ok: false, reason: 'tenant-suspended' };
 
   const nowMs = deps.clock.now();
   // Sign-in's own sessions end at sessions.expires_at; a session of an external identity provider has no end here, so
@@ -59,11 +92,14 @@ export async function setActiveContext(deps: Deps, auth: Authentication, input: 
   };
   const value = encodeJson(activeContextSchema, context);
   // No retry: a retried SET landing after the caller's own DELETE would bring a reset context back.
-  await redisCall('context.set', () => deps.redis.atMostOnce.set(contextKey(deps, principal), value, { ex: ttlSeconds }));
+  await runScript(deps.redis.atMostOnce, SET_ACTIVE_CONTEXT, {
+    keys: { context: contextKey(deps, principal), index: deps.keys.activeContextIndex(principal.userId) },
+    args: { context: value, ttlSeconds, sessionId: principal.sessionId, now: Math.floor(nowMs / 1000) },
+  });
   return { ok: true, context, ttlSeconds };
 }
 
-/** One query: the roles at the organisation and at the outlet, that the outlet belongs to it, and the session's end. */
+/** One query: the roles at the organisation and at the outlet, that the outlet belongs to it, its state, and the session's end. */
 async function readScope(
   deps: Deps,
   input: { userId: string; sessionId: string; organizationId: string; locationId: string | null },
@@ -76,6 +112,7 @@ async function readScope(
          (SELECT role_code FROM role_assignments
            WHERE user_id = $1 AND organization_id = $2 AND location_id = $3::uuid) AS location_role,
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok,
+         EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND state = 'suspended') AS tenant_suspended,
          (SELECT expires_at FROM sessions WHERE id = $4 AND user_id = $1) AS session_expires_at,
          EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND revoked_at IS NOT NULL) AS session_revoked`,
       [input.userId, input.organizationId, input.locationId, input.sessionId],

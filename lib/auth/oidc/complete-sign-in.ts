@@ -30,6 +30,8 @@ export type CompleteOidcOutcome =
   | { ok: true; kind: 'signed-in'; tokens: SessionTokens }
   | { ok: true; kind: 'mfa-required'; user: VerifiedUser }
   | { ok: false; reason: 'unknown-provider' }
+  /** Every check passed and the member is linked, but their organisation is suspended (docs/design/tenants.md#suspension). */
+  | { ok: false; reason: 'tenant-suspended' }
   /** Every other refusal is one answer to the caller; the word is for the log and the audit row only. */
   | { ok: false; reason: 'failed'; detail: OidcFailureReason };
 
@@ -43,6 +45,7 @@ interface MemberRow {
   id: string;
   email: string;
   mfa_enrolled: boolean;
+  tenant_suspended: boolean;
 }
 
 export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): Promise<CompleteOidcOutcome> {
@@ -65,6 +68,7 @@ export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): 
   // From here on PostgreSQL not answering is a 503, as everywhere else; the state is spent either way.
   const member = await findMember(deps, email, started.organizationId);
   if (member === undefined) return failed(deps, input, 'unlinked', started);
+  if (member.tenant_suspended) return { ok: false, reason: 'tenant-suspended' };
   const user: VerifiedUser = {
     userId: member.id,
     email: member.email,
@@ -134,7 +138,8 @@ async function findMember(deps: Deps, email: string, organizationId: string): Pr
   const rows = await dbCall('read', 'auth.oidc.member', (signal) =>
     deps.db.query<MemberRow>(
       `SELECT u.id, u.email, EXISTS (
-                SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled
+                SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
+              EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended
          FROM users u
         WHERE u.email = $1
           AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)`,

@@ -2,7 +2,8 @@
 // transaction; only then are tokens signed.
 import { uuidv7 } from 'uuidv7';
 import { auditStatement, type AuditEvent } from '../../pg/audit.ts';
-import { dbCall } from '../../pg/unavailable.ts';
+import { tenantSuspended } from '../../http/app-error.ts';
+import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { issueRefreshToken } from '../tokens/refresh-token.ts';
 import { sessionTokens, type SessionTokens } from './session-tokens.ts';
@@ -11,6 +12,9 @@ import { sessionUserAgent } from './user-agent.ts';
 /** How a session was opened; `sessions.method` holds the same words (migrations/0012). */
 export const SIGN_IN_METHODS = ['password', 'password+totp', 'oidc', 'dev-link'] as const;
 export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
+
+/** The SQLSTATE of migrations/0013_members.sql's sessions_refuse_suspended_organization. */
+const SUSPENDED_ORGANIZATION = 'RS403';
 
 export interface OpenSessionInput {
   userId: string;
@@ -65,7 +69,11 @@ export async function openSession(deps: Deps, input: OpenSessionInput): Promise<
     ),
     ...(input.alsoAudit ?? []).map((event) => auditStatement(event, now)),
   ];
-  await dbCall('commit', 'auth.session.open', (signal) => deps.db.transaction(statements, { signal }));
+  await dbCall('commit', 'auth.session.open', (signal) => deps.db.transaction(statements, { signal })).catch((error: unknown) => {
+    // The sessions insert refuses a suspended organisation (migrations/0013_members.sql): the same 403 whichever way
+    // the user signed in, also when the suspension landed after the sign-in's own read of the state.
+    throw sqlState(error) === SUSPENDED_ORGANIZATION ? tenantSuspended() : error;
+  });
   return sessionTokens(
     deps,
     { sessionId, userId: input.userId, email: input.email, organizationId: input.organizationId, expiresAtMs },

@@ -2,3 +2,4 @@
 export { readThrough } from './read-through.ts';
 export { generationBump } from './generation.ts';
 export { MEMBER_COUNT_TTL_SECONDS, ORG_SETTINGS_TTL_SECONDS } from './policy.ts';
+export { entryShape } from './entries.ts';

@@ -1,5 +1,7 @@
 // tenants: pre-auth resolution (limiter + cache in one script), the admin's branding and domains, the operator's
-// suspension and cache invalidation, and the organisation settings and member counts read through lib/runtime/cache.
+// suspension and cache invalidation, and the organisation settings and member counts read through lib/runtime/cache
+// (forgotten by a member's removal).
+import { forgetMemberCounts } from './forget-member-counts.ts';
 import { readMemberCount } from './member-count.ts';
 import { readOrgSettings } from './org-settings.ts';
 import { resolveTenant } from './resolve-tenant.ts';
@@ -12,6 +14,7 @@ export const tenants = {
   resolve: resolveTenant,
   readSettings: readOrgSettings,
   memberCount: readMemberCount,
+  forgetMemberCounts,
   updateBranding,
   setDomains,
   setState: setTenantState,
@@ -19,7 +22,7 @@ export const tenants = {
 };
 export { REMEMBER_MISS } from './remember.ts';
 export { normalizeHost, normalizeSlug, isChoosableSlug, isCustomDomain } from './host.ts';
-export { MAX_DOMAINS_PER_ORGANIZATION, RESOLVE_MISSES_MAX } from './policy.ts';
+export { MAX_DOMAINS_PER_ORGANIZATION, MEMBER_COUNT_FORGET_MAX_OUTLETS, RESOLVE_MISSES_MAX } from './policy.ts';
 export { orgSettingsSchema } from './org-settings.ts';
 export { publicTenantSchema } from './public-tenant.ts';
 export type { ResolveQuery } from './lookup.ts';

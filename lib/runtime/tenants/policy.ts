@@ -11,3 +11,9 @@ export const RESOLVE_MISSES_MAX = 1_000;
 
 /** Custom domains one organisation may hold: a handful of brands, with room; keeps an invalidation to one small script. */
 export const MAX_DOMAINS_PER_ORGANIZATION = 20;
+
+/**
+ * A removal forgets the member count of each Outlet whose count it changed, by name, up to this many; an organisation-wide
+ * member of an organisation with more Outlets forgets all its cached entries at once instead (one generation bump).
+ */
+export const MEMBER_COUNT_FORGET_MAX_OUTLETS = 500;

@@ -1,0 +1,91 @@
+// members.remove: an OrganizationAdmin removes a member from the organisation: every role they hold in it, every live
+// session they opened in it, the active contexts that point at it and the member counts they were in.
+import type { Deps } from '../../deps.ts';
+import { computedAuditInsert } from '../../pg/audit.ts';
+import { dbCall } from '../../pg/unavailable.ts';
+import { MEMBER_COUNT_FORGET_MAX_OUTLETS, tenants } from '../../runtime/tenants/index.ts';
+import { activeContext } from '../context/index.ts';
+import { afterRevocation } from '../sessions/after-revocation.ts';
+
+export interface RemoveMemberInput {
+  organizationId: string;
+  /** The admin, already authorised for the organisation (authorizeOrgAdmin). */
+  adminUserId: string;
+  memberUserId: string;
+  correlationId: string;
+}
+
+export type RemoveMemberOutcome =
+  /** `denylistPending`: revoked sessions whose denylist entry did not land (the denylist repair writes them). */
+  { ok: true; revoked: number; denylistPending: string[] } | { ok: false; reason: 'not-found' } | { ok: false; reason: 'last-admin' };
+
+interface Row {
+  outcome: 'not-found' | 'last-admin' | 'removed';
+  location_ids: string[];
+  session_ids: string[];
+}
+
+/**
+ * One statement commits the removal: members_remove (migrations/0013_members.sql; the organisation's row first, as a
+ * role change takes it, then the roles and the sessions opened here) and the `member.removed` audit row naming the admin,
+ * the organisation-wide role held, how many roles and sessions went. Then, side by side and best effort (PostgreSQL
+ * holds the truth): the denylist entries and the contexts of the revoked sessions (afterRevocation, as an admin's revoke
+ * does), every other context of the member that points at this organisation, and the member counts they were in.
+ * Sessions opened in other organisations and an identity provider's stay live; none of them has a role here any more.
+ */
+export async function removeMember(deps: Deps, input: RemoveMemberInput): Promise<RemoveMemberOutcome> {
+  const nowMs = deps.clock.now();
+  const now = new Date(nowMs);
+  const audit = computedAuditInsert(
+    {
+      action: 'member.removed',
+      actorUserId: input.adminUserId,
+      organizationId: input.organizationId,
+      locationId: null,
+      targetId: input.memberUserId,
+      correlationId: input.correlationId,
+    },
+    now,
+    {
+      computed: {
+        fromRole: 'SELECT org_role FROM removed',
+        roleCount: 'SELECT role_count FROM removed',
+        revokedCount: 'SELECT cardinality(session_ids) FROM removed',
+      },
+      when: "(SELECT outcome FROM removed) = 'removed'",
+    },
+    5,
+  );
+  const rows = await dbCall('commit', 'members.remove', (signal) =>
+    deps.db.query<Row>(
+      `WITH removed AS MATERIALIZED (SELECT * FROM members_remove($1::uuid, $2::uuid, $3::timestamptz, $4::int)),
+            audit AS (${audit.text})
+       SELECT outcome, location_ids::text[] AS location_ids, session_ids::text[] AS session_ids FROM removed`,
+      [input.organizationId, input.memberUserId, now.toISOString(), MEMBER_COUNT_FORGET_MAX_OUTLETS, ...audit.params],
+      { signal },
+    ),
+  );
+  const row = rows[0];
+  if (row === undefined || row.outcome === 'not-found') return { ok: false, reason: 'not-found' };
+  if (row.outcome === 'last-admin') return { ok: false, reason: 'last-admin' };
+  const [{ denylistPending }] = await Promise.all([
+    afterRevocation(deps, {
+      userId: input.memberUserId,
+      sessionIds: row.session_ids,
+      tokenExpiresAt: 0,
+      nowMs,
+      correlationId: input.correlationId,
+    }),
+    activeContext.dropForOrganization(deps, {
+      userId: input.memberUserId,
+      organizationId: input.organizationId,
+      correlationId: input.correlationId,
+    }),
+    tenants.forgetMemberCounts(deps, {
+      organizationId: input.organizationId,
+      locationIds: row.location_ids,
+      correlationId: input.correlationId,
+    }),
+  ]);
+  return { ok: true, revoked: row.session_ids.length, denylistPending };
+}
