@@ -252,7 +252,7 @@ describe('a suspended organisation', () => {
         const refused = await refresh(session.refreshToken);
         expect(refused.status).toBe(403);
         expect(await refused.json()).toEqual({
-          error: { code: 'TENANT_SUSPENDED', message: 'this organisation is suspended; contact its operator' },
+          error: { code: 'TENANT_SUSPENDED', message: 'this organisation is suspended; an operator must reactivate it first' },
         });
       }
       expect((await sessionRow(session.sessionId)).revoked_at).toBeNull();
