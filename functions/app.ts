@@ -3,7 +3,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, ExecutionContext } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
-import { AppError, validationFailed, errorBody } from '../lib/http/app-error.ts';
+import { errorBody, errors } from '../lib/http/app-error.ts';
 import { correlation } from '../lib/http/correlation.ts';
 import { corsForConfiguredOrigins } from '../lib/http/cors.ts';
 import { handleError } from '../lib/http/error-handler.ts';
@@ -67,7 +67,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw validationFailed(`request body larger than ${MAX_BODY_BYTES} bytes`);
+        throw errors.VALIDATION_FAILED(`request body larger than ${MAX_BODY_BYTES} bytes`);
       },
     }),
   );
@@ -93,7 +93,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
   // The /ops routes: an operator's own bearer secret (rsop_…), not a JWT (docs/api.md#operators--opstenantsorgid-functionsops-libauthoperatorts).
   app.openAPIRegistry.registerComponent('securitySchemes', 'operatorAuth', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'runstate', version: '0.1.0' } });
-  app.notFound((c) => c.json(errorBody(new AppError(404, 'NOT_FOUND', 'no such route')), 404));
+  app.notFound((c) => c.json(errorBody(errors.NOT_FOUND('no such route')), 404));
   app.onError(handleError);
   return app;
 }

@@ -1,7 +1,7 @@
 // The audit export function: request an export, follow its progress, download or cancel it (OrganizationAdmin of the organisation).
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
-import { exportFinished, exportLimitReached, exportNotReady, notFound } from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { jobs } from '../../lib/runtime/jobs/index.ts';
 import { cancelExportRoute, createExportRoute, exportFileRoute, readExportRoute } from './routes.ts';
@@ -19,7 +19,7 @@ auditExportsFunction.openapi(createExportRoute, async (c) => {
     requestedByUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw exportLimitReached(outcome.maxUnfinished);
+  if (!outcome.ok) throw errors.EXPORT_LIMIT_REACHED(outcome.maxUnfinished);
   return c.json({ job: outcome.job }, 202);
 });
 
@@ -29,7 +29,7 @@ auditExportsFunction.openapi(readExportRoute, async (c) => {
   const organizationId = orgId.toLowerCase();
   await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await jobs.readAuditExport(deps, { organizationId, jobId: jobId.toLowerCase() });
-  if (!outcome.ok) throw notFound('no such export in this organisation');
+  if (!outcome.ok) throw errors.NOT_FOUND('no such export in this organisation');
   return c.json({ job: outcome.job }, 200);
 });
 
@@ -45,8 +45,8 @@ auditExportsFunction.openapi(cancelExportRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'finished') throw exportFinished(outcome.state);
-    throw notFound('no such export in this organisation');
+    if (outcome.reason === 'finished') throw errors.EXPORT_FINISHED(outcome.state);
+    throw errors.NOT_FOUND('no such export in this organisation');
   }
   return c.body(null, 204);
 });
@@ -64,8 +64,8 @@ auditExportsFunction.openapi(exportFileRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'not-ready') throw exportNotReady(outcome.state);
-    throw notFound('no such export in this organisation');
+    if (outcome.reason === 'not-ready') throw errors.EXPORT_NOT_READY(outcome.state);
+    throw errors.NOT_FOUND('no such export in this organisation');
   }
   return c.body(outcome.body, 200, {
     'content-type': 'text/csv; charset=utf-8',

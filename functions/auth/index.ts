@@ -3,7 +3,7 @@ import { logout } from '../../lib/auth/logout.ts';
 import { signIn } from '../../lib/auth/sign-in.ts';
 import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
-import { invalidCredentials, notConfigured, rateLimited, refreshInvalid } from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
@@ -20,9 +20,9 @@ authFunction.openapi(signInRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
-    if (outcome.reason === 'not-configured') throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
-    throw invalidCredentials();
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    if (outcome.reason === 'not-configured') throw errors.NOT_CONFIGURED('sign-in (AUTH_SIGNING_KEYS)');
+    throw errors.INVALID_CREDENTIALS();
   }
   if (outcome.kind === 'mfa-required') {
     // The password was right; the session waits for the code (POST /auth/mfa/verify, functions/mfa/).
@@ -38,7 +38,7 @@ authFunction.openapi(refreshRoute, async (c) => {
     refreshToken: c.req.valid('json').refreshToken,
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw refreshInvalid();
+  if (!outcome.ok) throw errors.REFRESH_INVALID();
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });
 

@@ -1,7 +1,7 @@
 // The admin console at /console (docs/console.md): its page, the session routes that keep sign-in's tokens in cookies,
 // the dev link, and /console/api/*, which hands the page's calls to this same app with the session's bearer token.
 import { Hono } from 'hono';
-import { csrfRefused, notFound, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
 import { readCookie, writeCookie } from '../../lib/console/cookies.ts';
 import { checkCsrf, pageCsrfToken } from '../../lib/console/csrf.ts';
@@ -39,11 +39,11 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
 
   for (const path of ['/console', '/console/*']) {
     consoleFunction.use(path, async (c, next) => {
-      if (!c.get('deps').config.console.enabled) throw notFound('no such route');
+      if (!c.get('deps').config.console.enabled) throw errors.NOT_FOUND('no such route');
       // Set first, so a refusal below carries them too, and again after: a handed-on API answer replaces the response.
       setConsoleHeaders(c);
       const csrf = await checkCsrf(c);
-      if (!csrf.ok) throw csrfRefused(csrf.reason);
+      if (!csrf.ok) throw errors.CSRF_REFUSED(csrf.reason);
       await next();
       setConsoleHeaders(c, { cacheable: c.req.path.startsWith('/console/assets/') });
     });
@@ -62,16 +62,16 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
 
   consoleFunction.post('/console/session/mfa', async (c) => {
     const challengeToken = readCookie(c, 'mfa');
-    if (challengeToken === undefined) throw unauthenticated('no sign-in is waiting for an MFA code; sign in again');
+    if (challengeToken === undefined) throw errors.UNAUTHENTICATED('no sign-in is waiting for an MFA code; sign in again');
     const parsed = mfaCodeBody.safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) throw validationFailed('body: {"code": "<the 6-digit code>"}');
+    if (!parsed.success) throw errors.VALIDATION_FAILED('body: {"code": "<the 6-digit code>"}');
     return signedIn(c, await call(c, '/auth/mfa/verify', { body: JSON.stringify({ challengeToken, code: parsed.data.code }) }));
   });
 
   consoleFunction.post('/console/session/refresh', async (c) => {
     const refreshToken = readCookie(c, 'refresh');
     dropSession(c);
-    if (refreshToken === undefined) throw unauthenticated('not signed in to the console');
+    if (refreshToken === undefined) throw errors.UNAUTHENTICATED('not signed in to the console');
     // A refusal leaves the cookies cleared (above); success writes the next pair over them.
     return signedIn(c, await call(c, '/auth/refresh', { body: JSON.stringify({ refreshToken }) }), { newSession: false });
   });
@@ -95,11 +95,11 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   // APP_ENV=dev only: elsewhere this route does not exist (the same 404 as any unknown path).
   consoleFunction.get('/console/dev-login', async (c) => {
     const deps = c.get('deps');
-    if (deps.config.appEnv !== 'dev') throw notFound('no such route');
+    if (deps.config.appEnv !== 'dev') throw errors.NOT_FOUND('no such route');
     const outcome = await openDevLoginSession(deps, c.req.query('code') ?? '', c.get('correlationId'));
     if (!outcome.ok) {
-      if (outcome.reason === 'not-dev') throw notFound('no such route');
-      throw unauthenticated(
+      if (outcome.reason === 'not-dev') throw errors.NOT_FOUND('no such route');
+      throw errors.UNAUTHENTICATED(
         'this console link is unknown, used or expired: sign in with the password, or restart npm start for a new link',
       );
     }
@@ -111,7 +111,7 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
 
   consoleFunction.all(`${API_PREFIX}/*`, async (c) => {
     const target = apiTarget(c.req.url, new URL(c.req.url).pathname.slice(API_PREFIX.length));
-    if (target === undefined) throw notFound('the console does not reach this API route');
+    if (target === undefined) throw errors.NOT_FOUND('the console does not reach this API route');
     return pageResponse(c, await call(c, target.pathname + target.search, { ...optionalAccess(readCookie(c, 'access')) }));
   });
 

@@ -1,7 +1,7 @@
 // The operator function: suspend, reactivate and forget the cache of any organisation. Operators are not users of a
 // tenant: their bearer secret is checked against OPERATOR_TOKEN_HASHES (lib/auth/operator.ts), and every action is audited.
 import { requireOperator } from '../../lib/auth/operator.ts';
-import { notFound } from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { tenants } from '../../lib/runtime/tenants/index.ts';
 import { forgetTenantCacheRoute, reactivateTenantRoute, suspendTenantRoute } from './routes.ts';
@@ -15,7 +15,7 @@ opsFunction.use('/ops/*', async (c, next) => {
 });
 opsFunction.use('/ops/*', requireOperator);
 
-const noTenant = () => notFound('no such organisation (or it is deleted)');
+const noTenant = () => errors.NOT_FOUND('no such organisation (or it is deleted)');
 
 opsFunction.openapi(suspendTenantRoute, async (c) => {
   const organizationId = c.req.valid('param').orgId.toLowerCase();

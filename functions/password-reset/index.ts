@@ -1,7 +1,7 @@
 // The password-reset function: request a link (one answer for every email), the page it opens, and confirm.
 import { confirmReset } from '../../lib/auth/password-reset/confirm-reset.ts';
 import { requestReset } from '../../lib/auth/password-reset/request-reset.ts';
-import { notConfigured, rateLimited, resetInvalid } from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { resetPage } from './page.ts';
 import { confirmResetRoute, requestResetRoute, resetPageRoute } from './routes.ts';
@@ -28,8 +28,8 @@ passwordResetFunction.openapi(requestResetRoute, async (c) => {
     c.get('defer'),
   );
   if (!outcome.ok) {
-    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
-    throw notConfigured('password reset (PASSWORD_RESET_LINK_BASE)');
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    throw errors.NOT_CONFIGURED('password reset (PASSWORD_RESET_LINK_BASE)');
   }
   return c.json(
     { status: 'accepted' as const, message: 'if this email belongs to a member of the organisation, a reset link is on its way' },
@@ -40,7 +40,7 @@ passwordResetFunction.openapi(requestResetRoute, async (c) => {
 passwordResetFunction.openapi(confirmResetRoute, async (c) => {
   const { token, newPassword } = c.req.valid('json');
   const outcome = await confirmReset(c.get('deps'), { token, newPassword, correlationId: c.get('correlationId') });
-  if (!outcome.ok) throw resetInvalid();
+  if (!outcome.ok) throw errors.RESET_INVALID();
   return c.body(null, 204);
 });
 

@@ -4,7 +4,7 @@ import { listMemberships } from '../../lib/auth/memberships.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
 import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
-import { forbidden, notFound, tokenRevoked, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { activeContext } from '../../lib/auth/context/index.ts';
 import { membershipsRoute, readContextRoute, resetContextRoute, revokeAllRoute, revokeMemberRoute, setContextRoute } from './routes.ts';
@@ -27,7 +27,7 @@ sessionsFunction.openapi(revokeMemberRoute, async (c) => {
     memberUserId: userId.toLowerCase(),
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw notFound('no member with that id in this organisation');
+  if (!outcome.ok) throw errors.NOT_FOUND('no member with that id in this organisation');
   return c.json({ revoked: outcome.revoked, denylistPending: outcome.denylistPending }, 200);
 });
 
@@ -39,17 +39,17 @@ sessionsFunction.openapi(setContextRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'location-outside') throw validationFailed('locationId: not a location of this organisation');
-    if (outcome.reason === 'no-role') throw forbidden('no role in this organisation at its level or at this location');
-    if (outcome.reason === 'session-revoked') throw tokenRevoked();
-    throw unauthenticated('the session has ended; sign in again');
+    if (outcome.reason === 'location-outside') throw errors.VALIDATION_FAILED('locationId: not a location of this organisation');
+    if (outcome.reason === 'no-role') throw errors.FORBIDDEN('no role in this organisation at its level or at this location');
+    if (outcome.reason === 'session-revoked') throw errors.TOKEN_REVOKED();
+    throw errors.UNAUTHENTICATED('the session has ended; sign in again');
   }
   return c.json({ context: outcome.context }, 200);
 });
 
 sessionsFunction.openapi(readContextRoute, async (c) => {
   const outcome = await activeContext.read(c.get('deps'), c.get('auth'));
-  if (!outcome.ok) throw notFound('no active context for this session');
+  if (!outcome.ok) throw errors.NOT_FOUND('no active context for this session');
   return c.json({ context: outcome.context }, 200);
 });
 

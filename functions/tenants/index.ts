@@ -2,7 +2,7 @@
 // member count. Suspension and cache invalidation are the operator's (functions/ops).
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { domainTaken, notFound, rateLimited, slugTaken } from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { normalizeHost, normalizeSlug, tenants, type ResolveQuery } from '../../lib/runtime/tenants/index.ts';
 import { memberCountRoute, readSettingsRoute, resolveTenantRoute, setDomainsRoute, updateBrandingRoute } from './routes.ts';
@@ -16,7 +16,7 @@ tenantsFunction.use('/public/tenants/*', async (c, next) => {
   await next();
 });
 
-const noTenant = () => notFound('no tenant by that name');
+const noTenant = () => errors.NOT_FOUND('no tenant by that name');
 
 tenantsFunction.openapi(resolveTenantRoute, async (c) => {
   const { slug, domain } = c.req.valid('query');
@@ -27,7 +27,7 @@ tenantsFunction.openapi(resolveTenantRoute, async (c) => {
       : { kind: 'domain', host: (normalizeHost(domain!) as { host: string }).host };
   const outcome = await tenants.resolve(c.get('deps'), { query, clientIp: c.get('clientIp'), correlationId: c.get('correlationId') });
   if (!outcome.ok) {
-    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw noTenant();
   }
   return c.json({ tenant: outcome.tenant }, 200);
@@ -39,7 +39,7 @@ tenantsFunction.openapi(readSettingsRoute, async (c) => {
   // The cache read goes beside the role check; nothing it found is used before the check passed.
   const authorized = authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await tenants.readSettings(deps, { organizationId, authorized, correlationId: c.get('correlationId') });
-  if (!outcome.ok) throw notFound('no such organisation');
+  if (!outcome.ok) throw errors.NOT_FOUND('no such organisation');
   return c.json({ settings: outcome.settings }, 200);
 });
 
@@ -63,8 +63,8 @@ tenantsFunction.openapi(updateBrandingRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'slug-taken') throw slugTaken();
-    throw notFound('no such organisation');
+    if (outcome.reason === 'slug-taken') throw errors.SLUG_TAKEN();
+    throw errors.NOT_FOUND('no such organisation');
   }
   return c.json({ branding: outcome.branding }, 200);
 });
@@ -81,8 +81,8 @@ tenantsFunction.openapi(setDomainsRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'domain-taken') throw domainTaken();
-    throw notFound('no such organisation');
+    if (outcome.reason === 'domain-taken') throw errors.DOMAIN_TAKEN();
+    throw errors.NOT_FOUND('no such organisation');
   }
   return c.json({ domains: outcome.domains }, 200);
 });

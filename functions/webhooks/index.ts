@@ -1,14 +1,7 @@
 // The credential-rotation webhook: signature, freshness and replay are checked on the raw body before its meaning is read.
 import type * as z from 'zod';
 import { createFunctionApp, errorResponses } from '../../lib/http/openapi-app.ts';
-import {
-  notConfigured,
-  notFound,
-  rotationSuperseded,
-  validationFailed,
-  webhookReplayed,
-  webhookSignatureInvalid,
-} from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { describeIssues } from '../../lib/http/validation.ts';
 import { syrve } from '../../lib/runtime/syrve/index.ts';
 import { isWebhookUsed } from '../../lib/runtime/webhook-deliveries.ts';
@@ -32,10 +25,10 @@ webhooksFunction.openAPIRegistry.registerPath({
 webhooksFunction.post(ROTATION_PATH, async (c) => {
   const deps = c.get('deps');
   const secret = deps.config.webhookSecret;
-  if (secret === undefined) throw notConfigured('the credential-rotation webhook (WEBHOOK_SECRET)');
+  if (secret === undefined) throw errors.NOT_CONFIGURED('the credential-rotation webhook (WEBHOOK_SECRET)');
   // A client that goes away mid-body is a bad request, not our error (no 500 in the logs for it).
   const rawBody = await c.req.text().catch(() => {
-    throw validationFailed('the request body could not be read');
+    throw errors.VALIDATION_FAILED('the request body could not be read');
   });
   const verified = await verifyStandardWebhook({
     secret,
@@ -43,8 +36,8 @@ webhooksFunction.post(ROTATION_PATH, async (c) => {
     rawBody,
     nowMs: deps.clock.now(),
   });
-  if (!verified.ok) throw webhookSignatureInvalid();
-  if (await isWebhookUsed(deps, verified.webhookId)) throw webhookReplayed();
+  if (!verified.ok) throw errors.WEBHOOK_SIGNATURE_INVALID();
+  if (await isWebhookUsed(deps, verified.webhookId)) throw errors.WEBHOOK_REPLAYED();
   const body = parseBody(rawBody);
   const outcome = await syrve.rotate(deps, {
     webhookId: verified.webhookId,
@@ -56,9 +49,9 @@ webhooksFunction.post(ROTATION_PATH, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'not-found') throw notFound('no such connection in this organisation');
-    if (outcome.reason === 'replayed') throw webhookReplayed();
-    throw rotationSuperseded();
+    if (outcome.reason === 'not-found') throw errors.NOT_FOUND('no such connection in this organisation');
+    if (outcome.reason === 'replayed') throw errors.WEBHOOK_REPLAYED();
+    throw errors.ROTATION_SUPERSEDED();
   }
   return c.json({ connectionId: outcome.connectionId, test: outcome.test }, 200);
 });
@@ -68,10 +61,10 @@ function parseBody(rawBody: string): z.infer<typeof rotationBody> {
   try {
     json = JSON.parse(rawBody);
   } catch {
-    throw validationFailed('the request body is not valid JSON of the expected type');
+    throw errors.VALIDATION_FAILED('the request body is not valid JSON of the expected type');
   }
   const parsed = rotationBody.safeParse(json);
   // Paths and rules only, never the submitted values (the body carries a password).
-  if (!parsed.success) throw validationFailed(describeIssues(parsed.error.issues));
+  if (!parsed.success) throw errors.VALIDATION_FAILED(describeIssues(parsed.error.issues));
   return parsed.data;
 }

@@ -1,6 +1,6 @@
 // Middleware: a bearer token is accepted on its signature, claims and the denylist alone — one Redis round trip, no PostgreSQL.
 import { createMiddleware } from 'hono/factory';
-import { unauthenticated } from '../http/app-error.ts';
+import { errors } from '../http/app-error.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
 import { startRevocationCheck } from './authentication.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
@@ -20,9 +20,9 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   if ((c.get('auth') as unknown) !== undefined) return next();
   const deps = c.get('deps');
   const match = BEARER.exec(c.req.header('authorization') ?? '');
-  if (match?.[1] === undefined) throw unauthenticated();
+  if (match?.[1] === undefined) throw errors.UNAUTHENTICATED();
   const principal = await verifierFor(deps.config)(match[1]);
-  if (principal === undefined) throw unauthenticated('the bearer token is invalid or expired');
+  if (principal === undefined) throw errors.UNAUTHENTICATED('the bearer token is invalid or expired');
   const auth = startRevocationCheck(deps, principal);
   c.set('auth', auth);
   await next();
