@@ -11,7 +11,7 @@ export const auditExportsFunction = createFunctionApp();
 auditExportsFunction.use('/orgs/*', requireAuth);
 
 auditExportsFunction.openapi(createExportRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await jobs.createAuditExport(deps, {
@@ -24,23 +24,21 @@ auditExportsFunction.openapi(createExportRoute, async (c) => {
 });
 
 auditExportsFunction.openapi(readExportRoute, async (c) => {
-  const { orgId, jobId } = c.req.valid('param');
+  const { orgId: organizationId, jobId } = c.req.valid('param');
   const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
   await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
-  const outcome = await jobs.readAuditExport(deps, { organizationId, jobId: jobId.toLowerCase() });
+  const outcome = await jobs.readAuditExport(deps, { organizationId, jobId });
   if (!outcome.ok) throw errors.NOT_FOUND('no such export in this organisation');
   return c.json({ job: outcome.job }, 200);
 });
 
 auditExportsFunction.openapi(cancelExportRoute, async (c) => {
-  const { orgId, jobId } = c.req.valid('param');
+  const { orgId: organizationId, jobId } = c.req.valid('param');
   const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await jobs.cancelAuditExport(deps, {
     organizationId,
-    jobId: jobId.toLowerCase(),
+    jobId,
     actorUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });
@@ -52,14 +50,12 @@ auditExportsFunction.openapi(cancelExportRoute, async (c) => {
 });
 
 auditExportsFunction.openapi(exportFileRoute, async (c) => {
-  const { orgId, jobId } = c.req.valid('param');
+  const { orgId: organizationId, jobId } = c.req.valid('param');
   const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
-  const normalizedJobId = jobId.toLowerCase();
   const outcome = await jobs.openAuditExportFile(deps, {
     organizationId,
-    jobId: normalizedJobId,
+    jobId,
     actorUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });
@@ -69,7 +65,7 @@ auditExportsFunction.openapi(exportFileRoute, async (c) => {
   }
   return c.body(outcome.body, 200, {
     'content-type': 'text/csv; charset=utf-8',
-    'content-disposition': `attachment; filename="audit-export-${normalizedJobId}.csv"`,
+    'content-disposition': `attachment; filename="audit-export-${jobId}.csv"`,
     'content-length': String(outcome.bytes),
     // The audit trail of a tenant: never kept by a shared cache, never sniffed into something else.
     'cache-control': 'no-store',

@@ -1,9 +1,8 @@
 // Route definitions (OpenAPI) of the audit export function.
 import { createRoute } from '@hono/zod-openapi';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
-import { csvFile, jobParams, jobResponse, orgParams } from './schemas.ts';
-
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+import { jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
+import { csvFile, jobParams, jobResponse } from './schemas.ts';
 
 export const createExportRoute = createRoute({
   method: 'post',
@@ -11,7 +10,7 @@ export const createExportRoute = createRoute({
   summary: "Export the organisation's audit events as CSV, in the background (OrganizationAdmin)",
   security: bearerSecurity,
   request: { params: orgParams },
-  responses: { 202: { description: 'queued', ...json(jobResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
+  responses: { 202: { description: 'queued', ...jsonContent(jobResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
 });
 
 export const readExportRoute = createRoute({
@@ -20,7 +19,7 @@ export const readExportRoute = createRoute({
   summary: "An export's state and progress: from the cache while it runs, else from its row (OrganizationAdmin)",
   security: bearerSecurity,
   request: { params: jobParams },
-  responses: { 200: { description: 'the job', ...json(jobResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  responses: { 200: { description: 'the job', ...jsonContent(jobResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
 });
 
 export const cancelExportRoute = createRoute({

@@ -13,7 +13,7 @@ export const authFunction = createFunctionApp();
 authFunction.openapi(signInRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await signIn(c.get('deps'), {
-    organizationId: body.organizationId.toLowerCase(),
+    organizationId: body.organizationId,
     email: body.email,
     password: body.password,
     clientIp: c.get('clientIp'),

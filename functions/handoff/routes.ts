@@ -3,9 +3,8 @@ import { createRoute } from '@hono/zod-openapi';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { noStore } from '../../lib/http/no-store.ts';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { exchangeHandoffBody, exchangedHandoffResponse, issueHandoffBody, issuedHandoffResponse } from './schemas.ts';
-
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 export const issueHandoffRoute = createRoute({
   method: 'post',
@@ -13,8 +12,8 @@ export const issueHandoffRoute = createRoute({
   summary: "A one-time code that hands the caller's session to another configured app",
   security: bearerSecurity,
   middleware: [noStore, requireAuth] as const,
-  request: { body: { ...json(issueHandoffBody), required: true } },
-  responses: { 201: { description: 'issued', ...json(issuedHandoffResponse) }, ...errorResponses(400, 401, 403, 503) },
+  request: { body: jsonBody(issueHandoffBody) },
+  responses: { 201: { description: 'issued', ...jsonContent(issuedHandoffResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
 export const exchangeHandoffRoute = createRoute({
@@ -22,6 +21,6 @@ export const exchangeHandoffRoute = createRoute({
   path: '/auth/handoff/exchange',
   summary: 'The target app exchanges a handoff code, once, for an access token of the same session',
   middleware: [noStore] as const,
-  request: { body: { ...json(exchangeHandoffBody), required: true } },
-  responses: { 200: { description: 'exchanged', ...json(exchangedHandoffResponse) }, ...errorResponses(400, 401, 503) },
+  request: { body: jsonBody(exchangeHandoffBody) },
+  responses: { 200: { description: 'exchanged', ...jsonContent(exchangedHandoffResponse) }, ...errorResponses(400, 401, 503) },
 });

@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../../lib/http/error-handler.ts';
 import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { jsonContent } from '../../lib/http/route-schemas.ts';
 import { checkHealth } from '../../lib/runtime/health.ts';
 
 export const healthFunction = createFunctionApp();
@@ -21,11 +22,11 @@ const healthRoute = createRoute({
   path: '/healthz',
   summary: 'Liveness of the stores this deployment needs',
   responses: {
-    200: { description: 'every store answers', content: { 'application/json': { schema: healthSchema } } },
+    200: { description: 'every store answers', ...jsonContent(healthSchema) },
     503: {
       description: 'a store is down',
       headers: { 'retry-after': { description: 'seconds to wait before asking again', schema: { type: 'integer', minimum: 1 } } },
-      content: { 'application/json': { schema: healthSchema } },
+      ...jsonContent(healthSchema),
     },
   },
 });

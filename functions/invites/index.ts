@@ -15,10 +15,10 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
   const { orgId } = c.req.valid('param');
   const body = c.req.valid('json');
   const deps = c.get('deps');
-  const locationId = body.locationId?.toLowerCase() ?? null;
-  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase(), locationId });
+  const locationId = body.locationId ?? null;
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId, locationId });
   const outcome = await invites.create(deps, {
-    organizationId: orgId.toLowerCase(),
+    organizationId: orgId,
     locationId,
     email: body.email,
     roleCode: body.roleCode,
@@ -36,9 +36,9 @@ invitesFunction.openapi(listInvitesRoute, async (c) => {
   const { orgId } = c.req.valid('param');
   const { email, limit, cursor } = c.req.valid('query');
   const deps = c.get('deps');
-  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase() });
+  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId });
   const page = await invites.list(deps, {
-    organizationId: orgId.toLowerCase(),
+    organizationId: orgId,
     limit,
     ...(email !== undefined ? { email } : {}),
     ...(cursor !== undefined ? { cursor } : {}),
@@ -48,7 +48,7 @@ invitesFunction.openapi(listInvitesRoute, async (c) => {
 });
 
 invitesFunction.openapi(inviteHistoryRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const { limit, cursor } = c.req.valid('query');
   const deps = c.get('deps');
   await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
@@ -60,10 +60,10 @@ invitesFunction.openapi(inviteHistoryRoute, async (c) => {
 invitesFunction.openapi(cancelInviteRoute, async (c) => {
   const { orgId, inviteId } = c.req.valid('param');
   const deps = c.get('deps');
-  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase() });
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId });
   const outcome = await invites.cancel(deps, {
-    organizationId: orgId.toLowerCase(),
-    inviteId: inviteId.toLowerCase(),
+    organizationId: orgId,
+    inviteId,
     actorUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });

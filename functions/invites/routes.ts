@@ -1,6 +1,7 @@
 // Route definitions (OpenAPI) of the invitation function.
 import { createRoute } from '@hono/zod-openapi';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   acceptInviteBody,
   acceptedInviteResponse,
@@ -11,18 +12,15 @@ import {
   inviteListResponse,
   inviteParams,
   listInvitesQuery,
-  orgParams,
 } from './schemas.ts';
-
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 export const createInviteRoute = createRoute({
   method: 'post',
   path: '/orgs/{orgId}/invites',
   summary: 'Invite someone to the organisation (OrganizationAdmin)',
   security: bearerSecurity,
-  request: { params: orgParams, body: { ...json(createInviteBody), required: true } },
-  responses: { 201: { description: 'created', ...json(createdInviteResponse) }, ...errorResponses(400, 401, 403, 409, 429, 503) },
+  request: { params: orgParams, body: jsonBody(createInviteBody) },
+  responses: { 201: { description: 'created', ...jsonContent(createdInviteResponse) }, ...errorResponses(400, 401, 403, 409, 429, 503) },
 });
 
 export const listInvitesRoute = createRoute({
@@ -31,7 +29,7 @@ export const listInvitesRoute = createRoute({
   summary: 'Active invitations, soonest expiry first, one page at a time (OrganizationAdmin)',
   security: bearerSecurity,
   request: { params: orgParams, query: listInvitesQuery },
-  responses: { 200: { description: 'active invites', ...json(inviteListResponse) }, ...errorResponses(400, 401, 403, 503) },
+  responses: { 200: { description: 'active invites', ...jsonContent(inviteListResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
 export const inviteHistoryRoute = createRoute({
@@ -40,7 +38,7 @@ export const inviteHistoryRoute = createRoute({
   summary: "The organisation's invite audit events, newest first, one page at a time (OrganizationAdmin)",
   security: bearerSecurity,
   request: { params: orgParams, query: inviteHistoryQuery },
-  responses: { 200: { description: 'invite events', ...json(inviteHistoryResponse) }, ...errorResponses(400, 401, 403, 503) },
+  responses: { 200: { description: 'invite events', ...jsonContent(inviteHistoryResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
 export const cancelInviteRoute = createRoute({
@@ -57,6 +55,9 @@ export const acceptInviteRoute = createRoute({
   path: '/invites/accept',
   summary: "Accept an invitation addressed to the caller's verified email",
   security: bearerSecurity,
-  request: { body: { ...json(acceptInviteBody), required: true } },
-  responses: { 200: { description: 'accepted', ...json(acceptedInviteResponse) }, ...errorResponses(400, 401, 403, 409, 410, 429, 503) },
+  request: { body: jsonBody(acceptInviteBody) },
+  responses: {
+    200: { description: 'accepted', ...jsonContent(acceptedInviteResponse) },
+    ...errorResponses(400, 401, 403, 409, 410, 429, 503),
+  },
 });

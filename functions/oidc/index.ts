@@ -29,7 +29,7 @@ oidcFunction.openapi(startOidcRoute, async (c) => {
   if (!canSignTokens(deps.config.auth)) throw errors.NOT_CONFIGURED('sign-in (AUTH_SIGNING_KEYS)');
   const outcome = await startOidcSignIn(deps, {
     providerId: c.req.valid('param').provider,
-    organizationId: c.req.valid('query').organizationId.toLowerCase(),
+    organizationId: c.req.valid('query').organizationId,
     clientIp: c.get('clientIp'),
     correlationId: c.get('correlationId'),
   });

@@ -1,6 +1,7 @@
 // Route definitions (OpenAPI) of the OIDC sign-in function.
 import { createRoute } from '@hono/zod-openapi';
 import { errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonContent } from '../../lib/http/route-schemas.ts';
 import { callbackQuery, providerParams, signInResponseSchema, startQuery } from './schemas.ts';
 
 const noStore = {
@@ -34,7 +35,7 @@ export const oidcCallbackRoute = createRoute({
     200: {
       description: 'signed in: the same body as POST /auth/login',
       headers: noStore,
-      content: { 'application/json': { schema: signInResponseSchema } },
+      ...jsonContent(signInResponseSchema),
     },
     ...errorResponses(400, 401, 404, 503),
   },

@@ -18,7 +18,7 @@ opsFunction.use('/ops/*', requireOperator);
 const noTenant = () => errors.NOT_FOUND('no such organisation (or it is deleted)');
 
 opsFunction.openapi(suspendTenantRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const outcome = await tenants.setState(c.get('deps'), {
     organizationId,
     operatorId: c.get('operator').id,
@@ -31,7 +31,7 @@ opsFunction.openapi(suspendTenantRoute, async (c) => {
 });
 
 opsFunction.openapi(reactivateTenantRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const outcome = await tenants.setState(c.get('deps'), {
     organizationId,
     operatorId: c.get('operator').id,
@@ -43,7 +43,7 @@ opsFunction.openapi(reactivateTenantRoute, async (c) => {
 });
 
 opsFunction.openapi(forgetTenantCacheRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const outcome = await tenants.forgetCache(c.get('deps'), {
     organizationId,
     operatorId: c.get('operator').id,

@@ -1,9 +1,9 @@
 // Route definitions (OpenAPI) of the operator function.
 import { createRoute } from '@hono/zod-openapi';
 import { errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { forgetResponse, stateResponse, suspendBody, tenantParams } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 const operatorSecurity = [{ operatorAuth: [] }];
 
 export const suspendTenantRoute = createRoute({
@@ -11,8 +11,8 @@ export const suspendTenantRoute = createRoute({
   path: '/ops/tenants/{orgId}/suspend',
   summary: 'Suspend an organisation, with a reason kept server-side (operator)',
   security: operatorSecurity,
-  request: { params: tenantParams, body: { ...json(suspendBody), required: true } },
-  responses: { 200: { description: 'suspended', ...json(stateResponse) }, ...errorResponses(400, 401, 404, 503) },
+  request: { params: tenantParams, body: jsonBody(suspendBody) },
+  responses: { 200: { description: 'suspended', ...jsonContent(stateResponse) }, ...errorResponses(400, 401, 404, 503) },
 });
 
 export const reactivateTenantRoute = createRoute({
@@ -21,7 +21,7 @@ export const reactivateTenantRoute = createRoute({
   summary: 'Make a suspended organisation active again (operator)',
   security: operatorSecurity,
   request: { params: tenantParams },
-  responses: { 200: { description: 'active', ...json(stateResponse) }, ...errorResponses(400, 401, 404, 503) },
+  responses: { 200: { description: 'active', ...jsonContent(stateResponse) }, ...errorResponses(400, 401, 404, 503) },
 });
 
 export const forgetTenantCacheRoute = createRoute({
@@ -30,5 +30,5 @@ export const forgetTenantCacheRoute = createRoute({
   summary: 'Forget every cached entry of an organisation, in one Redis round trip (operator)',
   security: operatorSecurity,
   request: { params: tenantParams },
-  responses: { 200: { description: 'invalidated', ...json(forgetResponse) }, ...errorResponses(400, 401, 404, 503) },
+  responses: { 200: { description: 'invalidated', ...jsonContent(forgetResponse) }, ...errorResponses(400, 401, 404, 503) },
 });

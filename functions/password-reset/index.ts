@@ -24,7 +24,7 @@ passwordResetFunction.openapi(requestResetRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await requestReset(
     c.get('deps'),
-    { organizationId: body.organizationId.toLowerCase(), email: body.email, correlationId: c.get('correlationId') },
+    { organizationId: body.organizationId, email: body.email, correlationId: c.get('correlationId') },
     c.get('defer'),
   );
   if (!outcome.ok) {

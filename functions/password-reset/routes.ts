@@ -2,23 +2,22 @@
 import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
 import { errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { confirmResetBody, requestResetBody, requestedResetResponse } from './schemas.ts';
-
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 export const requestResetRoute = createRoute({
   method: 'post',
   path: '/auth/password-reset',
   summary: 'Ask for a reset link; the same answer whether or not the email belongs to a member',
-  request: { body: { ...json(requestResetBody), required: true } },
-  responses: { 202: { description: 'accepted', ...json(requestedResetResponse) }, ...errorResponses(400, 429, 503) },
+  request: { body: jsonBody(requestResetBody) },
+  responses: { 202: { description: 'accepted', ...jsonContent(requestedResetResponse) }, ...errorResponses(400, 429, 503) },
 });
 
 export const confirmResetRoute = createRoute({
   method: 'post',
   path: '/auth/password-reset/confirm',
   summary: 'Set a new password with a reset token; every session of the user ends',
-  request: { body: { ...json(confirmResetBody), required: true } },
+  request: { body: jsonBody(confirmResetBody) },
   responses: { 204: { description: 'password set, sessions revoked' }, ...errorResponses(400, 410, 503) },
 });
 

@@ -17,14 +17,13 @@ sessionsFunction.openapi(revokeAllRoute, async (c) => {
 });
 
 sessionsFunction.openapi(revokeMemberRoute, async (c) => {
-  const { orgId, userId } = c.req.valid('param');
+  const { orgId: organizationId, userId } = c.req.valid('param');
   const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await revokeMemberSessions(deps, {
     organizationId,
     adminUserId: admin.userId,
-    memberUserId: userId.toLowerCase(),
+    memberUserId: userId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) throw errors.NOT_FOUND('no member with that id in this organisation');
@@ -34,8 +33,8 @@ sessionsFunction.openapi(revokeMemberRoute, async (c) => {
 sessionsFunction.openapi(setContextRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await activeContext.set(c.get('deps'), c.get('auth'), {
-    organizationId: body.organizationId.toLowerCase(),
-    locationId: body.locationId?.toLowerCase() ?? null,
+    organizationId: body.organizationId,
+    locationId: body.locationId ?? null,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {

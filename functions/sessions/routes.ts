@@ -2,9 +2,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import { requireAuth } from '../../lib/auth/require-auth.ts';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { contextResponse, memberParams, membershipsResponse, sessionsRevokedResponse, setContextBody } from './schemas.ts';
-
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 // Each route names requireAuth itself, not `use('/auth/*')`: every function is mounted at '/', and that would also
 // guard /auth/login.
@@ -15,7 +14,7 @@ export const revokeAllRoute = createRoute({
   summary: 'Sign out everywhere: revoke every session of the caller, the presenting one included',
   security: bearerSecurity,
   middleware: [requireAuth] as const,
-  responses: { 200: { description: 'revoked', ...json(sessionsRevokedResponse) }, ...errorResponses(401, 503) },
+  responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) }, ...errorResponses(401, 503) },
 });
 
 export const revokeMemberRoute = createRoute({
@@ -25,7 +24,7 @@ export const revokeMemberRoute = createRoute({
   security: bearerSecurity,
   middleware: [requireAuth] as const,
   request: { params: memberParams },
-  responses: { 200: { description: 'revoked', ...json(sessionsRevokedResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
 });
 
 export const setContextRoute = createRoute({
@@ -34,8 +33,8 @@ export const setContextRoute = createRoute({
   summary: "Choose the session's active organisation and outlet (the role is checked in PostgreSQL)",
   security: bearerSecurity,
   middleware: [requireAuth] as const,
-  request: { body: { ...json(setContextBody), required: true } },
-  responses: { 200: { description: 'stored', ...json(contextResponse) }, ...errorResponses(400, 401, 403, 503) },
+  request: { body: jsonBody(setContextBody) },
+  responses: { 200: { description: 'stored', ...jsonContent(contextResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
 export const readContextRoute = createRoute({
@@ -44,7 +43,7 @@ export const readContextRoute = createRoute({
   summary: "The session's active context (one Redis round trip)",
   security: bearerSecurity,
   middleware: [requireAuth] as const,
-  responses: { 200: { description: 'the context', ...json(contextResponse) }, ...errorResponses(401, 404, 503) },
+  responses: { 200: { description: 'the context', ...jsonContent(contextResponse) }, ...errorResponses(401, 404, 503) },
 });
 
 export const resetContextRoute = createRoute({
@@ -62,5 +61,5 @@ export const membershipsRoute = createRoute({
   summary: "The caller's organisations and the outlets each lets them choose as the active context",
   security: bearerSecurity,
   middleware: [requireAuth] as const,
-  responses: { 200: { description: 'the memberships', ...json(membershipsResponse) }, ...errorResponses(401, 503) },
+  responses: { 200: { description: 'the memberships', ...jsonContent(membershipsResponse) }, ...errorResponses(401, 503) },
 });

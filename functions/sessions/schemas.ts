@@ -2,8 +2,9 @@
 import * as z from 'zod';
 import { membershipSchema } from '../../lib/auth/memberships.ts';
 import { activeContextSchema } from '../../lib/auth/context/index.ts';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 
-export const memberParams = z.strictObject({ orgId: z.uuid(), userId: z.uuid() });
+export const memberParams = z.strictObject({ orgId: uuidId, userId: uuidId });
 
 export const sessionsRevokedResponse = z.object({
   revoked: z.number().int().min(0).describe('Sessions this call ended (one already revoked or ended is not counted again).'),
@@ -15,8 +16,8 @@ export const sessionsRevokedResponse = z.object({
 });
 
 export const setContextBody = z.strictObject({
-  organizationId: z.uuid(),
-  locationId: z.uuid().nullable().optional(),
+  organizationId: uuidId,
+  locationId: uuidId.nullable().optional(),
 });
 
 export const contextResponse = z.object({ context: activeContextSchema });

@@ -24,7 +24,7 @@ export const syrveFunction = createFunctionApp();
 syrveFunction.use('/orgs/*', requireAuth);
 
 syrveFunction.openapi(createConnectionRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const body = c.req.valid('json');
   const deps = c.get('deps');
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
@@ -42,7 +42,7 @@ syrveFunction.openapi(createConnectionRoute, async (c) => {
 });
 
 syrveFunction.openapi(listConnectionsRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   return c.json({ connections: await syrve.list(deps, organizationId) }, 200);
@@ -98,7 +98,7 @@ async function adminAndConnection(
   params: { orgId: string; connectionId: string },
 ): Promise<{ principal: Principal; connection: SyrveConnection }> {
   const deps = c.get('deps');
-  const ref = { organizationId: params.orgId.toLowerCase(), connectionId: params.connectionId.toLowerCase() };
+  const ref = { organizationId: params.orgId, connectionId: params.connectionId };
   const loading = syrve.load(deps, ref);
   loading.catch(() => undefined);
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: ref.organizationId });

@@ -1,26 +1,24 @@
 // Route definitions (OpenAPI) of the Syrve/iiko connection function.
 import { createRoute } from '@hono/zod-openapi';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   connectionListResponse,
   connectionParams,
   connectionResponse,
   createConnectionBody,
-  orgParams,
   runtimeStateResponse,
   storesResponse,
   testResponse,
 } from './schemas.ts';
-
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 export const createConnectionRoute = createRoute({
   method: 'post',
   path: '/orgs/{orgId}/syrve/connections',
   summary: 'Connect a Syrve/iiko RMS server (OrganizationAdmin)',
   security: bearerSecurity,
-  request: { params: orgParams, body: { ...json(createConnectionBody), required: true } },
-  responses: { 201: { description: 'created', ...json(connectionResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
+  request: { params: orgParams, body: jsonBody(createConnectionBody) },
+  responses: { 201: { description: 'created', ...jsonContent(connectionResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
 });
 
 export const listConnectionsRoute = createRoute({
@@ -29,7 +27,7 @@ export const listConnectionsRoute = createRoute({
   summary: "The organisation's connections, oldest first (OrganizationAdmin)",
   security: bearerSecurity,
   request: { params: orgParams },
-  responses: { 200: { description: 'connections', ...json(connectionListResponse) }, ...errorResponses(400, 401, 403, 503) },
+  responses: { 200: { description: 'connections', ...jsonContent(connectionListResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
 export const testConnectionRoute = createRoute({
@@ -38,7 +36,7 @@ export const testConnectionRoute = createRoute({
   summary: 'Run one cheap upstream call through the runtime session (OrganizationAdmin)',
   security: bearerSecurity,
   request: { params: connectionParams },
-  responses: { 200: { description: 'the result', ...json(testResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  responses: { 200: { description: 'the result', ...jsonContent(testResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
 });
 
 export const listStoresRoute = createRoute({
@@ -47,7 +45,7 @@ export const listStoresRoute = createRoute({
   summary: "The RMS server's stores, through the runtime session (OrganizationAdmin)",
   security: bearerSecurity,
   request: { params: connectionParams },
-  responses: { 200: { description: 'stores', ...json(storesResponse) }, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
+  responses: { 200: { description: 'stores', ...jsonContent(storesResponse) }, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
 });
 
 export const runtimeStateRoute = createRoute({
@@ -56,7 +54,10 @@ export const runtimeStateRoute = createRoute({
   summary: "The connection's runtime state in Redis: session cached, refresh lock, reconnect circuit (OrganizationAdmin)",
   security: bearerSecurity,
   request: { params: connectionParams },
-  responses: { 200: { description: 'the runtime state', ...json(runtimeStateResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  responses: {
+    200: { description: 'the runtime state', ...jsonContent(runtimeStateResponse) },
+    ...errorResponses(400, 401, 403, 404, 503),
+  },
 });
 
 export const disableConnectionRoute = createRoute({

@@ -34,7 +34,7 @@ tenantsFunction.openapi(resolveTenantRoute, async (c) => {
 });
 
 tenantsFunction.openapi(readSettingsRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   // The cache read goes beside the role check; nothing it found is used before the check passed.
   const authorized = authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
@@ -44,8 +44,8 @@ tenantsFunction.openapi(readSettingsRoute, async (c) => {
 });
 
 tenantsFunction.openapi(memberCountRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
-  const locationId = c.req.valid('query').locationId?.toLowerCase() ?? null;
+  const organizationId = c.req.valid('param').orgId;
+  const locationId = c.req.valid('query').locationId ?? null;
   const deps = c.get('deps');
   const authorized = authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId, locationId });
   const count = await tenants.memberCount(deps, { organizationId, locationId, authorized, correlationId: c.get('correlationId') });
@@ -53,7 +53,7 @@ tenantsFunction.openapi(memberCountRoute, async (c) => {
 });
 
 tenantsFunction.openapi(updateBrandingRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await tenants.updateBranding(deps, {
@@ -70,7 +70,7 @@ tenantsFunction.openapi(updateBrandingRoute, async (c) => {
 });
 
 tenantsFunction.openapi(setDomainsRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const domains = c.req.valid('json').domains.map((raw) => (normalizeHost(raw) as { host: string }).host);

@@ -1,6 +1,7 @@
 // Route definitions (OpenAPI) of the tenant function.
 import { createRoute } from '@hono/zod-openapi';
 import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   brandingBody,
   brandingResponse,
@@ -8,20 +9,17 @@ import {
   domainsResponse,
   memberCountQuery,
   memberCountResponse,
-  orgParams,
   resolveQuery,
   resolveResponse,
   settingsResponse,
 } from './schemas.ts';
-
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 export const resolveTenantRoute = createRoute({
   method: 'get',
   path: '/public/tenants/resolve',
   summary: "A tenant's public sign-in identity by slug or custom domain (anyone; 60 a minute per address)",
   request: { query: resolveQuery },
-  responses: { 200: { description: 'the tenant', ...json(resolveResponse) }, ...errorResponses(400, 404, 429, 503) },
+  responses: { 200: { description: 'the tenant', ...jsonContent(resolveResponse) }, ...errorResponses(400, 404, 429, 503) },
 });
 
 export const readSettingsRoute = createRoute({
@@ -30,7 +28,7 @@ export const readSettingsRoute = createRoute({
   summary: "The organisation's settings: slug, state, branding, domains (OrganizationAdmin; cached 5 minutes)",
   security: bearerSecurity,
   request: { params: orgParams },
-  responses: { 200: { description: 'settings', ...json(settingsResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  responses: { 200: { description: 'settings', ...jsonContent(settingsResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
 });
 
 export const updateBrandingRoute = createRoute({
@@ -38,8 +36,8 @@ export const updateBrandingRoute = createRoute({
   path: '/orgs/{orgId}/branding',
   summary: "Change the sign-in page's slug, display name, logo or colour (OrganizationAdmin)",
   security: bearerSecurity,
-  request: { params: orgParams, body: { ...json(brandingBody), required: true } },
-  responses: { 200: { description: 'changed', ...json(brandingResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  request: { params: orgParams, body: jsonBody(brandingBody) },
+  responses: { 200: { description: 'changed', ...jsonContent(brandingResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
 });
 
 export const setDomainsRoute = createRoute({
@@ -47,8 +45,8 @@ export const setDomainsRoute = createRoute({
   path: '/orgs/{orgId}/domains',
   summary: "Replace the organisation's custom domains (OrganizationAdmin)",
   security: bearerSecurity,
-  request: { params: orgParams, body: { ...json(domainsBody), required: true } },
-  responses: { 200: { description: 'the domains now', ...json(domainsResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  request: { params: orgParams, body: jsonBody(domainsBody) },
+  responses: { 200: { description: 'the domains now', ...jsonContent(domainsResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
 });
 
 export const memberCountRoute = createRoute({
@@ -57,5 +55,5 @@ export const memberCountRoute = createRoute({
   summary: 'How many people hold a role in the organisation, or can act at one Outlet (OrganizationAdmin; cached 1 minute)',
   security: bearerSecurity,
   request: { params: orgParams, query: memberCountQuery },
-  responses: { 200: { description: 'the count', ...json(memberCountResponse) }, ...errorResponses(400, 401, 403, 503) },
+  responses: { 200: { description: 'the count', ...jsonContent(memberCountResponse) }, ...errorResponses(400, 401, 403, 503) },
 });

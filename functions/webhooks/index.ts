@@ -2,6 +2,7 @@
 import type * as z from 'zod';
 import { createFunctionApp, errorResponses } from '../../lib/http/openapi-app.ts';
 import { errors } from '../../lib/http/app-error.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { describeIssues } from '../../lib/http/validation.ts';
 import { syrve } from '../../lib/runtime/syrve/index.ts';
 import { isWebhookUsed } from '../../lib/runtime/webhook-deliveries.ts';
@@ -15,9 +16,9 @@ webhooksFunction.openAPIRegistry.registerPath({
   method: 'post',
   path: ROTATION_PATH,
   summary: 'Syrve/iiko credentials were rotated: store them sealed, drop the runtime session, test the connection',
-  request: { headers: rotationHeaders, body: { content: { 'application/json': { schema: rotationBody } }, required: true } },
+  request: { headers: rotationHeaders, body: jsonBody(rotationBody) },
   responses: {
-    200: { description: 'rotated and tested', content: { 'application/json': { schema: rotationResponse } } },
+    200: { description: 'rotated and tested', ...jsonContent(rotationResponse) },
     ...errorResponses(400, 401, 404, 409, 503),
   },
 });
@@ -42,8 +43,8 @@ webhooksFunction.post(ROTATION_PATH, async (c) => {
   const outcome = await syrve.rotate(deps, {
     webhookId: verified.webhookId,
     timestampSeconds: verified.timestampSeconds,
-    organizationId: body.organizationId.toLowerCase(),
-    connectionId: body.connectionId.toLowerCase(),
+    organizationId: body.organizationId,
+    connectionId: body.connectionId,
     login: body.login,
     password: body.password,
     correlationId: c.get('correlationId'),

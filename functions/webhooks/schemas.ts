@@ -1,5 +1,6 @@
 // Schemas of the credential-rotation webhook: its signed headers and, once the signature holds, its body.
 import * as z from 'zod';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 
 export const ROTATION_PATH = '/webhooks/syrve/credentials-rotated';
 
@@ -12,8 +13,8 @@ export const rotationHeaders = z.object({
 });
 
 export const rotationBody = z.strictObject({
-  organizationId: z.uuid(),
-  connectionId: z.uuid(),
+  organizationId: uuidId,
+  connectionId: uuidId,
   login: z
     .string()
     .trim()
