@@ -1,14 +1,11 @@
 // The audit export function: request an export, follow its progress, download or cancel it (OrganizationAdmin of the organisation).
-import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { jobs } from '../../lib/runtime/jobs/index.ts';
 import { cancelExportRoute, createExportRoute, exportFileRoute, readExportRoute } from './routes.ts';
 
-export const auditExportsFunction = createFunctionApp();
-
-auditExportsFunction.use('/orgs/*', requireAuth);
+export const auditExportsFunction = defineFunction({ prefix: '/orgs/:orgId/audit/exports', auth: 'bearer' });
 
 auditExportsFunction.openapi(createExportRoute, async (c) => {
   const organizationId = c.req.valid('param').orgId;

@@ -1,14 +1,16 @@
 // The auth function: sign-in, refresh, logout, and the public keys that verify sign-in's tokens.
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { logout } from '../../lib/auth/logout.ts';
 import { signIn } from '../../lib/auth/sign-in.ts';
 import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
 
-export const authFunction = createFunctionApp();
+export const authFunction = defineFunction({ prefix: '/auth', auth: 'none' });
+/** Where other services look for the keys, beside the sign-in routes that use them. */
+export const jwksFunction = defineFunction({ prefix: '/.well-known', auth: 'none' });
 
 authFunction.openapi(signInRoute, async (c) => {
   const body = c.req.valid('json');
@@ -47,7 +49,7 @@ authFunction.openapi(logoutRoute, async (c) => {
   return c.body(null, 204);
 });
 
-authFunction.openapi(jwksRoute, (c) => {
+jwksFunction.openapi(jwksRoute, (c) => {
   // Public keys only; caches may keep them a few minutes (a rotation publishes the new key before it signs).
   c.header('cache-control', 'public, max-age=300');
   return c.json(publicJwks(c.get('deps').config.auth), 200);

@@ -1,16 +1,14 @@
-// Route definitions (OpenAPI) of the auth function.
-import { createRoute } from '@hono/zod-openapi';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { noStore } from '../../lib/http/no-store.ts';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+// Route definitions (OpenAPI) of the auth function: sign-in, refresh and logout under /auth, the JWKS under /.well-known.
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { jwksSchema, refreshBody, sessionTokensSchema, signInBody, signInResponseSchema } from './schemas.ts';
 
-export const signInRoute = createRoute({
+export const signInRoute = defineRoute({
   method: 'post',
-  path: '/auth/login',
+  path: '/login',
   summary: 'Sign in with email and password within an organisation',
-  middleware: [noStore] as const,
+  noStore: true,
   request: { body: jsonBody(signInBody) },
   responses: {
     200: {
@@ -21,27 +19,26 @@ export const signInRoute = createRoute({
   },
 });
 
-export const refreshRoute = createRoute({
+export const refreshRoute = defineRoute({
   method: 'post',
-  path: '/auth/refresh',
+  path: '/refresh',
   summary: 'Exchange a refresh token for a new access token and the next refresh token',
-  middleware: [noStore] as const,
+  noStore: true,
   request: { body: jsonBody(refreshBody) },
   responses: { 200: { description: 'refreshed', ...jsonContent(sessionTokensSchema) }, ...errorResponses(400, 401, 503) },
 });
 
-export const logoutRoute = createRoute({
+export const logoutRoute = defineRoute({
   method: 'post',
-  path: '/auth/logout',
+  path: '/logout',
   summary: "Revoke the caller's session",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
+  auth: 'bearer',
   responses: { 204: { description: 'revoked' }, ...errorResponses(401, 503) },
 });
 
-export const jwksRoute = createRoute({
+export const jwksRoute = defineRoute({
   method: 'get',
-  path: '/.well-known/jwks.json',
+  path: '/jwks.json',
   summary: "The public keys of sign-in's own access tokens",
   responses: { 200: { description: 'a JWK set (empty when tokens are HS256, in dev and test)', ...jsonContent(jwksSchema) } },
 });

@@ -1,12 +1,13 @@
 // The SSO handoff function: issue a one-time code for another app (authenticated), and exchange it (the target app).
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { exchangeHandoff } from '../../lib/auth/handoff/exchange-handoff.ts';
 import { issueHandoff } from '../../lib/auth/handoff/issue-handoff.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { exchangeHandoffRoute, issueHandoffRoute } from './routes.ts';
 
-export const handoffFunction = createFunctionApp();
+// Both answers carry a credential (the code, the token); the exchange is the target app's, with no bearer token.
+export const handoffFunction = defineFunction({ prefix: '/auth/handoff', auth: 'bearer', noStore: true });
 
 handoffFunction.openapi(issueHandoffRoute, async (c) => {
   const deps = c.get('deps');

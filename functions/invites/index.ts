@@ -1,15 +1,13 @@
 // The invitation function: create, list, history and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
-import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
 import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, inviteHistoryRoute, listInvitesRoute } from './routes.ts';
 
-export const invitesFunction = createFunctionApp();
-
-invitesFunction.use('/orgs/*', requireAuth);
-invitesFunction.use('/invites/*', requireAuth);
+export const invitesFunction = defineFunction({ prefix: '/orgs/:orgId/invites', auth: 'bearer' });
+/** Accepting is the invited user's, who holds no role in the organisation yet. */
+export const inviteAcceptanceFunction = defineFunction({ prefix: '/invites', auth: 'bearer' });
 
 invitesFunction.openapi(createInviteRoute, async (c) => {
   const { orgId } = c.req.valid('param');
@@ -71,7 +69,7 @@ invitesFunction.openapi(cancelInviteRoute, async (c) => {
   return c.body(null, 204);
 });
 
-invitesFunction.openapi(acceptInviteRoute, async (c) => {
+inviteAcceptanceFunction.openapi(acceptInviteRoute, async (c) => {
   const { token } = c.req.valid('json');
   const principal = await c.get('auth').principal();
   if (principal.verifiedEmail === undefined) throw errors.FORBIDDEN('accepting an invitation needs a verified email claim');

@@ -1,6 +1,6 @@
 // Route definitions (OpenAPI) of the invitation function.
-import { createRoute } from '@hono/zod-openapi';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   acceptInviteBody,
@@ -14,47 +14,42 @@ import {
   listInvitesQuery,
 } from './schemas.ts';
 
-export const createInviteRoute = createRoute({
+export const createInviteRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/invites',
+  path: '/',
   summary: 'Invite someone to the organisation (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: orgParams, body: jsonBody(createInviteBody) },
   responses: { 201: { description: 'created', ...jsonContent(createdInviteResponse) }, ...errorResponses(400, 401, 403, 409, 429, 503) },
 });
 
-export const listInvitesRoute = createRoute({
+export const listInvitesRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/invites',
+  path: '/',
   summary: 'Active invitations, soonest expiry first, one page at a time (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: orgParams, query: listInvitesQuery },
   responses: { 200: { description: 'active invites', ...jsonContent(inviteListResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
-export const inviteHistoryRoute = createRoute({
+export const inviteHistoryRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/invites/history',
+  path: '/history',
   summary: "The organisation's invite audit events, newest first, one page at a time (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: orgParams, query: inviteHistoryQuery },
   responses: { 200: { description: 'invite events', ...jsonContent(inviteHistoryResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
-export const cancelInviteRoute = createRoute({
+export const cancelInviteRoute = defineRoute({
   method: 'delete',
-  path: '/orgs/{orgId}/invites/{inviteId}',
+  path: '/{inviteId}',
   summary: 'Cancel an active invitation (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: inviteParams },
   responses: { 204: { description: 'cancelled' }, ...errorResponses(400, 401, 403, 404, 503) },
 });
 
-export const acceptInviteRoute = createRoute({
+export const acceptInviteRoute = defineRoute({
   method: 'post',
-  path: '/invites/accept',
+  path: '/accept',
   summary: "Accept an invitation addressed to the caller's verified email",
-  security: bearerSecurity,
   request: { body: jsonBody(acceptInviteBody) },
   responses: {
     200: { description: 'accepted', ...jsonContent(acceptedInviteResponse) },

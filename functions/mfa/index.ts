@@ -1,12 +1,13 @@
 // The MFA function: TOTP enrolment (the signed-in user) and the second step of an MFA sign-in (anyone holding a challenge).
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { confirmMfa } from '../../lib/auth/mfa/confirm-mfa.ts';
 import { enrolMfa } from '../../lib/auth/mfa/enrol-mfa.ts';
 import { verifyMfa } from '../../lib/auth/mfa/verify-mfa.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { confirmRoute, enrolRoute, verifyRoute } from './routes.ts';
 
-export const mfaFunction = createFunctionApp();
+// Enrolment is the signed-in user's; the challenge's answer (verify) is public and carries the session's tokens.
+export const mfaFunction = defineFunction({ prefix: '/auth/mfa', auth: 'bearer' });
 
 mfaFunction.openapi(enrolRoute, async (c) => {
   const principal = await c.get('auth').principal();

@@ -1,25 +1,15 @@
 // The OIDC sign-in function: start (redirect to the provider) and callback (consume the state, sign in), both unauthenticated.
-import { createMiddleware } from 'hono/factory';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { completeOidcSignIn } from '../../lib/auth/oidc/complete-sign-in.ts';
 import { startOidcSignIn } from '../../lib/auth/oidc/start-sign-in.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import type { HonoEnv } from '../../lib/http/hono-env.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { oidcCallbackRoute, startOidcRoute } from './routes.ts';
 
-export const oidcFunction = createFunctionApp();
-
-// On every answer, errors included: these URLs carry a state or a code, and the callback's body carries tokens.
-oidcFunction.use(
-  '/auth/oidc/*',
-  createMiddleware<HonoEnv>(async (c, next) => {
-    c.header('cache-control', 'no-store');
-    c.header('referrer-policy', 'no-referrer');
-    await next();
-  }),
-);
+// no-store on every answer, errors included: these URLs carry a state or a code, and the callback's body carries tokens.
+// (Their referrer-policy, no-referrer, is lib/http/security-headers.ts's on every answer.)
+export const oidcFunction = defineFunction({ prefix: '/auth/oidc', auth: 'none', noStore: true });
 
 const unknownProvider = () => errors.NOT_FOUND('no such OpenID provider on this deployment');
 

@@ -1,19 +1,12 @@
 // The operator function: suspend, reactivate and forget the cache of any organisation. Operators are not users of a
 // tenant: their bearer secret is checked against OPERATOR_TOKEN_HASHES (lib/auth/operator.ts), and every action is audited.
-import { requireOperator } from '../../lib/auth/operator.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { tenants } from '../../lib/runtime/tenants/index.ts';
 import { forgetTenantCacheRoute, reactivateTenantRoute, suspendTenantRoute } from './routes.ts';
 
-export const opsFunction = createFunctionApp();
-
-// First, so refusals carry it too.
-opsFunction.use('/ops/*', async (c, next) => {
-  c.header('cache-control', 'no-store');
-  await next();
-});
-opsFunction.use('/ops/*', requireOperator);
+// no-store on every answer, refusals included.
+export const opsFunction = defineFunction({ prefix: '/ops/tenants/:orgId', auth: 'operator', noStore: true });
 
 const noTenant = () => errors.NOT_FOUND('no such organisation (or it is deleted)');
 

@@ -1,24 +1,14 @@
 // The password-reset function: request a link (one answer for every email), the page it opens, and confirm.
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { confirmReset } from '../../lib/auth/password-reset/confirm-reset.ts';
 import { requestReset } from '../../lib/auth/password-reset/request-reset.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { resetPage } from './page.ts';
 import { confirmResetRoute, requestResetRoute, resetPageRoute } from './routes.ts';
 
-export const passwordResetFunction = createFunctionApp();
-
-// Nothing of a reset flow is cached, and no page of it tells the next site where the visitor came from.
-passwordResetFunction.use('/auth/password-reset', async (c, next) => {
-  await next();
-  c.header('referrer-policy', 'no-referrer');
-  c.header('cache-control', 'no-store');
-});
-passwordResetFunction.use('/auth/password-reset/*', async (c, next) => {
-  await next();
-  c.header('referrer-policy', 'no-referrer');
-  c.header('cache-control', 'no-store');
-});
+// Nothing of a reset flow is cached; no page of it tells the next site where the visitor came from either, which
+// lib/http/security-headers.ts's referrer-policy already says on every answer.
+export const passwordResetFunction = defineFunction({ prefix: '/auth/password-reset', auth: 'none', noStore: true });
 
 passwordResetFunction.openapi(requestResetRoute, async (c) => {
   const body = c.req.valid('json');

@@ -1,22 +1,24 @@
 // The sessions function: sign out everywhere, an admin's revoke of a member's sessions, the active context and the
 // memberships it is chosen from.
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { listMemberships } from '../../lib/auth/memberships.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
 import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { activeContext } from '../../lib/auth/context/index.ts';
 import { membershipsRoute, readContextRoute, resetContextRoute, revokeAllRoute, revokeMemberRoute, setContextRoute } from './routes.ts';
 
-export const sessionsFunction = createFunctionApp();
+export const sessionsFunction = defineFunction({ prefix: '/auth', auth: 'bearer' });
+/** An admin's revoke lives with the organisation's members. */
+export const memberSessionsFunction = defineFunction({ prefix: '/orgs/:orgId/members', auth: 'bearer' });
 
 sessionsFunction.openapi(revokeAllRoute, async (c) => {
   const outcome = await revokeAllSessions(c.get('deps'), await c.get('auth').principal(), c.get('correlationId'));
   return c.json({ revoked: outcome.revoked, denylistPending: outcome.denylistPending }, 200);
 });
 
-sessionsFunction.openapi(revokeMemberRoute, async (c) => {
+memberSessionsFunction.openapi(revokeMemberRoute, async (c) => {
   const { orgId: organizationId, userId } = c.req.valid('param');
   const deps = c.get('deps');
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });

@@ -1,65 +1,49 @@
-// Route definitions (OpenAPI) of the sessions function.
-import { createRoute } from '@hono/zod-openapi';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+// Route definitions (OpenAPI) of the sessions function: the caller's own under /auth, an admin's under /orgs/{orgId}/members.
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { contextResponse, memberParams, membershipsResponse, sessionsRevokedResponse, setContextBody } from './schemas.ts';
 
-// Each route names requireAuth itself, not `use('/auth/*')`: every function is mounted at '/', and that would also
-// guard /auth/login.
-
-export const revokeAllRoute = createRoute({
+export const revokeAllRoute = defineRoute({
   method: 'post',
-  path: '/auth/sessions/revoke-all',
+  path: '/sessions/revoke-all',
   summary: 'Sign out everywhere: revoke every session of the caller, the presenting one included',
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) }, ...errorResponses(401, 503) },
 });
 
-export const revokeMemberRoute = createRoute({
+export const revokeMemberRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/members/{userId}/sessions/revoke',
+  path: '/{userId}/sessions/revoke',
   summary: "Revoke a member's sessions opened in this organisation (OrganizationAdmin)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   request: { params: memberParams },
   responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
 });
 
-export const setContextRoute = createRoute({
+export const setContextRoute = defineRoute({
   method: 'put',
-  path: '/auth/context',
+  path: '/context',
   summary: "Choose the session's active organisation and outlet (the role is checked in PostgreSQL)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   request: { body: jsonBody(setContextBody) },
   responses: { 200: { description: 'stored', ...jsonContent(contextResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
-export const readContextRoute = createRoute({
+export const readContextRoute = defineRoute({
   method: 'get',
-  path: '/auth/context',
+  path: '/context',
   summary: "The session's active context (one Redis round trip)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   responses: { 200: { description: 'the context', ...jsonContent(contextResponse) }, ...errorResponses(401, 404, 503) },
 });
 
-export const resetContextRoute = createRoute({
+export const resetContextRoute = defineRoute({
   method: 'delete',
-  path: '/auth/context',
+  path: '/context',
   summary: "Reset the session's active context",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   responses: { 204: { description: 'reset' }, ...errorResponses(401, 503) },
 });
 
-export const membershipsRoute = createRoute({
+export const membershipsRoute = defineRoute({
   method: 'get',
-  path: '/auth/memberships',
+  path: '/memberships',
   summary: "The caller's organisations and the outlets each lets them choose as the active context",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   responses: { 200: { description: 'the memberships', ...jsonContent(membershipsResponse) }, ...errorResponses(401, 503) },
 });

@@ -1,11 +1,10 @@
 // The Syrve/iiko connection function: create, list, test, stores, runtime state, disable and enable (OrganizationAdmin of the organisation).
 import type { Context } from 'hono';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import type { Principal } from '../../lib/auth/claims.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { syrve } from '../../lib/runtime/syrve/index.ts';
 import type { SyrveConnection } from '../../lib/runtime/syrve/connection.ts';
 import type { UseOutcome } from '../../lib/runtime/syrve/use-connection.ts';
@@ -19,9 +18,7 @@ import {
   testConnectionRoute,
 } from './routes.ts';
 
-export const syrveFunction = createFunctionApp();
-
-syrveFunction.use('/orgs/*', requireAuth);
+export const syrveFunction = defineFunction({ prefix: '/orgs/:orgId/syrve/connections', auth: 'bearer' });
 
 syrveFunction.openapi(createConnectionRoute, async (c) => {
   const organizationId = c.req.valid('param').orgId;

@@ -1,6 +1,6 @@
 // Route definitions (OpenAPI) of the Syrve/iiko connection function.
-import { createRoute } from '@hono/zod-openapi';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   connectionListResponse,
@@ -12,47 +12,42 @@ import {
   testResponse,
 } from './schemas.ts';
 
-export const createConnectionRoute = createRoute({
+export const createConnectionRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/syrve/connections',
+  path: '/',
   summary: 'Connect a Syrve/iiko RMS server (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: orgParams, body: jsonBody(createConnectionBody) },
   responses: { 201: { description: 'created', ...jsonContent(connectionResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
 });
 
-export const listConnectionsRoute = createRoute({
+export const listConnectionsRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/syrve/connections',
+  path: '/',
   summary: "The organisation's connections, oldest first (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: orgParams },
   responses: { 200: { description: 'connections', ...jsonContent(connectionListResponse) }, ...errorResponses(400, 401, 403, 503) },
 });
 
-export const testConnectionRoute = createRoute({
+export const testConnectionRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}/test',
+  path: '/{connectionId}/test',
   summary: 'Run one cheap upstream call through the runtime session (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: connectionParams },
   responses: { 200: { description: 'the result', ...jsonContent(testResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
 });
 
-export const listStoresRoute = createRoute({
+export const listStoresRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}/stores',
+  path: '/{connectionId}/stores',
   summary: "The RMS server's stores, through the runtime session (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: connectionParams },
   responses: { 200: { description: 'stores', ...jsonContent(storesResponse) }, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
 });
 
-export const runtimeStateRoute = createRoute({
+export const runtimeStateRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}/runtime',
+  path: '/{connectionId}/runtime',
   summary: "The connection's runtime state in Redis: session cached, refresh lock, reconnect circuit (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: connectionParams },
   responses: {
     200: { description: 'the runtime state', ...jsonContent(runtimeStateResponse) },
@@ -60,20 +55,18 @@ export const runtimeStateRoute = createRoute({
   },
 });
 
-export const disableConnectionRoute = createRoute({
+export const disableConnectionRoute = defineRoute({
   method: 'delete',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}',
+  path: '/{connectionId}',
   summary: 'Disable a connection: deletes its runtime session and logs it out upstream (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: connectionParams },
   responses: { 204: { description: 'disabled' }, ...errorResponses(400, 401, 403, 404, 503) },
 });
 
-export const enableConnectionRoute = createRoute({
+export const enableConnectionRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}/enable',
+  path: '/{connectionId}/enable',
   summary: 'Enable a connection again; closes its reconnect circuit (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: connectionParams },
   responses: { 204: { description: 'enabled' }, ...errorResponses(400, 401, 403, 404, 503) },
 });

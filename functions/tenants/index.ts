@@ -1,24 +1,19 @@
 // The tenant function: the public resolve (before sign-in), and an OrganizationAdmin's settings, branding, domains and
 // member count. Suspension and cache invalidation are the operator's (functions/ops).
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { normalizeHost, normalizeSlug, tenants, type ResolveQuery } from '../../lib/runtime/tenants/index.ts';
 import { memberCountRoute, readSettingsRoute, resolveTenantRoute, setDomainsRoute, updateBrandingRoute } from './routes.ts';
 
-export const tenantsFunction = createFunctionApp();
-
-tenantsFunction.use('/orgs/*', requireAuth);
-// The server's cache is the one with invalidation: a browser or CDN copy would outlive a suspension.
-tenantsFunction.use('/public/tenants/*', async (c, next) => {
-  c.header('cache-control', 'no-store');
-  await next();
-});
+// The resolve is public and not cached outside: the server's cache is the one with invalidation, and a browser or CDN
+// copy would outlive a suspension.
+export const tenantResolveFunction = defineFunction({ prefix: '/public/tenants', auth: 'none', noStore: true });
+export const tenantSettingsFunction = defineFunction({ prefix: '/orgs/:orgId', auth: 'bearer' });
 
 const noTenant = () => errors.NOT_FOUND('no tenant by that name');
 
-tenantsFunction.openapi(resolveTenantRoute, async (c) => {
+tenantResolveFunction.openapi(resolveTenantRoute, async (c) => {
   const { slug, domain } = c.req.valid('query');
   // The schema checked the shape; these only normalise (lowercase, no trailing dot).
   const query: ResolveQuery =
@@ -33,7 +28,7 @@ tenantsFunction.openapi(resolveTenantRoute, async (c) => {
   return c.json({ tenant: outcome.tenant }, 200);
 });
 
-tenantsFunction.openapi(readSettingsRoute, async (c) => {
+tenantSettingsFunction.openapi(readSettingsRoute, async (c) => {
   const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   // The cache read goes beside the role check; nothing it found is used before the check passed.
@@ -43,7 +38,7 @@ tenantsFunction.openapi(readSettingsRoute, async (c) => {
   return c.json({ settings: outcome.settings }, 200);
 });
 
-tenantsFunction.openapi(memberCountRoute, async (c) => {
+tenantSettingsFunction.openapi(memberCountRoute, async (c) => {
   const organizationId = c.req.valid('param').orgId;
   const locationId = c.req.valid('query').locationId ?? null;
   const deps = c.get('deps');
@@ -52,7 +47,7 @@ tenantsFunction.openapi(memberCountRoute, async (c) => {
   return c.json(count, 200);
 });
 
-tenantsFunction.openapi(updateBrandingRoute, async (c) => {
+tenantSettingsFunction.openapi(updateBrandingRoute, async (c) => {
   const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
@@ -69,7 +64,7 @@ tenantsFunction.openapi(updateBrandingRoute, async (c) => {
   return c.json({ branding: outcome.branding }, 200);
 });
 
-tenantsFunction.openapi(setDomainsRoute, async (c) => {
+tenantSettingsFunction.openapi(setDomainsRoute, async (c) => {
   const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });

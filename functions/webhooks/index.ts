@@ -1,29 +1,18 @@
 // The credential-rotation webhook: signature, freshness and replay are checked on the raw body before its meaning is read.
 import type * as z from 'zod';
-import { createFunctionApp, errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { describeIssues } from '../../lib/http/validation.ts';
 import { syrve } from '../../lib/runtime/syrve/index.ts';
 import { isWebhookUsed } from '../../lib/runtime/webhook-deliveries.ts';
 import { verifyStandardWebhook } from '../../lib/webhooks/standard-webhooks.ts';
-import { ROTATION_PATH, rotationBody, rotationHeaders, rotationResponse } from './schemas.ts';
+import { rotationRoute } from './routes.ts';
+import { rotationBody } from './schemas.ts';
 
-export const webhooksFunction = createFunctionApp();
+// No bearer token: the sender signs each delivery (lib/webhooks/standard-webhooks.ts).
+export const webhooksFunction = defineFunction({ prefix: '/webhooks', auth: 'none' });
 
-// Registered for the OpenAPI document only: a validator would parse the body before the signature is checked.
-webhooksFunction.openAPIRegistry.registerPath({
-  method: 'post',
-  path: ROTATION_PATH,
-  summary: 'Syrve/iiko credentials were rotated: store them sealed, drop the runtime session, test the connection',
-  request: { headers: rotationHeaders, body: jsonBody(rotationBody) },
-  responses: {
-    200: { description: 'rotated and tested', ...jsonContent(rotationResponse) },
-    ...errorResponses(400, 401, 404, 409, 503),
-  },
-});
-
-webhooksFunction.post(ROTATION_PATH, async (c) => {
+webhooksFunction.unvalidated(rotationRoute, async (c) => {
   const deps = c.get('deps');
   const secret = deps.config.webhookSecret;
   if (secret === undefined) throw errors.NOT_CONFIGURED('the credential-rotation webhook (WEBHOOK_SECRET)');

@@ -2,8 +2,6 @@
 import * as z from 'zod';
 import { uuidId } from '../../lib/http/route-schemas.ts';
 
-export const ROTATION_PATH = '/webhooks/syrve/credentials-rotated';
-
 export const rotationHeaders = z.object({
   'webhook-id': z.string().describe('Unique per delivery; a second use is refused with 409'),
   'webhook-timestamp': z.string().describe('Unix seconds; more than 5 minutes off is refused with 401'),

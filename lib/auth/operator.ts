@@ -4,6 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import { OPERATOR_SECRET_PATTERN, type OperatorCredential } from '../config/index.ts';
 import { sha256Hex, timingSafeEqual } from '../crypto/index.ts';
 import { errors } from '../http/app-error.ts';
+import type { Guard } from '../http/function-factory.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
 
 export interface Operator {
@@ -45,3 +46,6 @@ export const requireOperator = createMiddleware<HonoEnv>(async (c, next) => {
   c.set('operator', outcome.operator);
   await next();
 });
+
+/** The guard of a function's `auth: 'operator'` routes: an operator's own bearer secret (rsop_…), not a JWT. */
+export const operatorGuard: Guard = { middleware: requireOperator, securityScheme: { name: 'operatorAuth' } };

@@ -1,12 +1,5 @@
-// The base every function's Hono app is built on: typed context and validation failures as `400 VALIDATION_FAILED`.
-import { OpenAPIHono } from '@hono/zod-openapi';
+// The error responses of a route, for the OpenAPI document.
 import * as z from 'zod';
-import type { HonoEnv } from './hono-env.ts';
-import { validationHook } from './validation.ts';
-
-export function createFunctionApp(): OpenAPIHono<HonoEnv> {
-  return new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
-}
 
 const errorResponseSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
@@ -43,5 +36,3 @@ export function errorResponses<S extends number>(...statuses: S[]) {
     ]),
   ) as Record<S, { description: string; content: { 'application/json': { schema: typeof errorResponseSchema } } }>;
 }
-
-export const bearerSecurity = [{ bearerAuth: [] }];
