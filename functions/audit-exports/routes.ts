@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the audit export function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import { csvFile, jobParams, jobResponse } from './schemas.ts';
 
@@ -9,7 +8,8 @@ export const createExportRoute = defineRoute({
   path: '/',
   summary: "Export the organisation's audit events as CSV, in the background (OrganizationAdmin)",
   request: { params: orgParams },
-  responses: { 202: { description: 'queued', ...jsonContent(jobResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
+  errors: ['FORBIDDEN', 'EXPORT_LIMIT_REACHED', 'STORE_UNAVAILABLE'],
+  responses: { 202: { description: 'queued', ...jsonContent(jobResponse) } },
 });
 
 export const readExportRoute = defineRoute({
@@ -17,7 +17,8 @@ export const readExportRoute = defineRoute({
   path: '/{jobId}',
   summary: "An export's state and progress: from the cache while it runs, else from its row (OrganizationAdmin)",
   request: { params: jobParams },
-  responses: { 200: { description: 'the job', ...jsonContent(jobResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the job', ...jsonContent(jobResponse) } },
 });
 
 export const cancelExportRoute = defineRoute({
@@ -25,7 +26,8 @@ export const cancelExportRoute = defineRoute({
   path: '/{jobId}',
   summary: 'Cancel an unfinished export (OrganizationAdmin)',
   request: { params: jobParams },
-  responses: { 204: { description: 'cancelled' }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'EXPORT_FINISHED', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'cancelled' } },
 });
 
 export const exportFileRoute = defineRoute({
@@ -33,8 +35,8 @@ export const exportFileRoute = defineRoute({
   path: '/{jobId}/file',
   summary: "A finished export's CSV file (OrganizationAdmin)",
   request: { params: jobParams },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'EXPORT_NOT_READY', 'STORE_UNAVAILABLE'],
   responses: {
     200: { description: 'the file, as an attachment', content: { 'text/csv': { schema: csvFile } } },
-    ...errorResponses(400, 401, 403, 404, 409, 503),
   },
 });

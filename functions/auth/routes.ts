@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the auth function: sign-in, refresh and logout under /auth, the JWKS under /.well-known.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { jwksSchema, refreshBody, sessionTokensSchema, signInBody, signInResponseSchema } from './schemas.ts';
 
@@ -10,12 +9,12 @@ export const signInRoute = defineRoute({
   summary: 'Sign in with email and password within an organisation',
   noStore: true,
   request: { body: jsonBody(signInBody) },
+  errors: ['INVALID_CREDENTIALS', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
     200: {
       description: 'signed in, or (status mfa-required) a challenge to answer for a user with MFA',
       ...jsonContent(signInResponseSchema),
     },
-    ...errorResponses(400, 401, 429, 503),
   },
 });
 
@@ -25,7 +24,8 @@ export const refreshRoute = defineRoute({
   summary: 'Exchange a refresh token for a new access token and the next refresh token',
   noStore: true,
   request: { body: jsonBody(refreshBody) },
-  responses: { 200: { description: 'refreshed', ...jsonContent(sessionTokensSchema) }, ...errorResponses(400, 401, 503) },
+  errors: ['REFRESH_INVALID', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'refreshed', ...jsonContent(sessionTokensSchema) } },
 });
 
 export const logoutRoute = defineRoute({
@@ -33,12 +33,14 @@ export const logoutRoute = defineRoute({
   path: '/logout',
   summary: "Revoke the caller's session",
   auth: 'bearer',
-  responses: { 204: { description: 'revoked' }, ...errorResponses(401, 503) },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'revoked' } },
 });
 
 export const jwksRoute = defineRoute({
   method: 'get',
   path: '/jwks.json',
   summary: "The public keys of sign-in's own access tokens",
+  errors: [],
   responses: { 200: { description: 'a JWK set (empty when tokens are HS256, in dev and test)', ...jsonContent(jwksSchema) } },
 });

@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the SSO handoff function, under /auth/handoff.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { exchangeHandoffBody, exchangedHandoffResponse, issueHandoffBody, issuedHandoffResponse } from './schemas.ts';
 
@@ -9,7 +8,8 @@ export const issueHandoffRoute = defineRoute({
   path: '/',
   summary: "A one-time code that hands the caller's session to another configured app",
   request: { body: jsonBody(issueHandoffBody) },
-  responses: { 201: { description: 'issued', ...jsonContent(issuedHandoffResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'issued', ...jsonContent(issuedHandoffResponse) } },
 });
 
 export const exchangeHandoffRoute = defineRoute({
@@ -18,5 +18,6 @@ export const exchangeHandoffRoute = defineRoute({
   summary: 'The target app exchanges a handoff code, once, for an access token of the same session',
   auth: 'none',
   request: { body: jsonBody(exchangeHandoffBody) },
-  responses: { 200: { description: 'exchanged', ...jsonContent(exchangedHandoffResponse) }, ...errorResponses(400, 401, 503) },
+  errors: ['HANDOFF_INVALID', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'exchanged', ...jsonContent(exchangedHandoffResponse) } },
 });

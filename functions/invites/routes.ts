@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the invitation function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   acceptInviteBody,
@@ -19,7 +18,8 @@ export const createInviteRoute = defineRoute({
   path: '/',
   summary: 'Invite someone to the organisation (OrganizationAdmin)',
   request: { params: orgParams, body: jsonBody(createInviteBody) },
-  responses: { 201: { description: 'created', ...jsonContent(createdInviteResponse) }, ...errorResponses(400, 401, 403, 409, 429, 503) },
+  errors: ['FORBIDDEN', 'INVITE_LIMIT_REACHED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'created', ...jsonContent(createdInviteResponse) } },
 });
 
 export const listInvitesRoute = defineRoute({
@@ -27,7 +27,8 @@ export const listInvitesRoute = defineRoute({
   path: '/',
   summary: 'Active invitations, soonest expiry first, one page at a time (OrganizationAdmin)',
   request: { params: orgParams, query: listInvitesQuery },
-  responses: { 200: { description: 'active invites', ...jsonContent(inviteListResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'active invites', ...jsonContent(inviteListResponse) } },
 });
 
 export const inviteHistoryRoute = defineRoute({
@@ -35,7 +36,8 @@ export const inviteHistoryRoute = defineRoute({
   path: '/history',
   summary: "The organisation's invite audit events, newest first, one page at a time (OrganizationAdmin)",
   request: { params: orgParams, query: inviteHistoryQuery },
-  responses: { 200: { description: 'invite events', ...jsonContent(inviteHistoryResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'invite events', ...jsonContent(inviteHistoryResponse) } },
 });
 
 export const cancelInviteRoute = defineRoute({
@@ -43,7 +45,8 @@ export const cancelInviteRoute = defineRoute({
   path: '/{inviteId}',
   summary: 'Cancel an active invitation (OrganizationAdmin)',
   request: { params: inviteParams },
-  responses: { 204: { description: 'cancelled' }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'cancelled' } },
 });
 
 export const acceptInviteRoute = defineRoute({
@@ -51,8 +54,8 @@ export const acceptInviteRoute = defineRoute({
   path: '/accept',
   summary: "Accept an invitation addressed to the caller's verified email",
   request: { body: jsonBody(acceptInviteBody) },
+  errors: ['FORBIDDEN', 'ROLE_CONFLICT', 'INVITE_INVALID', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: {
     200: { description: 'accepted', ...jsonContent(acceptedInviteResponse) },
-    ...errorResponses(400, 401, 403, 409, 410, 429, 503),
   },
 });

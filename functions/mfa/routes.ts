@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the MFA function: enrol a TOTP factor, confirm it, answer a sign-in challenge.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { sessionTokensSchema } from '../auth/schemas.ts';
 import { confirmBody, enrolResponse, verifyBody } from './schemas.ts';
@@ -9,7 +8,8 @@ export const enrolRoute = defineRoute({
   method: 'post',
   path: '/enrol',
   summary: "Start (or restart) the caller's TOTP enrolment: a fresh secret, pending until a first code confirms it",
-  responses: { 201: { description: 'the secret, shown once', ...jsonContent(enrolResponse) }, ...errorResponses(401, 403, 409, 503) },
+  errors: ['FORBIDDEN', 'MFA_ALREADY_ENROLLED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'the secret, shown once', ...jsonContent(enrolResponse) } },
 });
 
 export const confirmRoute = defineRoute({
@@ -17,7 +17,8 @@ export const confirmRoute = defineRoute({
   path: '/enrol/confirm',
   summary: 'Confirm the pending TOTP factor with a first code; from then on sign-in asks for a code',
   request: { body: jsonBody(confirmBody) },
-  responses: { 204: { description: 'confirmed' }, ...errorResponses(400, 401, 404, 409, 503) },
+  errors: ['MFA_CODE_INVALID', 'NOT_FOUND', 'MFA_ALREADY_ENROLLED', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'confirmed' } },
 });
 
 export const verifyRoute = defineRoute({
@@ -27,5 +28,6 @@ export const verifyRoute = defineRoute({
   auth: 'none',
   noStore: true,
   request: { body: jsonBody(verifyBody) },
-  responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) }, ...errorResponses(400, 401, 429, 503) },
+  errors: ['MFA_INVALID', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) } },
 });

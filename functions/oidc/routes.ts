@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the OIDC sign-in function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonContent } from '../../lib/http/route-schemas.ts';
 import { callbackQuery, providerParams, signInResponseSchema, startQuery } from './schemas.ts';
 
@@ -17,12 +16,12 @@ export const startOidcRoute = defineRoute({
   path: '/{provider}/start',
   summary: 'Begin signing in to an organisation through an OpenID provider: a redirect to its sign-in page',
   request: { params: providerParams, query: startQuery },
+  errors: ['NOT_FOUND', 'RATE_LIMITED', 'UPSTREAM_FAILED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
     302: {
       description: "to the provider's authorization endpoint, with a single-use state (10 minutes), a nonce and a PKCE S256 challenge",
       headers: { location: { description: "the provider's authorization URL", schema: { type: 'string' as const } }, ...noStoreHeaders },
     },
-    ...errorResponses(400, 404, 429, 502, 503),
   },
 });
 
@@ -31,12 +30,12 @@ export const oidcCallbackRoute = defineRoute({
   path: '/{provider}/callback',
   summary: 'The provider sends the browser back here; the state is consumed once, and a verified, linked email signs in',
   request: { params: providerParams, query: callbackQuery },
+  errors: ['OIDC_FAILED', 'NOT_FOUND', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
     200: {
       description: 'signed in: the same body as POST /auth/login',
       headers: noStoreHeaders,
       ...jsonContent(signInResponseSchema),
     },
-    ...errorResponses(400, 401, 404, 503),
   },
 });

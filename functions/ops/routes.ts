@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the operator function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { forgetResponse, stateResponse, suspendBody, tenantParams } from './schemas.ts';
 
@@ -9,7 +8,8 @@ export const suspendTenantRoute = defineRoute({
   path: '/suspend',
   summary: 'Suspend an organisation, with a reason kept server-side (operator)',
   request: { params: tenantParams, body: jsonBody(suspendBody) },
-  responses: { 200: { description: 'suspended', ...jsonContent(stateResponse) }, ...errorResponses(400, 401, 404, 503) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'suspended', ...jsonContent(stateResponse) } },
 });
 
 export const reactivateTenantRoute = defineRoute({
@@ -17,7 +17,8 @@ export const reactivateTenantRoute = defineRoute({
   path: '/reactivate',
   summary: 'Make a suspended organisation active again (operator)',
   request: { params: tenantParams },
-  responses: { 200: { description: 'active', ...jsonContent(stateResponse) }, ...errorResponses(400, 401, 404, 503) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'active', ...jsonContent(stateResponse) } },
 });
 
 export const forgetTenantCacheRoute = defineRoute({
@@ -25,5 +26,6 @@ export const forgetTenantCacheRoute = defineRoute({
   path: '/cache/invalidate',
   summary: 'Forget every cached entry of an organisation, in one Redis round trip (operator)',
   request: { params: tenantParams },
-  responses: { 200: { description: 'invalidated', ...jsonContent(forgetResponse) }, ...errorResponses(400, 401, 404, 503) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'invalidated', ...jsonContent(forgetResponse) } },
 });

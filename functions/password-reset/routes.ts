@@ -1,7 +1,6 @@
 // Route definitions (OpenAPI) of the password-reset function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import * as z from 'zod';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { confirmResetBody, requestResetBody, requestedResetResponse } from './schemas.ts';
 
@@ -10,7 +9,8 @@ export const requestResetRoute = defineRoute({
   path: '/',
   summary: 'Ask for a reset link; the same answer whether or not the email belongs to a member',
   request: { body: jsonBody(requestResetBody) },
-  responses: { 202: { description: 'accepted', ...jsonContent(requestedResetResponse) }, ...errorResponses(400, 429, 503) },
+  errors: ['RATE_LIMITED', 'NOT_CONFIGURED'],
+  responses: { 202: { description: 'accepted', ...jsonContent(requestedResetResponse) } },
 });
 
 export const confirmResetRoute = defineRoute({
@@ -18,12 +18,14 @@ export const confirmResetRoute = defineRoute({
   path: '/confirm',
   summary: 'Set a new password with a reset token; every session of the user ends',
   request: { body: jsonBody(confirmResetBody) },
-  responses: { 204: { description: 'password set, sessions revoked' }, ...errorResponses(400, 410, 503) },
+  errors: ['RESET_INVALID', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'password set, sessions revoked' } },
 });
 
 export const resetPageRoute = defineRoute({
   method: 'get',
   path: '/',
   summary: 'The page a reset link opens (the token stays in the URL fragment)',
+  errors: [],
   responses: { 200: { description: 'the page', content: { 'text/html': { schema: z.string() } } } },
 });

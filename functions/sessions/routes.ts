@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the sessions function: the caller's own under /auth, an admin's under /orgs/{orgId}/members.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { contextResponse, memberParams, membershipsResponse, sessionsRevokedResponse, setContextBody } from './schemas.ts';
 
@@ -8,7 +7,8 @@ export const revokeAllRoute = defineRoute({
   method: 'post',
   path: '/sessions/revoke-all',
   summary: 'Sign out everywhere: revoke every session of the caller, the presenting one included',
-  responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) }, ...errorResponses(401, 503) },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) } },
 });
 
 export const revokeMemberRoute = defineRoute({
@@ -16,7 +16,8 @@ export const revokeMemberRoute = defineRoute({
   path: '/{userId}/sessions/revoke',
   summary: "Revoke a member's sessions opened in this organisation (OrganizationAdmin)",
   request: { params: memberParams },
-  responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) } },
 });
 
 export const setContextRoute = defineRoute({
@@ -24,26 +25,30 @@ export const setContextRoute = defineRoute({
   path: '/context',
   summary: "Choose the session's active organisation and outlet (the role is checked in PostgreSQL)",
   request: { body: jsonBody(setContextBody) },
-  responses: { 200: { description: 'stored', ...jsonContent(contextResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'stored', ...jsonContent(contextResponse) } },
 });
 
 export const readContextRoute = defineRoute({
   method: 'get',
   path: '/context',
   summary: "The session's active context (one Redis round trip)",
-  responses: { 200: { description: 'the context', ...jsonContent(contextResponse) }, ...errorResponses(401, 404, 503) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the context', ...jsonContent(contextResponse) } },
 });
 
 export const resetContextRoute = defineRoute({
   method: 'delete',
   path: '/context',
   summary: "Reset the session's active context",
-  responses: { 204: { description: 'reset' }, ...errorResponses(401, 503) },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'reset' } },
 });
 
 export const membershipsRoute = defineRoute({
   method: 'get',
   path: '/memberships',
   summary: "The caller's organisations and the outlets each lets them choose as the active context",
-  responses: { 200: { description: 'the memberships', ...jsonContent(membershipsResponse) }, ...errorResponses(401, 503) },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the memberships', ...jsonContent(membershipsResponse) } },
 });

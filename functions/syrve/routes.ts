@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the Syrve/iiko connection function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   connectionListResponse,
@@ -17,7 +16,8 @@ export const createConnectionRoute = defineRoute({
   path: '/',
   summary: 'Connect a Syrve/iiko RMS server (OrganizationAdmin)',
   request: { params: orgParams, body: jsonBody(createConnectionBody) },
-  responses: { 201: { description: 'created', ...jsonContent(connectionResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
+  errors: ['FORBIDDEN', 'CONNECTION_EXISTS', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'created', ...jsonContent(connectionResponse) } },
 });
 
 export const listConnectionsRoute = defineRoute({
@@ -25,7 +25,8 @@ export const listConnectionsRoute = defineRoute({
   path: '/',
   summary: "The organisation's connections, oldest first (OrganizationAdmin)",
   request: { params: orgParams },
-  responses: { 200: { description: 'connections', ...jsonContent(connectionListResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'connections', ...jsonContent(connectionListResponse) } },
 });
 
 export const testConnectionRoute = defineRoute({
@@ -33,7 +34,8 @@ export const testConnectionRoute = defineRoute({
   path: '/{connectionId}/test',
   summary: 'Run one cheap upstream call through the runtime session (OrganizationAdmin)',
   request: { params: connectionParams },
-  responses: { 200: { description: 'the result', ...jsonContent(testResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'CONNECTION_DISABLED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the result', ...jsonContent(testResponse) } },
 });
 
 export const listStoresRoute = defineRoute({
@@ -41,7 +43,8 @@ export const listStoresRoute = defineRoute({
   path: '/{connectionId}/stores',
   summary: "The RMS server's stores, through the runtime session (OrganizationAdmin)",
   request: { params: connectionParams },
-  responses: { 200: { description: 'stores', ...jsonContent(storesResponse) }, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'CONNECTION_DISABLED', 'CONNECTION_CHANGED', 'UPSTREAM_FAILED', 'UPSTREAM_BUSY', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'stores', ...jsonContent(storesResponse) } },
 });
 
 export const runtimeStateRoute = defineRoute({
@@ -49,9 +52,9 @@ export const runtimeStateRoute = defineRoute({
   path: '/{connectionId}/runtime',
   summary: "The connection's runtime state in Redis: session cached, refresh lock, reconnect circuit (OrganizationAdmin)",
   request: { params: connectionParams },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: {
     200: { description: 'the runtime state', ...jsonContent(runtimeStateResponse) },
-    ...errorResponses(400, 401, 403, 404, 503),
   },
 });
 
@@ -60,7 +63,8 @@ export const disableConnectionRoute = defineRoute({
   path: '/{connectionId}',
   summary: 'Disable a connection: deletes its runtime session and logs it out upstream (OrganizationAdmin)',
   request: { params: connectionParams },
-  responses: { 204: { description: 'disabled' }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'disabled' } },
 });
 
 export const enableConnectionRoute = defineRoute({
@@ -68,5 +72,6 @@ export const enableConnectionRoute = defineRoute({
   path: '/{connectionId}/enable',
   summary: 'Enable a connection again; closes its reconnect circuit (OrganizationAdmin)',
   request: { params: connectionParams },
-  responses: { 204: { description: 'enabled' }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'enabled' } },
 });

@@ -1,6 +1,5 @@
 // Route definitions (OpenAPI) of the tenant function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
 import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   brandingBody,
@@ -19,7 +18,8 @@ export const resolveTenantRoute = defineRoute({
   path: '/resolve',
   summary: "A tenant's public sign-in identity by slug or custom domain (anyone; 60 a minute per address)",
   request: { query: resolveQuery },
-  responses: { 200: { description: 'the tenant', ...jsonContent(resolveResponse) }, ...errorResponses(400, 404, 429, 503) },
+  errors: ['NOT_FOUND', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the tenant', ...jsonContent(resolveResponse) } },
 });
 
 export const readSettingsRoute = defineRoute({
@@ -27,7 +27,8 @@ export const readSettingsRoute = defineRoute({
   path: '/settings',
   summary: "The organisation's settings: slug, state, branding, domains (OrganizationAdmin; cached 5 minutes)",
   request: { params: orgParams },
-  responses: { 200: { description: 'settings', ...jsonContent(settingsResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'settings', ...jsonContent(settingsResponse) } },
 });
 
 export const updateBrandingRoute = defineRoute({
@@ -35,7 +36,8 @@ export const updateBrandingRoute = defineRoute({
   path: '/branding',
   summary: "Change the sign-in page's slug, display name, logo or colour (OrganizationAdmin)",
   request: { params: orgParams, body: jsonBody(brandingBody) },
-  responses: { 200: { description: 'changed', ...jsonContent(brandingResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'SLUG_TAKEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'changed', ...jsonContent(brandingResponse) } },
 });
 
 export const setDomainsRoute = defineRoute({
@@ -43,7 +45,8 @@ export const setDomainsRoute = defineRoute({
   path: '/domains',
   summary: "Replace the organisation's custom domains (OrganizationAdmin)",
   request: { params: orgParams, body: jsonBody(domainsBody) },
-  responses: { 200: { description: 'the domains now', ...jsonContent(domainsResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  errors: ['FORBIDDEN', 'NOT_FOUND', 'DOMAIN_TAKEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the domains now', ...jsonContent(domainsResponse) } },
 });
 
 export const memberCountRoute = defineRoute({
@@ -51,5 +54,6 @@ export const memberCountRoute = defineRoute({
   path: '/members/count',
   summary: 'How many people hold a role in the organisation, or can act at one Outlet (OrganizationAdmin; cached 1 minute)',
   request: { params: orgParams, query: memberCountQuery },
-  responses: { 200: { description: 'the count', ...jsonContent(memberCountResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the count', ...jsonContent(memberCountResponse) } },
 });

@@ -48,4 +48,9 @@ export const requireOperator = createMiddleware<HonoEnv>(async (c, next) => {
 });
 
 /** The guard of a function's `auth: 'operator'` routes: an operator's own bearer secret (rsop_…), not a JWT. */
-export const operatorGuard: Guard = { middleware: requireOperator, securityScheme: { name: 'operatorAuth' } };
+export const operatorGuard: Guard = {
+  middleware: requireOperator,
+  securityScheme: { name: 'operatorAuth' },
+  // Anything but a listed operator's secret; no OPERATOR_TOKEN_HASHES at all.
+  errors: ['UNAUTHENTICATED', 'NOT_CONFIGURED'],
+};

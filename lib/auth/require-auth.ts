@@ -33,7 +33,12 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
 });
 
 /** The guard of a function's `auth: 'bearer'` routes (lib/auth/define-function.ts): a JWT, as the document's bearerAuth. */
-export const bearerGuard: Guard = { middleware: requireAuth, securityScheme: { name: 'bearerAuth', bearerFormat: 'JWT' } };
+export const bearerGuard: Guard = {
+  middleware: requireAuth,
+  securityScheme: { name: 'bearerAuth', bearerFormat: 'JWT' },
+  // No or a bad token; a revoked one; a denylist that did not answer (lib/auth/authentication.ts).
+  errors: ['UNAUTHENTICATED', 'TOKEN_REVOKED', 'REVOCATION_UNAVAILABLE'],
+};
 
 function verifierFor(config: Config): VerifyToken {
   let verify = verifiers.get(config);
