@@ -375,8 +375,8 @@ describe('the OpenAPI document', () => {
       oneOf: Array<{ properties: { status: { enum: string[] } } }>;
     };
     expect(login.oneOf.map((variant) => variant.properties.status.enum)).toEqual([['signed-in'], ['mfa-required']]);
-    expect(Object.keys(doc.paths['/auth/mfa/verify']!.post.responses).sort()).toEqual(['200', '400', '401', '429', '503']);
-    expect(Object.keys(doc.paths['/auth/mfa/enrol']!.post.responses).sort()).toEqual(['201', '401', '403', '409', '503']);
+    expect(Object.keys(doc.paths['/auth/mfa/verify']!.post.responses).sort()).toEqual(['200', '400', '401', '429', '500', '503']);
+    expect(Object.keys(doc.paths['/auth/mfa/enrol']!.post.responses).sort()).toEqual(['201', '401', '403', '409', '500', '503']);
   });
 });
 
