@@ -32,7 +32,7 @@ const MAX_BODY_BYTES = 16 * 1024;
 /**
  * Every function, each mounted at its own prefix (its routes' paths are relative to it). A function's guard and
  * no-store belong to its routes alone (lib/http/function-factory.ts), so prefixes may nest (/auth, /auth/mfa) and a
- * request meets exactly one guard, that of the route it reaches.
+ * request meets at most one guard: that of the route it reaches.
  */
 const FUNCTION_MOUNTS = [
   healthFunction,
