@@ -1,6 +1,6 @@
 // Who may import whom (`npm run lint`); docs/design/layers.md#layers explains the layers these rules keep true.
 const BASE = '^lib/(config|crypto|log|pg|redis|notify|upstream|webhooks)/';
-// The one error type: any layer may throw it, and it imports nothing.
+// The one error type: any layer may throw it, and it imports nothing but the catalog of codes it is built from.
 const APP_ERROR = '^lib/http/app-error\\.ts$';
 /** What `npm run cron` uses of the dev stack: the local Neon proxy in front of a loopback PostgreSQL (dev/test only). */
 const DEV_NEON_PROXY = '^local/(launcher/database|stack/teardown)\\.ts$';

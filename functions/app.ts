@@ -3,7 +3,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, ExecutionContext } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
-import { AppError, validationFailed, errorBody } from '../lib/http/app-error.ts';
+import { errorBody, errors } from '../lib/http/app-error.ts';
 import { correlation } from '../lib/http/correlation.ts';
 import { corsForConfiguredOrigins } from '../lib/http/cors.ts';
 import { handleError } from '../lib/http/error-handler.ts';
@@ -12,23 +12,49 @@ import { securityHeaders } from '../lib/http/security-headers.ts';
 import { validationHook } from '../lib/http/validation.ts';
 import type { Deps } from '../lib/deps.ts';
 import { auditExportsFunction } from './audit-exports/index.ts';
-import { createConsoleFunction } from './console/index.ts';
-import { authFunction } from './auth/index.ts';
+import { authFunction, jwksFunction } from './auth/index.ts';
+import { CONSOLE_PREFIX, createConsoleFunction } from './console/index.ts';
 import { handoffFunction } from './handoff/index.ts';
 import { healthFunction } from './health/index.ts';
-import { invitesFunction } from './invites/index.ts';
+import { inviteAcceptanceFunction, invitesFunction } from './invites/index.ts';
 import { membersFunction } from './members/index.ts';
-import { sessionsFunction } from './sessions/index.ts';
-import { passwordResetFunction } from './password-reset/index.ts';
 import { mfaFunction } from './mfa/index.ts';
 import { oidcFunction } from './oidc/index.ts';
-import { syrveFunction } from './syrve/index.ts';
-import { tenantsFunction } from './tenants/index.ts';
 import { opsFunction } from './ops/index.ts';
+import { passwordResetFunction } from './password-reset/index.ts';
+import { memberSessionsFunction, sessionsFunction } from './sessions/index.ts';
+import { syrveFunction } from './syrve/index.ts';
+import { tenantResolveFunction, tenantSettingsFunction } from './tenants/index.ts';
 import { webhooksFunction } from './webhooks/index.ts';
 
 /** Request bodies of this API are small JSON documents. */
 const MAX_BODY_BYTES = 16 * 1024;
+
+/**
+ * Every function, each mounted at its own prefix (its routes' paths are relative to it). A function's guard and
+ * no-store belong to its routes alone (lib/http/function-factory.ts), so prefixes may nest (/auth, /auth/mfa) and a
+ * request meets at most one guard: that of the route it reaches.
+ */
+const FUNCTION_MOUNTS = [
+  healthFunction,
+  authFunction,
+  jwksFunction,
+  handoffFunction,
+  sessionsFunction,
+  memberSessionsFunction,
+  membersFunction,
+  passwordResetFunction,
+  mfaFunction,
+  oidcFunction,
+  invitesFunction,
+  inviteAcceptanceFunction,
+  syrveFunction,
+  webhooksFunction,
+  auditExportsFunction,
+  tenantResolveFunction,
+  tenantSettingsFunction,
+  opsFunction,
+];
 
 export type ResolveDeps = (c: Context<HonoEnv>) => Deps | Promise<Deps>;
 
@@ -68,34 +94,18 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw validationFailed(`request body larger than ${MAX_BODY_BYTES} bytes`);
+        throw errors.VALIDATION_FAILED(`request body larger than ${MAX_BODY_BYTES} bytes`);
       },
     }),
   );
-  app.route('/', healthFunction);
-  app.route('/', authFunction);
-  app.route('/', handoffFunction);
-  app.route('/', sessionsFunction);
-  app.route('/', passwordResetFunction);
-  app.route('/', mfaFunction);
-  app.route('/', oidcFunction);
-  app.route('/', invitesFunction);
-  app.route('/', syrveFunction);
-  app.route('/', webhooksFunction);
-  app.route('/', auditExportsFunction);
-  app.route('/', tenantsFunction);
-  app.route('/', membersFunction);
-  app.route('/', opsFunction);
+  for (const fn of FUNCTION_MOUNTS) app.route(fn.prefix, fn.app);
   // The console hands the page's calls back to this same app, with this request's bindings and execution context.
   app.route(
-    '/',
+    CONSOLE_PREFIX,
     createConsoleFunction((request, c) => app.fetch(request, c.env, executionContextOf(c))),
   );
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  // The /ops routes: an operator's own bearer secret (rsop_…), not a JWT (docs/api.md#operators--opstenantsorgid-functionsops-libauthoperatorts).
-  app.openAPIRegistry.registerComponent('securitySchemes', 'operatorAuth', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'runstate', version: '0.1.0' } });
-  app.notFound((c) => c.json(errorBody(new AppError(404, 'NOT_FOUND', 'no such route')), 404));
+  app.notFound((c) => c.json(errorBody(errors.NOT_FOUND('no such route')), 404));
   app.onError(handleError);
   return app;
 }

@@ -1,17 +1,14 @@
 // The audit export function: request an export, follow its progress, download or cancel it (OrganizationAdmin of the organisation).
-import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
-import { exportFinished, exportLimitReached, exportNotReady, notFound } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { jobs } from '../../lib/runtime/jobs/index.ts';
 import { cancelExportRoute, createExportRoute, exportFileRoute, readExportRoute } from './routes.ts';
 
-export const auditExportsFunction = createFunctionApp();
-
-auditExportsFunction.use('/orgs/*', requireAuth);
+export const auditExportsFunction = defineFunction({ prefix: '/orgs/:orgId/audit/exports', auth: 'bearer' });
 
 auditExportsFunction.openapi(createExportRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await jobs.createAuditExport(deps, {
@@ -19,57 +16,53 @@ auditExportsFunction.openapi(createExportRoute, async (c) => {
     requestedByUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw exportLimitReached(outcome.maxUnfinished);
+  if (!outcome.ok) throw errors.EXPORT_LIMIT_REACHED(outcome.maxUnfinished);
   return c.json({ job: outcome.job }, 202);
 });
 
 auditExportsFunction.openapi(readExportRoute, async (c) => {
-  const { orgId, jobId } = c.req.valid('param');
+  const { orgId: organizationId, jobId } = c.req.valid('param');
   const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
   await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
-  const outcome = await jobs.readAuditExport(deps, { organizationId, jobId: jobId.toLowerCase() });
-  if (!outcome.ok) throw notFound('no such export in this organisation');
+  const outcome = await jobs.readAuditExport(deps, { organizationId, jobId });
+  if (!outcome.ok) throw errors.NOT_FOUND('no such export in this organisation');
   return c.json({ job: outcome.job }, 200);
 });
 
 auditExportsFunction.openapi(cancelExportRoute, async (c) => {
-  const { orgId, jobId } = c.req.valid('param');
+  const { orgId: organizationId, jobId } = c.req.valid('param');
   const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await jobs.cancelAuditExport(deps, {
     organizationId,
-    jobId: jobId.toLowerCase(),
+    jobId,
     actorUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'finished') throw exportFinished(outcome.state);
-    throw notFound('no such export in this organisation');
+    if (outcome.reason === 'finished') throw errors.EXPORT_FINISHED(outcome.state);
+    throw errors.NOT_FOUND('no such export in this organisation');
   }
   return c.body(null, 204);
 });
 
 auditExportsFunction.openapi(exportFileRoute, async (c) => {
-  const { orgId, jobId } = c.req.valid('param');
+  const { orgId: organizationId, jobId } = c.req.valid('param');
   const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
-  const normalizedJobId = jobId.toLowerCase();
   const outcome = await jobs.openAuditExportFile(deps, {
     organizationId,
-    jobId: normalizedJobId,
+    jobId,
     actorUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'not-ready') throw exportNotReady(outcome.state);
-    throw notFound('no such export in this organisation');
+    if (outcome.reason === 'not-ready') throw errors.EXPORT_NOT_READY(outcome.state);
+    throw errors.NOT_FOUND('no such export in this organisation');
   }
   return c.body(outcome.body, 200, {
     'content-type': 'text/csv; charset=utf-8',
-    'content-disposition': `attachment; filename="audit-export-${normalizedJobId}.csv"`,
+    'content-disposition': `attachment; filename="audit-export-${jobId}.csv"`,
     'content-length': String(outcome.bytes),
     // The audit trail of a tenant: never kept by a shared cache, never sniffed into something else.
     'cache-control': 'no-store',

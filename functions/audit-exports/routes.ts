@@ -1,45 +1,42 @@
 // Route definitions (OpenAPI) of the audit export function.
-import { createRoute } from '@hono/zod-openapi';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
-import { csvFile, jobParams, jobResponse, orgParams } from './schemas.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
+import { csvFile, jobParams, jobResponse } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const createExportRoute = createRoute({
+export const createExportRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/audit/exports',
+  path: '/',
   summary: "Export the organisation's audit events as CSV, in the background (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: orgParams },
-  responses: { 202: { description: 'queued', ...json(jobResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'EXPORT_LIMIT_REACHED', 'STORE_UNAVAILABLE'],
+  responses: { 202: { description: 'queued', ...jsonContent(jobResponse) } },
 });
 
-export const readExportRoute = createRoute({
+export const readExportRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/audit/exports/{jobId}',
+  path: '/{jobId}',
   summary: "An export's state and progress: from the cache while it runs, else from its row (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: jobParams },
-  responses: { 200: { description: 'the job', ...json(jobResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the job', ...jsonContent(jobResponse) } },
 });
 
-export const cancelExportRoute = createRoute({
+export const cancelExportRoute = defineRoute({
   method: 'delete',
-  path: '/orgs/{orgId}/audit/exports/{jobId}',
+  path: '/{jobId}',
   summary: 'Cancel an unfinished export (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: jobParams },
-  responses: { 204: { description: 'cancelled' }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'EXPORT_FINISHED', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'cancelled' } },
 });
 
-export const exportFileRoute = createRoute({
+export const exportFileRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/audit/exports/{jobId}/file',
+  path: '/{jobId}/file',
   summary: "A finished export's CSV file (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: jobParams },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'EXPORT_NOT_READY', 'STORE_UNAVAILABLE'],
   responses: {
     200: { description: 'the file, as an attachment', content: { 'text/csv': { schema: csvFile } } },
-    ...errorResponses(400, 401, 403, 404, 409, 503),
   },
 });

@@ -1,9 +1,9 @@
 // Request and response schemas of the audit export routes.
 import * as z from 'zod';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 import { jobSchema } from '../../lib/runtime/jobs/index.ts';
 
-export const orgParams = z.strictObject({ orgId: z.uuid() });
-export const jobParams = z.strictObject({ orgId: z.uuid(), jobId: z.uuid() });
+export const jobParams = z.strictObject({ orgId: uuidId, jobId: uuidId });
 
 export const jobResponse = z.object({ job: jobSchema });
 export const csvFile = z

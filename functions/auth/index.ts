@@ -1,19 +1,21 @@
 // The auth function: sign-in, refresh, logout, and the public keys that verify sign-in's tokens.
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { logout } from '../../lib/auth/logout.ts';
 import { signIn } from '../../lib/auth/sign-in.ts';
 import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
-import { invalidCredentials, notConfigured, rateLimited, refreshInvalid, tenantSuspended } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
 
-export const authFunction = createFunctionApp();
+export const authFunction = defineFunction({ prefix: '/auth', auth: 'none' });
+/** Where other services look for the keys, beside the sign-in routes that use them. */
+export const jwksFunction = defineFunction({ prefix: '/.well-known', auth: 'none' });
 
 authFunction.openapi(signInRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await signIn(c.get('deps'), {
-    organizationId: body.organizationId.toLowerCase(),
+    organizationId: body.organizationId,
     email: body.email,
     password: body.password,
     clientIp: c.get('clientIp'),
@@ -21,10 +23,10 @@ authFunction.openapi(signInRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
-    if (outcome.reason === 'not-configured') throw notConfigured('sign-in (AUTH_SIGNING_KEYS)');
-    if (outcome.reason === 'tenant-suspended') throw tenantSuspended();
-    throw invalidCredentials();
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    if (outcome.reason === 'not-configured') throw errors.NOT_CONFIGURED('sign-in (AUTH_SIGNING_KEYS)');
+    if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
+    throw errors.INVALID_CREDENTIALS();
   }
   if (outcome.kind === 'mfa-required') {
     // The password was right; the session waits for the code (POST /auth/mfa/verify, functions/mfa/).
@@ -40,7 +42,7 @@ authFunction.openapi(refreshRoute, async (c) => {
     refreshToken: c.req.valid('json').refreshToken,
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw outcome.reason === 'suspended' ? tenantSuspended() : refreshInvalid();
+  if (!outcome.ok) throw outcome.reason === 'suspended' ? errors.TENANT_SUSPENDED() : errors.REFRESH_INVALID();
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });
 
@@ -49,7 +51,7 @@ authFunction.openapi(logoutRoute, async (c) => {
   return c.body(null, 204);
 });
 
-authFunction.openapi(jwksRoute, (c) => {
+jwksFunction.openapi(jwksRoute, (c) => {
   // Public keys only; caches may keep them a few minutes (a rotation publishes the new key before it signs).
   c.header('cache-control', 'public, max-age=300');
   return c.json(publicJwks(c.get('deps').config.auth), 200);

@@ -1,48 +1,48 @@
-// Route definitions (OpenAPI) of the auth function.
-import { createRoute } from '@hono/zod-openapi';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { noStore } from '../../lib/http/no-store.ts';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+// Route definitions (OpenAPI) of the auth function: sign-in, refresh and logout under /auth, the JWKS under /.well-known.
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { jwksSchema, refreshBody, sessionTokensSchema, signInBody, signInResponseSchema } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const signInRoute = createRoute({
+export const signInRoute = defineRoute({
   method: 'post',
-  path: '/auth/login',
+  path: '/login',
   summary: 'Sign in with email and password within an organisation',
-  middleware: [noStore] as const,
-  request: { body: { ...json(signInBody), required: true } },
+  noStore: true,
+  request: { body: jsonBody(signInBody) },
+  errors: ['INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
-    200: { description: 'signed in, or (status mfa-required) a challenge to answer for a user with MFA', ...json(signInResponseSchema) },
-    ...errorResponses(400, 401, 403, 429, 503),
+    200: {
+      description: 'signed in, or (status mfa-required) a challenge to answer for a user with MFA',
+      ...jsonContent(signInResponseSchema),
+    },
   },
 });
 
-export const refreshRoute = createRoute({
+export const refreshRoute = defineRoute({
   method: 'post',
-  path: '/auth/refresh',
+  path: '/refresh',
   summary: 'Exchange a refresh token for a new access token and the next refresh token',
-  middleware: [noStore] as const,
-  request: { body: { ...json(refreshBody), required: true } },
+  noStore: true,
+  request: { body: jsonBody(refreshBody) },
+  errors: ['REFRESH_INVALID', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
   responses: {
-    200: { description: 'refreshed, or (a retry within the grace) the same next refresh token again', ...json(sessionTokensSchema) },
-    ...errorResponses(400, 401, 403, 503),
+    200: { description: 'refreshed, or (a retry within the grace) the same next refresh token again', ...jsonContent(sessionTokensSchema) },
   },
 });
 
-export const logoutRoute = createRoute({
+export const logoutRoute = defineRoute({
   method: 'post',
-  path: '/auth/logout',
+  path: '/logout',
   summary: "Revoke the caller's session",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  responses: { 204: { description: 'revoked' }, ...errorResponses(401, 503) },
+  auth: 'bearer',
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'revoked' } },
 });
 
-export const jwksRoute = createRoute({
+export const jwksRoute = defineRoute({
   method: 'get',
-  path: '/.well-known/jwks.json',
+  path: '/jwks.json',
   summary: "The public keys of sign-in's own access tokens",
-  responses: { 200: { description: 'a JWK set (empty when tokens are HS256, in dev and test)', ...json(jwksSchema) } },
+  errors: [],
+  responses: { 200: { description: 'a JWK set (empty when tokens are HS256, in dev and test)', ...jsonContent(jwksSchema) } },
 });

@@ -1,7 +1,7 @@
 // The admin console at /console (docs/console.md): its page, the session routes that keep sign-in's tokens in cookies,
 // the dev link, and /console/api/*, which hands the page's calls to this same app with the session's bearer token.
 import { Hono } from 'hono';
-import { csrfRefused, notFound, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
 import { readCookie, writeCookie } from '../../lib/console/cookies.ts';
 import { checkCsrf, pageCsrfToken } from '../../lib/console/csrf.ts';
@@ -14,7 +14,9 @@ import { dropSession, keepSession } from '../../lib/console/session-cookies.ts';
 import { mfaRequiredSchema, sessionTokensSchema } from '../auth/schemas.ts';
 import { mfaCodeBody } from './schemas.ts';
 
-const API_PREFIX = '/console/api';
+/** Where functions/app.ts mounts the console; the paths below are relative to it. */
+export const CONSOLE_PREFIX = '/console';
+const API_PATH = '/api';
 
 export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   const consoleFunction = new Hono<HonoEnv>();
@@ -37,46 +39,43 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
     return c.json({ ...summary, csrfToken: await pageCsrfToken(c, { rotate: options.newSession }) }, 200);
   };
 
-  for (const path of ['/console', '/console/*']) {
-    consoleFunction.use(path, async (c, next) => {
-      if (!c.get('deps').config.console.enabled) throw notFound('no such route');
-      // Set first, so a refusal below carries them too, and again after: a handed-on API answer replaces the response.
-      setConsoleHeaders(c);
-      const csrf = await checkCsrf(c);
-      if (!csrf.ok) throw csrfRefused(csrf.reason);
-      await next();
-      setConsoleHeaders(c, { cacheable: c.req.path.startsWith('/console/assets/') });
-    });
-  }
+  // Every request under the prefix, /console itself included, routed or not.
+  consoleFunction.use('*', async (c, next) => {
+    if (!c.get('deps').config.console.enabled) throw errors.NOT_FOUND('no such route');
+    // Set first, so a refusal below carries them too, and again after: a handed-on API answer replaces the response.
+    setConsoleHeaders(c);
+    const csrf = await checkCsrf(c);
+    if (!csrf.ok) throw errors.CSRF_REFUSED(csrf.reason);
+    await next();
+    setConsoleHeaders(c, { cacheable: c.req.path.startsWith(`${CONSOLE_PREFIX}/assets/`) });
+  });
 
-  consoleFunction.get('/console', async (c) =>
+  consoleFunction.get('/', async (c) =>
     c.html(consoleShell({ csrfToken: await pageCsrfToken(c), signedIn: readCookie(c, 'access') !== undefined })),
   );
-  consoleFunction.get('/console/assets/console.js', (c) =>
-    c.body(CONSOLE_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }),
-  );
-  consoleFunction.get('/console/assets/console.css', (c) => c.body(CONSOLE_STYLE, 200, { 'content-type': 'text/css; charset=utf-8' }));
+  consoleFunction.get('/assets/console.js', (c) => c.body(CONSOLE_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  consoleFunction.get('/assets/console.css', (c) => c.body(CONSOLE_STYLE, 200, { 'content-type': 'text/css; charset=utf-8' }));
 
   // Password sign-in: the page's body goes to POST /auth/login as it is, so its validation and refusals are the API's.
-  consoleFunction.post('/console/session', async (c) => signedIn(c, await call(c, '/auth/login')));
+  consoleFunction.post('/session', async (c) => signedIn(c, await call(c, '/auth/login')));
 
-  consoleFunction.post('/console/session/mfa', async (c) => {
+  consoleFunction.post('/session/mfa', async (c) => {
     const challengeToken = readCookie(c, 'mfa');
-    if (challengeToken === undefined) throw unauthenticated('no sign-in is waiting for an MFA code; sign in again');
+    if (challengeToken === undefined) throw errors.UNAUTHENTICATED('no sign-in is waiting for an MFA code; sign in again');
     const parsed = mfaCodeBody.safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) throw validationFailed('body: {"code": "<the 6-digit code>"}');
+    if (!parsed.success) throw errors.VALIDATION_FAILED('body: {"code": "<the 6-digit code>"}');
     return signedIn(c, await call(c, '/auth/mfa/verify', { body: JSON.stringify({ challengeToken, code: parsed.data.code }) }));
   });
 
-  consoleFunction.post('/console/session/refresh', async (c) => {
+  consoleFunction.post('/session/refresh', async (c) => {
     const refreshToken = readCookie(c, 'refresh');
     dropSession(c);
-    if (refreshToken === undefined) throw unauthenticated('not signed in to the console');
+    if (refreshToken === undefined) throw errors.UNAUTHENTICATED('not signed in to the console');
     // A refusal leaves the cookies cleared (above); success writes the next pair over them.
     return signedIn(c, await call(c, '/auth/refresh', { body: JSON.stringify({ refreshToken }) }), { newSession: false });
   });
 
-  consoleFunction.post('/console/session/logout', async (c) => {
+  consoleFunction.post('/session/logout', async (c) => {
     let accessToken = readCookie(c, 'access');
     const refreshToken = readCookie(c, 'refresh');
     let answer = accessToken !== undefined ? await call(c, '/auth/logout', { accessToken, body: null }) : undefined;
@@ -93,28 +92,28 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   });
 
   // APP_ENV=dev only: elsewhere this route does not exist (the same 404 as any unknown path).
-  consoleFunction.get('/console/dev-login', async (c) => {
+  consoleFunction.get('/dev-login', async (c) => {
     const deps = c.get('deps');
-    if (deps.config.appEnv !== 'dev') throw notFound('no such route');
+    if (deps.config.appEnv !== 'dev') throw errors.NOT_FOUND('no such route');
     const outcome = await openDevLoginSession(deps, c.req.query('code') ?? '', {
       userAgent: c.req.header('user-agent'),
       correlationId: c.get('correlationId'),
     });
     if (!outcome.ok) {
-      if (outcome.reason === 'not-dev') throw notFound('no such route');
-      throw unauthenticated(
+      if (outcome.reason === 'not-dev') throw errors.NOT_FOUND('no such route');
+      throw errors.UNAUTHENTICATED(
         'this console link is unknown, used or expired: sign in with the password, or restart npm start for a new link',
       );
     }
     keepSession(c, outcome.tokens);
     await pageCsrfToken(c, { rotate: true });
     // 303 to the page itself: the code leaves the address bar and the history.
-    return c.redirect('/console', 303);
+    return c.redirect(CONSOLE_PREFIX, 303);
   });
 
-  consoleFunction.all(`${API_PREFIX}/*`, async (c) => {
-    const target = apiTarget(c.req.url, new URL(c.req.url).pathname.slice(API_PREFIX.length));
-    if (target === undefined) throw notFound('the console does not reach this API route');
+  consoleFunction.all(`${API_PATH}/*`, async (c) => {
+    const target = apiTarget(c.req.url, new URL(c.req.url).pathname.slice(`${CONSOLE_PREFIX}${API_PATH}`.length));
+    if (target === undefined) throw errors.NOT_FOUND('the console does not reach this API route');
     return pageResponse(c, await call(c, target.pathname + target.search, { ...optionalAccess(readCookie(c, 'access')) }));
   });
 

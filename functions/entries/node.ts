@@ -5,7 +5,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import type { Config } from '../../lib/config/index.ts';
-import { errorBody, validationFailed } from '../../lib/http/app-error.ts';
+import { errorBody, errors } from '../../lib/http/app-error.ts';
 import { SECURITY_HEADERS } from '../../lib/http/security-headers.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import type { Notifier } from '../../lib/notify/notifier.ts';
@@ -49,7 +49,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex & { 
     return;
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = JSON.stringify(errorBody(validationFailed('the request is not valid HTTP')));
+  const body = JSON.stringify(errorBody(errors.VALIDATION_FAILED('the request is not valid HTTP')));
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
   // The app's security headers too: this answer never passes through it (functions/app.ts).
   const security = Object.entries(SECURITY_HEADERS)

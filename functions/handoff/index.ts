@@ -1,21 +1,22 @@
 // The SSO handoff function: issue a one-time code for another app (authenticated), and exchange it (the target app).
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { exchangeHandoff } from '../../lib/auth/handoff/exchange-handoff.ts';
 import { issueHandoff } from '../../lib/auth/handoff/issue-handoff.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
-import { forbidden, handoffInvalid, notConfigured, validationFailed } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { exchangeHandoffRoute, issueHandoffRoute } from './routes.ts';
 
-export const handoffFunction = createFunctionApp();
+// Both answers carry a credential (the code, the token); the exchange is the target app's, with no bearer token.
+export const handoffFunction = defineFunction({ prefix: '/auth/handoff', auth: 'bearer', noStore: true });
 
 handoffFunction.openapi(issueHandoffRoute, async (c) => {
   const deps = c.get('deps');
   const principal = await c.get('auth').principal();
-  if (!canSignTokens(deps.config.auth)) throw notConfigured('SSO handoff (AUTH_SIGNING_KEYS)');
+  if (!canSignTokens(deps.config.auth)) throw errors.NOT_CONFIGURED('SSO handoff (AUTH_SIGNING_KEYS)');
   const outcome = await issueHandoff(deps, { principal, audience: c.req.valid('json').audience, correlationId: c.get('correlationId') });
   if (!outcome.ok) {
-    if (outcome.reason === 'no-verified-email') throw forbidden('a handoff needs a token with a verified email');
-    throw validationFailed('audience: not an app this deployment hands sessions to (SSO_HANDOFF_AUDIENCES)');
+    if (outcome.reason === 'no-verified-email') throw errors.FORBIDDEN('a handoff needs a token with a verified email');
+    throw errors.VALIDATION_FAILED('audience: not an app this deployment hands sessions to (SSO_HANDOFF_AUDIENCES)');
   }
   return c.json({ code: outcome.code, expiresInSeconds: outcome.expiresInSeconds }, 201);
 });
@@ -23,7 +24,7 @@ handoffFunction.openapi(issueHandoffRoute, async (c) => {
 handoffFunction.openapi(exchangeHandoffRoute, async (c) => {
   const { code, audience } = c.req.valid('json');
   const outcome = await exchangeHandoff(c.get('deps'), { code, audience, correlationId: c.get('correlationId') });
-  if (!outcome.ok) throw handoffInvalid();
+  if (!outcome.ok) throw errors.HANDOFF_INVALID();
   const { accessToken, expiresInSeconds, userId } = outcome;
   return c.json({ tokenType: 'Bearer' as const, accessToken, expiresInSeconds, userId, audience: outcome.audience }, 200);
 });

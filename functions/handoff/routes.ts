@@ -1,27 +1,23 @@
-// Route definitions (OpenAPI) of the SSO handoff function.
-import { createRoute } from '@hono/zod-openapi';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { noStore } from '../../lib/http/no-store.ts';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+// Route definitions (OpenAPI) of the SSO handoff function, under /auth/handoff.
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { exchangeHandoffBody, exchangedHandoffResponse, issueHandoffBody, issuedHandoffResponse } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const issueHandoffRoute = createRoute({
+export const issueHandoffRoute = defineRoute({
   method: 'post',
-  path: '/auth/handoff',
+  path: '/',
   summary: "A one-time code that hands the caller's session to another configured app",
-  security: bearerSecurity,
-  middleware: [noStore, requireAuth] as const,
-  request: { body: { ...json(issueHandoffBody), required: true } },
-  responses: { 201: { description: 'issued', ...json(issuedHandoffResponse) }, ...errorResponses(400, 401, 403, 503) },
+  request: { body: jsonBody(issueHandoffBody) },
+  errors: ['FORBIDDEN', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'issued', ...jsonContent(issuedHandoffResponse) } },
 });
 
-export const exchangeHandoffRoute = createRoute({
+export const exchangeHandoffRoute = defineRoute({
   method: 'post',
-  path: '/auth/handoff/exchange',
+  path: '/exchange',
   summary: 'The target app exchanges a handoff code, once, for an access token of the same session',
-  middleware: [noStore] as const,
-  request: { body: { ...json(exchangeHandoffBody), required: true } },
-  responses: { 200: { description: 'exchanged', ...json(exchangedHandoffResponse) }, ...errorResponses(400, 401, 503) },
+  auth: 'none',
+  request: { body: jsonBody(exchangeHandoffBody) },
+  errors: ['HANDOFF_INVALID', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'exchanged', ...jsonContent(exchangedHandoffResponse) } },
 });

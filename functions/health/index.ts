@@ -1,11 +1,11 @@
 // The health function: `GET /healthz`, 200 when both Redis stores and PostgreSQL answer, 503 naming what is down.
-import { createRoute } from '@hono/zod-openapi';
 import * as z from 'zod';
+import { defineFunction, defineRoute } from '../../lib/auth/define-function.ts';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../../lib/http/error-handler.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { jsonContent } from '../../lib/http/route-schemas.ts';
 import { checkHealth } from '../../lib/runtime/health.ts';
 
-export const healthFunction = createFunctionApp();
+export const healthFunction = defineFunction({ prefix: '/healthz', auth: 'none' });
 
 const storeStatus = z.enum(['ok', 'down']);
 
@@ -16,16 +16,18 @@ const healthSchema = z.object({
   postgres: storeStatus,
 });
 
-const healthRoute = createRoute({
+const healthRoute = defineRoute({
   method: 'get',
-  path: '/healthz',
+  path: '/',
   summary: 'Liveness of the stores this deployment needs',
+  // A store that is down is this route's own 503 with the health body, never STORE_UNAVAILABLE.
+  errors: [],
   responses: {
-    200: { description: 'every store answers', content: { 'application/json': { schema: healthSchema } } },
+    200: { description: 'every store answers', ...jsonContent(healthSchema) },
     503: {
       description: 'a store is down',
       headers: { 'retry-after': { description: 'seconds to wait before asking again', schema: { type: 'integer', minimum: 1 } } },
-      content: { 'application/json': { schema: healthSchema } },
+      ...jsonContent(healthSchema),
     },
   },
 });

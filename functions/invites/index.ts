@@ -1,32 +1,22 @@
 // The invitation function: create, list, history and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
-import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
-import {
-  forbidden,
-  inviteInvalid,
-  inviteLimitReached,
-  notFound,
-  rateLimited,
-  roleConflict,
-  validationFailed,
-} from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
 import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, inviteHistoryRoute, listInvitesRoute } from './routes.ts';
 
-export const invitesFunction = createFunctionApp();
-
-invitesFunction.use('/orgs/*', requireAuth);
-invitesFunction.use('/invites/*', requireAuth);
+export const invitesFunction = defineFunction({ prefix: '/orgs/:orgId/invites', auth: 'bearer' });
+/** Accepting is the invited user's, who holds no role in the organisation yet. */
+export const inviteAcceptanceFunction = defineFunction({ prefix: '/invites', auth: 'bearer' });
 
 invitesFunction.openapi(createInviteRoute, async (c) => {
   const { orgId } = c.req.valid('param');
   const body = c.req.valid('json');
   const deps = c.get('deps');
-  const locationId = body.locationId?.toLowerCase() ?? null;
-  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase(), locationId });
+  const locationId = body.locationId ?? null;
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId, locationId });
   const outcome = await invites.create(deps, {
-    organizationId: orgId.toLowerCase(),
+    organizationId: orgId,
     locationId,
     email: body.email,
     roleCode: body.roleCode,
@@ -34,8 +24,8 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
-    throw inviteLimitReached(outcome.maxActive);
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    throw errors.INVITE_LIMIT_REACHED(outcome.maxActive);
   }
   return c.json({ invite: outcome.invite, token: outcome.token }, 201);
 });
@@ -44,45 +34,45 @@ invitesFunction.openapi(listInvitesRoute, async (c) => {
   const { orgId } = c.req.valid('param');
   const { email, limit, cursor } = c.req.valid('query');
   const deps = c.get('deps');
-  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase() });
+  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId });
   const page = await invites.list(deps, {
-    organizationId: orgId.toLowerCase(),
+    organizationId: orgId,
     limit,
     ...(email !== undefined ? { email } : {}),
     ...(cursor !== undefined ? { cursor } : {}),
   });
-  if (!page.ok) throw validationFailed('cursor: not a cursor this list handed out');
+  if (!page.ok) throw errors.VALIDATION_FAILED('cursor: not a cursor this list handed out');
   return c.json({ invites: page.invites, nextCursor: page.nextCursor }, 200);
 });
 
 invitesFunction.openapi(inviteHistoryRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const { limit, cursor } = c.req.valid('query');
   const deps = c.get('deps');
   await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const page = await invites.history(deps, { organizationId, limit, ...(cursor !== undefined ? { cursor } : {}) });
-  if (!page.ok) throw validationFailed('cursor: not a cursor this history handed out');
+  if (!page.ok) throw errors.VALIDATION_FAILED('cursor: not a cursor this history handed out');
   return c.json({ events: page.events, nextCursor: page.nextCursor }, 200);
 });
 
 invitesFunction.openapi(cancelInviteRoute, async (c) => {
   const { orgId, inviteId } = c.req.valid('param');
   const deps = c.get('deps');
-  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId.toLowerCase() });
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId });
   const outcome = await invites.cancel(deps, {
-    organizationId: orgId.toLowerCase(),
-    inviteId: inviteId.toLowerCase(),
+    organizationId: orgId,
+    inviteId,
     actorUserId: principal.userId,
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw notFound();
+  if (!outcome.ok) throw errors.NOT_FOUND();
   return c.body(null, 204);
 });
 
-invitesFunction.openapi(acceptInviteRoute, async (c) => {
+inviteAcceptanceFunction.openapi(acceptInviteRoute, async (c) => {
   const { token } = c.req.valid('json');
   const principal = await c.get('auth').principal();
-  if (principal.verifiedEmail === undefined) throw forbidden('accepting an invitation needs a verified email claim');
+  if (principal.verifiedEmail === undefined) throw errors.FORBIDDEN('accepting an invitation needs a verified email claim');
   const outcome = await invites.accept(c.get('deps'), {
     token,
     userId: principal.userId,
@@ -90,11 +80,11 @@ invitesFunction.openapi(acceptInviteRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'wrong-recipient') throw forbidden('this invitation is addressed to another email');
-    if (outcome.reason === 'email-belongs-to-another-user') throw forbidden('this email belongs to another account');
-    if (outcome.reason === 'role-conflict') throw roleConflict(outcome.heldRole);
-    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
-    throw inviteInvalid();
+    if (outcome.reason === 'wrong-recipient') throw errors.FORBIDDEN('this invitation is addressed to another email');
+    if (outcome.reason === 'email-belongs-to-another-user') throw errors.FORBIDDEN('this email belongs to another account');
+    if (outcome.reason === 'role-conflict') throw errors.ROLE_CONFLICT(outcome.heldRole);
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    throw errors.INVITE_INVALID();
   }
   return c.json({ organizationId: outcome.organizationId, locationId: outcome.locationId, roleCode: outcome.roleCode }, 200);
 });

@@ -1,6 +1,6 @@
 // Route definitions (OpenAPI) of the invitation function.
-import { createRoute } from '@hono/zod-openapi';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   acceptInviteBody,
   acceptedInviteResponse,
@@ -11,52 +11,51 @@ import {
   inviteListResponse,
   inviteParams,
   listInvitesQuery,
-  orgParams,
 } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const createInviteRoute = createRoute({
+export const createInviteRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/invites',
+  path: '/',
   summary: 'Invite someone to the organisation (OrganizationAdmin)',
-  security: bearerSecurity,
-  request: { params: orgParams, body: { ...json(createInviteBody), required: true } },
-  responses: { 201: { description: 'created', ...json(createdInviteResponse) }, ...errorResponses(400, 401, 403, 409, 429, 503) },
+  request: { params: orgParams, body: jsonBody(createInviteBody) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'INVITE_LIMIT_REACHED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'created', ...jsonContent(createdInviteResponse) } },
 });
 
-export const listInvitesRoute = createRoute({
+export const listInvitesRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/invites',
+  path: '/',
   summary: 'Active invitations, soonest expiry first, one page at a time (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: orgParams, query: listInvitesQuery },
-  responses: { 200: { description: 'active invites', ...json(inviteListResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'active invites', ...jsonContent(inviteListResponse) } },
 });
 
-export const inviteHistoryRoute = createRoute({
+export const inviteHistoryRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/invites/history',
+  path: '/history',
   summary: "The organisation's invite audit events, newest first, one page at a time (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: orgParams, query: inviteHistoryQuery },
-  responses: { 200: { description: 'invite events', ...json(inviteHistoryResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'invite events', ...jsonContent(inviteHistoryResponse) } },
 });
 
-export const cancelInviteRoute = createRoute({
+export const cancelInviteRoute = defineRoute({
   method: 'delete',
-  path: '/orgs/{orgId}/invites/{inviteId}',
+  path: '/{inviteId}',
   summary: 'Cancel an active invitation (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: inviteParams },
-  responses: { 204: { description: 'cancelled' }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'cancelled' } },
 });
 
-export const acceptInviteRoute = createRoute({
+export const acceptInviteRoute = defineRoute({
   method: 'post',
-  path: '/invites/accept',
+  path: '/accept',
   summary: "Accept an invitation addressed to the caller's verified email",
-  security: bearerSecurity,
-  request: { body: { ...json(acceptInviteBody), required: true } },
-  responses: { 200: { description: 'accepted', ...json(acceptedInviteResponse) }, ...errorResponses(400, 401, 403, 409, 410, 429, 503) },
+  request: { body: jsonBody(acceptInviteBody) },
+  errors: ['FORBIDDEN', 'ROLE_CONFLICT', 'INVITE_INVALID', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: {
+    200: { description: 'accepted', ...jsonContent(acceptedInviteResponse) },
+  },
 });

@@ -1,15 +1,15 @@
 // Request and response schemas of the invitation routes.
 import * as z from 'zod';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 import { ROLE_CODES } from '../../lib/keys/index.ts';
 import { inviteSchema } from '../../lib/runtime/invites/index.ts';
 
-export const orgParams = z.strictObject({ orgId: z.uuid() });
-export const inviteParams = z.strictObject({ orgId: z.uuid(), inviteId: z.uuid() });
+export const inviteParams = z.strictObject({ orgId: uuidId, inviteId: uuidId });
 
 export const createInviteBody = z.strictObject({
   email: z.email().max(254),
   roleCode: z.enum(ROLE_CODES),
-  locationId: z.uuid().nullable().optional(),
+  locationId: uuidId.nullable().optional(),
 });
 
 /** Page size of a list: the default and the most one call may ask for (docs/api.md, List). */

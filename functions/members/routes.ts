@@ -1,42 +1,31 @@
 // Route definitions (OpenAPI) of the member function.
-import { createRoute } from '@hono/zod-openapi';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
-import { changeRoleBody, listMembersQuery, memberListResponse, memberParams, memberResponse, orgParams } from './schemas.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
+import { changeRoleBody, listMembersQuery, memberListResponse, memberParams, memberResponse } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-// Each route names requireAuth itself, as functions/sessions does: none relies on another function's `use('/orgs/*')`.
-
-export const listMembersRoute = createRoute({
+export const listMembersRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/members',
+  path: '/',
   summary: "The organisation's role assignments, in the order they were granted, one page at a time (OrganizationAdmin)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   request: { params: orgParams, query: listMembersQuery },
-  responses: { 200: { description: 'members', ...json(memberListResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'members', ...jsonContent(memberListResponse) } },
 });
 
-export const changeMemberRoleRoute = createRoute({
+export const changeMemberRoleRoute = defineRoute({
   method: 'patch',
-  path: '/orgs/{orgId}/members/{userId}',
+  path: '/{userId}',
   summary: 'Change the role a member holds at one scope (OrganizationAdmin); the last organisation-wide admin stays one',
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  request: { params: memberParams, body: { ...json(changeRoleBody), required: true } },
-  responses: {
-    200: { description: 'the member, with the role now held', ...json(memberResponse) },
-    ...errorResponses(400, 401, 403, 404, 409, 503),
-  },
+  request: { params: memberParams, body: jsonBody(changeRoleBody) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'LAST_ADMIN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the member, with the role now held', ...jsonContent(memberResponse) } },
 });
 
-export const removeMemberRoute = createRoute({
+export const removeMemberRoute = defineRoute({
   method: 'delete',
-  path: '/orgs/{orgId}/members/{userId}',
+  path: '/{userId}',
   summary: 'Remove a member from the organisation and end their sessions opened in it (OrganizationAdmin)',
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   request: { params: memberParams },
-  responses: { 204: { description: 'removed' }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'LAST_ADMIN', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'removed' } },
 });

@@ -1,10 +1,10 @@
 // Request and response schemas of the member routes.
 import * as z from 'zod';
 import { memberSchema } from '../../lib/auth/members/index.ts';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 import { ROLE_CODES } from '../../lib/keys/index.ts';
 
-export const orgParams = z.strictObject({ orgId: z.uuid() });
-export const memberParams = z.strictObject({ orgId: z.uuid(), userId: z.uuid() });
+export const memberParams = z.strictObject({ orgId: uuidId, userId: uuidId });
 
 /** Page size of the member list: the default and the most one call may ask for (docs/api.md, Members). */
 export const MEMBER_PAGE = { default: 50, max: 100 } as const;
@@ -22,8 +22,7 @@ export const listMembersQuery = z.strictObject({
 
 export const changeRoleBody = z.strictObject({
   roleCode: z.enum(ROLE_CODES),
-  locationId: z
-    .uuid()
+  locationId: uuidId
     .nullable()
     .optional()
     .describe("Which of the member's roles changes: the one at this Outlet; absent or null, the organisation-wide one."),

@@ -1,37 +1,33 @@
 // Route definitions (OpenAPI) of the MFA function: enrol a TOTP factor, confirm it, answer a sign-in challenge.
-import { createRoute } from '@hono/zod-openapi';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { sessionTokensSchema } from '../auth/schemas.ts';
 import { confirmBody, enrolResponse, verifyBody } from './schemas.ts';
-import { noStore } from '../../lib/http/no-store.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const enrolRoute = createRoute({
+export const enrolRoute = defineRoute({
   method: 'post',
-  path: '/auth/mfa/enrol',
+  path: '/enrol',
   summary: "Start (or restart) the caller's TOTP enrolment: a fresh secret, pending until a first code confirms it",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  responses: { 201: { description: 'the secret, shown once', ...json(enrolResponse) }, ...errorResponses(401, 403, 409, 503) },
+  errors: ['FORBIDDEN', 'MFA_ALREADY_ENROLLED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'the secret, shown once', ...jsonContent(enrolResponse) } },
 });
 
-export const confirmRoute = createRoute({
+export const confirmRoute = defineRoute({
   method: 'post',
-  path: '/auth/mfa/enrol/confirm',
+  path: '/enrol/confirm',
   summary: 'Confirm the pending TOTP factor with a first code; from then on sign-in asks for a code',
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  request: { body: { ...json(confirmBody), required: true } },
-  responses: { 204: { description: 'confirmed' }, ...errorResponses(400, 401, 404, 409, 503) },
+  request: { body: jsonBody(confirmBody) },
+  errors: ['MFA_CODE_INVALID', 'NOT_FOUND', 'MFA_ALREADY_ENROLLED', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'confirmed' } },
 });
 
-export const verifyRoute = createRoute({
+export const verifyRoute = defineRoute({
   method: 'post',
-  path: '/auth/mfa/verify',
+  path: '/verify',
   summary: "Answer a sign-in's MFA challenge with the current TOTP code",
-  middleware: [noStore] as const,
-  request: { body: { ...json(verifyBody), required: true } },
-  responses: { 200: { description: 'signed in', ...json(sessionTokensSchema) }, ...errorResponses(400, 401, 403, 429, 503) },
+  auth: 'none',
+  noStore: true,
+  request: { body: jsonBody(verifyBody) },
+  errors: ['MFA_INVALID', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) } },
 });

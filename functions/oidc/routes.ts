@@ -1,9 +1,9 @@
 // Route definitions (OpenAPI) of the OIDC sign-in function.
-import { createRoute } from '@hono/zod-openapi';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonContent } from '../../lib/http/route-schemas.ts';
 import { callbackQuery, providerParams, signInResponseSchema, startQuery } from './schemas.ts';
 
-const noStore = {
+const noStoreHeaders = {
   'cache-control': { description: 'no-store', schema: { type: 'string' as const } },
   'referrer-policy': {
     description: 'no-referrer: the state and code in these URLs never leave in a Referer',
@@ -11,31 +11,31 @@ const noStore = {
   },
 };
 
-export const startOidcRoute = createRoute({
+export const startOidcRoute = defineRoute({
   method: 'get',
-  path: '/auth/oidc/{provider}/start',
+  path: '/{provider}/start',
   summary: 'Begin signing in to an organisation through an OpenID provider: a redirect to its sign-in page',
   request: { params: providerParams, query: startQuery },
+  errors: ['NOT_FOUND', 'RATE_LIMITED', 'UPSTREAM_FAILED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
     302: {
       description: "to the provider's authorization endpoint, with a single-use state (10 minutes), a nonce and a PKCE S256 challenge",
-      headers: { location: { description: "the provider's authorization URL", schema: { type: 'string' as const } }, ...noStore },
+      headers: { location: { description: "the provider's authorization URL", schema: { type: 'string' as const } }, ...noStoreHeaders },
     },
-    ...errorResponses(400, 404, 429, 502, 503),
   },
 });
 
-export const oidcCallbackRoute = createRoute({
+export const oidcCallbackRoute = defineRoute({
   method: 'get',
-  path: '/auth/oidc/{provider}/callback',
+  path: '/{provider}/callback',
   summary: 'The provider sends the browser back here; the state is consumed once, and a verified, linked email signs in',
   request: { params: providerParams, query: callbackQuery },
+  errors: ['OIDC_FAILED', 'TENANT_SUSPENDED', 'NOT_FOUND', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
     200: {
       description: 'signed in: the same body as POST /auth/login',
-      headers: noStore,
-      content: { 'application/json': { schema: signInResponseSchema } },
+      headers: noStoreHeaders,
+      ...jsonContent(signInResponseSchema),
     },
-    ...errorResponses(400, 401, 403, 404, 503),
   },
 });

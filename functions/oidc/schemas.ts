@@ -1,5 +1,6 @@
 // Request schemas of the OIDC sign-in routes; the callback's answer is the session of POST /auth/login.
 import * as z from 'zod';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 
 export { signInResponseSchema } from '../auth/schemas.ts';
 
@@ -7,7 +8,7 @@ export { signInResponseSchema } from '../auth/schemas.ts';
 export const providerParams = z.strictObject({ provider: z.string().min(1).max(64) });
 
 export const startQuery = z.strictObject({
-  organizationId: z.uuid().describe('The organisation to sign in to; the account must hold a role there.'),
+  organizationId: uuidId.describe('The organisation to sign in to; the account must hold a role there.'),
 });
 
 // Not strict: providers add parameters of their own (iss, session_state, scope, authuser…), which oauth4webapi reads or ignores.

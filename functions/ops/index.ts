@@ -1,24 +1,17 @@
 // The operator function: suspend, reactivate and forget the cache of any organisation. Operators are not users of a
 // tenant: their bearer secret is checked against OPERATOR_TOKEN_HASHES (lib/auth/operator.ts), and every action is audited.
-import { requireOperator } from '../../lib/auth/operator.ts';
-import { notFound } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { tenants } from '../../lib/runtime/tenants/index.ts';
 import { forgetTenantCacheRoute, reactivateTenantRoute, suspendTenantRoute } from './routes.ts';
 
-export const opsFunction = createFunctionApp();
+// no-store on every answer, refusals included.
+export const opsFunction = defineFunction({ prefix: '/ops/tenants/:orgId', auth: 'operator', noStore: true });
 
-// First, so refusals carry it too.
-opsFunction.use('/ops/*', async (c, next) => {
-  c.header('cache-control', 'no-store');
-  await next();
-});
-opsFunction.use('/ops/*', requireOperator);
-
-const noTenant = () => notFound('no such organisation (or it is deleted)');
+const noTenant = () => errors.NOT_FOUND('no such organisation (or it is deleted)');
 
 opsFunction.openapi(suspendTenantRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const outcome = await tenants.setState(c.get('deps'), {
     organizationId,
     operatorId: c.get('operator').id,
@@ -31,7 +24,7 @@ opsFunction.openapi(suspendTenantRoute, async (c) => {
 });
 
 opsFunction.openapi(reactivateTenantRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const outcome = await tenants.setState(c.get('deps'), {
     organizationId,
     operatorId: c.get('operator').id,
@@ -43,7 +36,7 @@ opsFunction.openapi(reactivateTenantRoute, async (c) => {
 });
 
 opsFunction.openapi(forgetTenantCacheRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const outcome = await tenants.forgetCache(c.get('deps'), {
     organizationId,
     operatorId: c.get('operator').id,

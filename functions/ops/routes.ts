@@ -1,34 +1,31 @@
 // Route definitions (OpenAPI) of the operator function.
-import { createRoute } from '@hono/zod-openapi';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { forgetResponse, stateResponse, suspendBody, tenantParams } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-const operatorSecurity = [{ operatorAuth: [] }];
-
-export const suspendTenantRoute = createRoute({
+export const suspendTenantRoute = defineRoute({
   method: 'post',
-  path: '/ops/tenants/{orgId}/suspend',
+  path: '/suspend',
   summary: 'Suspend an organisation, with a reason kept server-side (operator)',
-  security: operatorSecurity,
-  request: { params: tenantParams, body: { ...json(suspendBody), required: true } },
-  responses: { 200: { description: 'suspended', ...json(stateResponse) }, ...errorResponses(400, 401, 404, 503) },
+  request: { params: tenantParams, body: jsonBody(suspendBody) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'suspended', ...jsonContent(stateResponse) } },
 });
 
-export const reactivateTenantRoute = createRoute({
+export const reactivateTenantRoute = defineRoute({
   method: 'post',
-  path: '/ops/tenants/{orgId}/reactivate',
+  path: '/reactivate',
   summary: 'Make a suspended organisation active again (operator)',
-  security: operatorSecurity,
   request: { params: tenantParams },
-  responses: { 200: { description: 'active', ...json(stateResponse) }, ...errorResponses(400, 401, 404, 503) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'active', ...jsonContent(stateResponse) } },
 });
 
-export const forgetTenantCacheRoute = createRoute({
+export const forgetTenantCacheRoute = defineRoute({
   method: 'post',
-  path: '/ops/tenants/{orgId}/cache/invalidate',
+  path: '/cache/invalidate',
   summary: 'Forget every cached entry of an organisation, in one Redis round trip (operator)',
-  security: operatorSecurity,
   request: { params: tenantParams },
-  responses: { 200: { description: 'invalidated', ...json(forgetResponse) }, ...errorResponses(400, 401, 404, 503) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'invalidated', ...jsonContent(forgetResponse) } },
 });

@@ -1,7 +1,8 @@
 // Request and response schemas of the operator routes.
 import * as z from 'zod';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 
-export const tenantParams = z.strictObject({ orgId: z.uuid() });
+export const tenantParams = z.strictObject({ orgId: uuidId });
 
 export const suspendBody = z.strictObject({
   reason: z

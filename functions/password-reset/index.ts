@@ -1,35 +1,25 @@
 // The password-reset function: request a link (one answer for every email), the page it opens, and confirm.
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { confirmReset } from '../../lib/auth/password-reset/confirm-reset.ts';
 import { requestReset } from '../../lib/auth/password-reset/request-reset.ts';
-import { notConfigured, rateLimited, resetInvalid } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { resetPage } from './page.ts';
 import { confirmResetRoute, requestResetRoute, resetPageRoute } from './routes.ts';
 
-export const passwordResetFunction = createFunctionApp();
-
-// Nothing of a reset flow is cached, and no page of it tells the next site where the visitor came from.
-passwordResetFunction.use('/auth/password-reset', async (c, next) => {
-  await next();
-  c.header('referrer-policy', 'no-referrer');
-  c.header('cache-control', 'no-store');
-});
-passwordResetFunction.use('/auth/password-reset/*', async (c, next) => {
-  await next();
-  c.header('referrer-policy', 'no-referrer');
-  c.header('cache-control', 'no-store');
-});
+// Nothing of a reset flow is cached; no page of it tells the next site where the visitor came from either, which
+// lib/http/security-headers.ts's referrer-policy already says on every answer.
+export const passwordResetFunction = defineFunction({ prefix: '/auth/password-reset', auth: 'none', noStore: true });
 
 passwordResetFunction.openapi(requestResetRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await requestReset(
     c.get('deps'),
-    { organizationId: body.organizationId.toLowerCase(), email: body.email, correlationId: c.get('correlationId') },
+    { organizationId: body.organizationId, email: body.email, correlationId: c.get('correlationId') },
     c.get('defer'),
   );
   if (!outcome.ok) {
-    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
-    throw notConfigured('password reset (PASSWORD_RESET_LINK_BASE)');
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    throw errors.NOT_CONFIGURED('password reset (PASSWORD_RESET_LINK_BASE)');
   }
   return c.json(
     { status: 'accepted' as const, message: 'if this email belongs to a member of the organisation, a reset link is on its way' },
@@ -40,7 +30,7 @@ passwordResetFunction.openapi(requestResetRoute, async (c) => {
 passwordResetFunction.openapi(confirmResetRoute, async (c) => {
   const { token, newPassword } = c.req.valid('json');
   const outcome = await confirmReset(c.get('deps'), { token, newPassword, correlationId: c.get('correlationId') });
-  if (!outcome.ok) throw resetInvalid();
+  if (!outcome.ok) throw errors.RESET_INVALID();
   return c.body(null, 204);
 });
 

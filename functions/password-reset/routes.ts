@@ -1,30 +1,31 @@
 // Route definitions (OpenAPI) of the password-reset function.
-import { createRoute } from '@hono/zod-openapi';
+import { defineRoute } from '../../lib/auth/define-function.ts';
 import * as z from 'zod';
-import { errorResponses } from '../../lib/http/openapi-app.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { confirmResetBody, requestResetBody, requestedResetResponse } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const requestResetRoute = createRoute({
+export const requestResetRoute = defineRoute({
   method: 'post',
-  path: '/auth/password-reset',
+  path: '/',
   summary: 'Ask for a reset link; the same answer whether or not the email belongs to a member',
-  request: { body: { ...json(requestResetBody), required: true } },
-  responses: { 202: { description: 'accepted', ...json(requestedResetResponse) }, ...errorResponses(400, 429, 503) },
+  request: { body: jsonBody(requestResetBody) },
+  errors: ['RATE_LIMITED', 'NOT_CONFIGURED'],
+  responses: { 202: { description: 'accepted', ...jsonContent(requestedResetResponse) } },
 });
 
-export const confirmResetRoute = createRoute({
+export const confirmResetRoute = defineRoute({
   method: 'post',
-  path: '/auth/password-reset/confirm',
+  path: '/confirm',
   summary: 'Set a new password with a reset token; every session of the user ends',
-  request: { body: { ...json(confirmResetBody), required: true } },
-  responses: { 204: { description: 'password set, sessions revoked' }, ...errorResponses(400, 410, 503) },
+  request: { body: jsonBody(confirmResetBody) },
+  errors: ['RESET_INVALID', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'password set, sessions revoked' } },
 });
 
-export const resetPageRoute = createRoute({
+export const resetPageRoute = defineRoute({
   method: 'get',
-  path: '/auth/password-reset',
+  path: '/',
   summary: 'The page a reset link opens (the token stays in the URL fragment)',
+  errors: [],
   responses: { 200: { description: 'the page', content: { 'text/html': { schema: z.string() } } } },
 });

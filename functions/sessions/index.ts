@@ -1,13 +1,13 @@
 // The sessions function: the session list (own, or a member's for an admin), ending one session, sign out everywhere,
 // an admin's revoke of a member's sessions, the active context and the memberships it is chosen from.
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { listMemberships } from '../../lib/auth/memberships.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { endOwnSession } from '../../lib/auth/sessions/end-session.ts';
 import { listMemberSessions, listOwnSessions } from '../../lib/auth/sessions/list-sessions.ts';
 import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
 import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
-import { forbidden, notFound, tenantSuspended, tokenRevoked, unauthenticated, validationFailed } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { activeContext } from '../../lib/auth/context/index.ts';
 import {
   endSessionRoute,
@@ -21,7 +21,9 @@ import {
   setContextRoute,
 } from './routes.ts';
 
-export const sessionsFunction = createFunctionApp();
+export const sessionsFunction = defineFunction({ prefix: '/auth', auth: 'bearer' });
+/** An admin's view and revoke of a member's sessions live with the organisation's members. */
+export const memberSessionsFunction = defineFunction({ prefix: '/orgs/:orgId/members', auth: 'bearer' });
 
 sessionsFunction.openapi(listSessionsRoute, async (c) => {
   return c.json({ sessions: await listOwnSessions(c.get('deps'), c.get('auth')) }, 200);
@@ -30,19 +32,9 @@ sessionsFunction.openapi(listSessionsRoute, async (c) => {
 sessionsFunction.openapi(endSessionRoute, async (c) => {
   const { sessionId } = c.req.valid('param');
   const principal = await c.get('auth').principal();
-  const outcome = await endOwnSession(c.get('deps'), principal, sessionId.toLowerCase(), c.get('correlationId'));
-  if (!outcome.ok) throw notFound('no session of yours with that id');
+  const outcome = await endOwnSession(c.get('deps'), principal, sessionId, c.get('correlationId'));
+  if (!outcome.ok) throw errors.NOT_FOUND('no session of yours with that id');
   return c.body(null, 204);
-});
-
-sessionsFunction.openapi(memberSessionsRoute, async (c) => {
-  const { orgId, userId } = c.req.valid('param');
-  const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
-  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
-  const outcome = await listMemberSessions(deps, { organizationId, memberUserId: userId.toLowerCase() });
-  if (!outcome.ok) throw notFound('no member with that id in this organisation');
-  return c.json({ sessions: outcome.sessions }, 200);
 });
 
 sessionsFunction.openapi(revokeAllRoute, async (c) => {
@@ -50,41 +42,49 @@ sessionsFunction.openapi(revokeAllRoute, async (c) => {
   return c.json({ revoked: outcome.revoked, denylistPending: outcome.denylistPending }, 200);
 });
 
-sessionsFunction.openapi(revokeMemberRoute, async (c) => {
-  const { orgId, userId } = c.req.valid('param');
+memberSessionsFunction.openapi(memberSessionsRoute, async (c) => {
+  const { orgId: organizationId, userId } = c.req.valid('param');
   const deps = c.get('deps');
-  const organizationId = orgId.toLowerCase();
+  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const outcome = await listMemberSessions(deps, { organizationId, memberUserId: userId });
+  if (!outcome.ok) throw errors.NOT_FOUND('no member with that id in this organisation');
+  return c.json({ sessions: outcome.sessions }, 200);
+});
+
+memberSessionsFunction.openapi(revokeMemberRoute, async (c) => {
+  const { orgId: organizationId, userId } = c.req.valid('param');
+  const deps = c.get('deps');
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await revokeMemberSessions(deps, {
     organizationId,
     adminUserId: admin.userId,
-    memberUserId: userId.toLowerCase(),
+    memberUserId: userId,
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw notFound('no member with that id in this organisation');
+  if (!outcome.ok) throw errors.NOT_FOUND('no member with that id in this organisation');
   return c.json({ revoked: outcome.revoked, denylistPending: outcome.denylistPending }, 200);
 });
 
 sessionsFunction.openapi(setContextRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await activeContext.set(c.get('deps'), c.get('auth'), {
-    organizationId: body.organizationId.toLowerCase(),
-    locationId: body.locationId?.toLowerCase() ?? null,
+    organizationId: body.organizationId,
+    locationId: body.locationId ?? null,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'location-outside') throw validationFailed('locationId: not a location of this organisation');
-    if (outcome.reason === 'no-role') throw forbidden('no role in this organisation at its level or at this location');
-    if (outcome.reason === 'tenant-suspended') throw tenantSuspended();
-    if (outcome.reason === 'session-revoked') throw tokenRevoked();
-    throw unauthenticated('the session has ended; sign in again');
+    if (outcome.reason === 'location-outside') throw errors.VALIDATION_FAILED('locationId: not a location of this organisation');
+    if (outcome.reason === 'no-role') throw errors.FORBIDDEN('no role in this organisation at its level or at this location');
+    if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
+    if (outcome.reason === 'session-revoked') throw errors.TOKEN_REVOKED();
+    throw errors.UNAUTHENTICATED('the session has ended; sign in again');
   }
   return c.json({ context: outcome.context }, 200);
 });
 
 sessionsFunction.openapi(readContextRoute, async (c) => {
   const outcome = await activeContext.read(c.get('deps'), c.get('auth'));
-  if (!outcome.ok) throw notFound('no active context for this session');
+  if (!outcome.ok) throw errors.NOT_FOUND('no active context for this session');
   return c.json({ context: outcome.context }, 200);
 });
 

@@ -1,7 +1,6 @@
-// Route definitions (OpenAPI) of the sessions function.
-import { createRoute } from '@hono/zod-openapi';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+// Route definitions (OpenAPI) of the sessions function: the caller's own under /auth, an admin's under /orgs/{orgId}/members.
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import {
   contextResponse,
   memberParams,
@@ -13,92 +12,78 @@ import {
   setContextBody,
 } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-// Each route names requireAuth itself, not `use('/auth/*')`: every function is mounted at '/', and that would also
-// guard /auth/login.
-
-export const revokeAllRoute = createRoute({
-  method: 'post',
-  path: '/auth/sessions/revoke-all',
-  summary: 'Sign out everywhere: revoke every session of the caller, the presenting one included',
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  responses: { 200: { description: 'revoked', ...json(sessionsRevokedResponse) }, ...errorResponses(401, 503) },
-});
-
-export const listSessionsRoute = createRoute({
+export const listSessionsRoute = defineRoute({
   method: 'get',
-  path: '/auth/sessions',
+  path: '/sessions',
   summary: "The caller's live sessions, newest first (the presenting one marked current)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  responses: { 200: { description: 'the sessions', ...json(ownSessionsResponse) }, ...errorResponses(401, 503) },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the sessions', ...jsonContent(ownSessionsResponse) } },
 });
 
-export const endSessionRoute = createRoute({
+export const endSessionRoute = defineRoute({
   method: 'delete',
-  path: '/auth/sessions/{sessionId}',
+  path: '/sessions/{sessionId}',
   summary: "End one of the caller's own sessions (another user's or an unknown id is 404)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
   request: { params: sessionParams },
-  responses: { 204: { description: 'ended' }, ...errorResponses(400, 401, 404, 503) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'ended' } },
 });
 
-export const memberSessionsRoute = createRoute({
-  method: 'get',
-  path: '/orgs/{orgId}/members/{userId}/sessions',
-  summary: "A member's live sessions opened in this organisation (OrganizationAdmin)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  request: { params: memberParams },
-  responses: { 200: { description: 'the sessions', ...json(memberSessionsResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
-});
-
-export const revokeMemberRoute = createRoute({
+export const revokeAllRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/members/{userId}/sessions/revoke',
-  summary: "Revoke a member's sessions opened in this organisation (OrganizationAdmin)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
+  path: '/sessions/revoke-all',
+  summary: 'Sign out everywhere: revoke every session of the caller, the presenting one included',
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) } },
+});
+
+export const memberSessionsRoute = defineRoute({
+  method: 'get',
+  path: '/{userId}/sessions',
+  summary: "A member's live sessions opened in this organisation (OrganizationAdmin)",
   request: { params: memberParams },
-  responses: { 200: { description: 'revoked', ...json(sessionsRevokedResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the sessions', ...jsonContent(memberSessionsResponse) } },
 });
 
-export const setContextRoute = createRoute({
+export const revokeMemberRoute = defineRoute({
+  method: 'post',
+  path: '/{userId}/sessions/revoke',
+  summary: "Revoke a member's sessions opened in this organisation (OrganizationAdmin)",
+  request: { params: memberParams },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) } },
+});
+
+export const setContextRoute = defineRoute({
   method: 'put',
-  path: '/auth/context',
+  path: '/context',
   summary: "Choose the session's active organisation and outlet (the role is checked in PostgreSQL)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  request: { body: { ...json(setContextBody), required: true } },
-  responses: { 200: { description: 'stored', ...json(contextResponse) }, ...errorResponses(400, 401, 403, 503) },
+  request: { body: jsonBody(setContextBody) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'stored', ...jsonContent(contextResponse) } },
 });
 
-export const readContextRoute = createRoute({
+export const readContextRoute = defineRoute({
   method: 'get',
-  path: '/auth/context',
+  path: '/context',
   summary: "The session's active context (one Redis round trip)",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  responses: { 200: { description: 'the context', ...json(contextResponse) }, ...errorResponses(401, 404, 503) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the context', ...jsonContent(contextResponse) } },
 });
 
-export const resetContextRoute = createRoute({
+export const resetContextRoute = defineRoute({
   method: 'delete',
-  path: '/auth/context',
+  path: '/context',
   summary: "Reset the session's active context",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  responses: { 204: { description: 'reset' }, ...errorResponses(401, 503) },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'reset' } },
 });
 
-export const membershipsRoute = createRoute({
+export const membershipsRoute = defineRoute({
   method: 'get',
-  path: '/auth/memberships',
+  path: '/memberships',
   summary: "The caller's organisations and the outlets each lets them choose as the active context",
-  security: bearerSecurity,
-  middleware: [requireAuth] as const,
-  responses: { 200: { description: 'the memberships', ...json(membershipsResponse) }, ...errorResponses(401, 503) },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the memberships', ...jsonContent(membershipsResponse) } },
 });

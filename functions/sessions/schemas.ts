@@ -3,10 +3,11 @@ import * as z from 'zod';
 import { membershipSchema } from '../../lib/auth/memberships.ts';
 import { activeContextSchema } from '../../lib/auth/context/index.ts';
 import { memberSessionSchema, ownSessionSchema } from '../../lib/auth/sessions/list-sessions.ts';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 
-export const memberParams = z.strictObject({ orgId: z.uuid(), userId: z.uuid() });
+export const memberParams = z.strictObject({ orgId: uuidId, userId: uuidId });
 
-export const sessionParams = z.strictObject({ sessionId: z.uuid() });
+export const sessionParams = z.strictObject({ sessionId: uuidId });
 
 export const ownSessionsResponse = z.object({ sessions: z.array(ownSessionSchema) });
 
@@ -22,8 +23,8 @@ export const sessionsRevokedResponse = z.object({
 });
 
 export const setContextBody = z.strictObject({
-  organizationId: z.uuid(),
-  locationId: z.uuid().nullable().optional(),
+  organizationId: uuidId,
+  locationId: uuidId.nullable().optional(),
 });
 
 export const contextResponse = z.object({ context: activeContextSchema });

@@ -1,19 +1,10 @@
 // The Syrve/iiko connection function: create, list, test, stores, runtime state, disable and enable (OrganizationAdmin of the organisation).
 import type { Context } from 'hono';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import type { Principal } from '../../lib/auth/claims.ts';
-import {
-  connectionChanged,
-  connectionDisabled,
-  connectionExists,
-  notFound,
-  upstreamBusy,
-  upstreamFailed,
-  validationFailed,
-} from '../../lib/http/app-error.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import type { HonoEnv } from '../../lib/http/hono-env.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
 import { syrve } from '../../lib/runtime/syrve/index.ts';
 import type { SyrveConnection } from '../../lib/runtime/syrve/connection.ts';
 import type { UseOutcome } from '../../lib/runtime/syrve/use-connection.ts';
@@ -27,12 +18,10 @@ import {
   testConnectionRoute,
 } from './routes.ts';
 
-export const syrveFunction = createFunctionApp();
-
-syrveFunction.use('/orgs/*', requireAuth);
+export const syrveFunction = defineFunction({ prefix: '/orgs/:orgId/syrve/connections', auth: 'bearer' });
 
 syrveFunction.openapi(createConnectionRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const body = c.req.valid('json');
   const deps = c.get('deps');
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
@@ -43,14 +32,14 @@ syrveFunction.openapi(createConnectionRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'bad-base-url') throw validationFailed(`baseUrl: ${outcome.problem}`);
-    throw connectionExists();
+    if (outcome.reason === 'bad-base-url') throw errors.VALIDATION_FAILED(`baseUrl: ${outcome.problem}`);
+    throw errors.CONNECTION_EXISTS();
   }
   return c.json({ connection: outcome.connection }, 201);
 });
 
 syrveFunction.openapi(listConnectionsRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   return c.json({ connections: await syrve.list(deps, organizationId) }, 200);
@@ -58,7 +47,7 @@ syrveFunction.openapi(listConnectionsRoute, async (c) => {
 
 syrveFunction.openapi(testConnectionRoute, async (c) => {
   const { connection } = await adminAndConnection(c, c.req.valid('param'));
-  if (!connection.enabled) throw connectionDisabled();
+  if (!connection.enabled) throw errors.CONNECTION_DISABLED();
   const result = await syrve.test(c.get('deps'), connection, c.get('correlationId'));
   return c.json({ test: result.test, session: result.session }, 200);
 });
@@ -106,30 +95,30 @@ async function adminAndConnection(
   params: { orgId: string; connectionId: string },
 ): Promise<{ principal: Principal; connection: SyrveConnection }> {
   const deps = c.get('deps');
-  const ref = { organizationId: params.orgId.toLowerCase(), connectionId: params.connectionId.toLowerCase() };
+  const ref = { organizationId: params.orgId, connectionId: params.connectionId };
   const loading = syrve.load(deps, ref);
   loading.catch(() => undefined);
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: ref.organizationId });
   const connection = await loading;
-  if (connection === undefined) throw notFound('no such connection in this organisation');
+  if (connection === undefined) throw errors.NOT_FOUND('no such connection in this organisation');
   return { principal, connection };
 }
 
 function outcomeError(outcome: Exclude<UseOutcome<unknown>, { ok: true }>): Error {
   switch (outcome.reason) {
     case 'disabled':
-      return connectionDisabled();
+      return errors.CONNECTION_DISABLED();
     case 'credentials-changed':
-      return connectionChanged();
+      return errors.CONNECTION_CHANGED();
     case 'lock-timeout':
-      return upstreamBusy(1);
+      return errors.UPSTREAM_BUSY(1);
     case 'circuit-open':
-      return upstreamFailed('reconnects exhausted; the connection waits for its cooldown, a rotation or re-enable');
+      return errors.UPSTREAM_FAILED({ syrve: 'reconnects exhausted; the connection waits for its cooldown, a rotation or re-enable' });
     case 'reconnect-exhausted':
-      return upstreamFailed('the upstream refused 7 reconnects');
+      return errors.UPSTREAM_FAILED({ syrve: 'the upstream refused 7 reconnects' });
     case 'login-refused':
-      return upstreamFailed('the upstream refused the login');
+      return errors.UPSTREAM_FAILED({ syrve: 'the upstream refused the login' });
     case 'upstream-failed':
-      return upstreamFailed('the upstream did not answer as expected');
+      return errors.UPSTREAM_FAILED({ syrve: 'the upstream did not answer as expected' });
   }
 }

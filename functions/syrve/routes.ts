@@ -1,78 +1,86 @@
 // Route definitions (OpenAPI) of the Syrve/iiko connection function.
-import { createRoute } from '@hono/zod-openapi';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   connectionListResponse,
   connectionParams,
   connectionResponse,
   createConnectionBody,
-  orgParams,
   runtimeStateResponse,
   storesResponse,
   testResponse,
 } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const createConnectionRoute = createRoute({
+export const createConnectionRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/syrve/connections',
+  path: '/',
   summary: 'Connect a Syrve/iiko RMS server (OrganizationAdmin)',
-  security: bearerSecurity,
-  request: { params: orgParams, body: { ...json(createConnectionBody), required: true } },
-  responses: { 201: { description: 'created', ...json(connectionResponse) }, ...errorResponses(400, 401, 403, 409, 503) },
+  request: { params: orgParams, body: jsonBody(createConnectionBody) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'CONNECTION_EXISTS', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'created', ...jsonContent(connectionResponse) } },
 });
 
-export const listConnectionsRoute = createRoute({
+export const listConnectionsRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/syrve/connections',
+  path: '/',
   summary: "The organisation's connections, oldest first (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: orgParams },
-  responses: { 200: { description: 'connections', ...json(connectionListResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'connections', ...jsonContent(connectionListResponse) } },
 });
 
-export const testConnectionRoute = createRoute({
+export const testConnectionRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}/test',
+  path: '/{connectionId}/test',
   summary: 'Run one cheap upstream call through the runtime session (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: connectionParams },
-  responses: { 200: { description: 'the result', ...json(testResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'CONNECTION_DISABLED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the result', ...jsonContent(testResponse) } },
 });
 
-export const listStoresRoute = createRoute({
+export const listStoresRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}/stores',
+  path: '/{connectionId}/stores',
   summary: "The RMS server's stores, through the runtime session (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: connectionParams },
-  responses: { 200: { description: 'stores', ...json(storesResponse) }, ...errorResponses(400, 401, 403, 404, 409, 502, 503) },
+  errors: [
+    'FORBIDDEN',
+    'TENANT_SUSPENDED',
+    'NOT_FOUND',
+    'CONNECTION_DISABLED',
+    'CONNECTION_CHANGED',
+    'UPSTREAM_FAILED',
+    'UPSTREAM_BUSY',
+    'STORE_UNAVAILABLE',
+  ],
+  responses: { 200: { description: 'stores', ...jsonContent(storesResponse) } },
 });
 
-export const runtimeStateRoute = createRoute({
+export const runtimeStateRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}/runtime',
+  path: '/{connectionId}/runtime',
   summary: "The connection's runtime state in Redis: session cached, refresh lock, reconnect circuit (OrganizationAdmin)",
-  security: bearerSecurity,
   request: { params: connectionParams },
-  responses: { 200: { description: 'the runtime state', ...json(runtimeStateResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: {
+    200: { description: 'the runtime state', ...jsonContent(runtimeStateResponse) },
+  },
 });
 
-export const disableConnectionRoute = createRoute({
+export const disableConnectionRoute = defineRoute({
   method: 'delete',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}',
+  path: '/{connectionId}',
   summary: 'Disable a connection: deletes its runtime session and logs it out upstream (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: connectionParams },
-  responses: { 204: { description: 'disabled' }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'disabled' } },
 });
 
-export const enableConnectionRoute = createRoute({
+export const enableConnectionRoute = defineRoute({
   method: 'post',
-  path: '/orgs/{orgId}/syrve/connections/{connectionId}/enable',
+  path: '/{connectionId}/enable',
   summary: 'Enable a connection again; closes its reconnect circuit (OrganizationAdmin)',
-  security: bearerSecurity,
   request: { params: connectionParams },
-  responses: { 204: { description: 'enabled' }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'enabled' } },
 });

@@ -1,9 +1,9 @@
 // Request and response schemas of the Syrve/iiko connection routes.
 import * as z from 'zod';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 import { connectionSchema } from '../../lib/runtime/syrve/index.ts';
 
-export const orgParams = z.strictObject({ orgId: z.uuid() });
-export const connectionParams = z.strictObject({ orgId: z.uuid(), connectionId: z.uuid() });
+export const connectionParams = z.strictObject({ orgId: uuidId, connectionId: uuidId });
 
 /** Printable text without control characters: names and logins end up in logs of the upstream and in admin pages. */
 const printable = (max: number) =>

@@ -1,24 +1,19 @@
 // The tenant function: the public resolve (before sign-in), and an OrganizationAdmin's settings, branding, domains and
 // member count. Suspension and cache invalidation are the operator's (functions/ops).
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
-import { requireAuth } from '../../lib/auth/require-auth.ts';
-import { domainTaken, notFound, rateLimited, slugTaken } from '../../lib/http/app-error.ts';
-import { createFunctionApp } from '../../lib/http/openapi-app.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { normalizeHost, normalizeSlug, tenants, type ResolveQuery } from '../../lib/runtime/tenants/index.ts';
 import { memberCountRoute, readSettingsRoute, resolveTenantRoute, setDomainsRoute, updateBrandingRoute } from './routes.ts';
 
-export const tenantsFunction = createFunctionApp();
+// The resolve is public and not cached outside: the server's cache is the one with invalidation, and a browser or CDN
+// copy would outlive a suspension.
+export const tenantResolveFunction = defineFunction({ prefix: '/public/tenants', auth: 'none', noStore: true });
+export const tenantSettingsFunction = defineFunction({ prefix: '/orgs/:orgId', auth: 'bearer' });
 
-tenantsFunction.use('/orgs/*', requireAuth);
-// The server's cache is the one with invalidation: a browser or CDN copy would outlive a suspension.
-tenantsFunction.use('/public/tenants/*', async (c, next) => {
-  c.header('cache-control', 'no-store');
-  await next();
-});
+const noTenant = () => errors.NOT_FOUND('no tenant by that name');
 
-const noTenant = () => notFound('no tenant by that name');
-
-tenantsFunction.openapi(resolveTenantRoute, async (c) => {
+tenantResolveFunction.openapi(resolveTenantRoute, async (c) => {
   const { slug, domain } = c.req.valid('query');
   // The schema checked the shape; these only normalise (lowercase, no trailing dot).
   const query: ResolveQuery =
@@ -27,33 +22,33 @@ tenantsFunction.openapi(resolveTenantRoute, async (c) => {
       : { kind: 'domain', host: (normalizeHost(domain!) as { host: string }).host };
   const outcome = await tenants.resolve(c.get('deps'), { query, clientIp: c.get('clientIp'), correlationId: c.get('correlationId') });
   if (!outcome.ok) {
-    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterSeconds);
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw noTenant();
   }
   return c.json({ tenant: outcome.tenant }, 200);
 });
 
-tenantsFunction.openapi(readSettingsRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+tenantSettingsFunction.openapi(readSettingsRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   // The cache read goes beside the role check; nothing it found is used before the check passed.
   const authorized = authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await tenants.readSettings(deps, { organizationId, authorized, correlationId: c.get('correlationId') });
-  if (!outcome.ok) throw notFound('no such organisation');
+  if (!outcome.ok) throw errors.NOT_FOUND('no such organisation');
   return c.json({ settings: outcome.settings }, 200);
 });
 
-tenantsFunction.openapi(memberCountRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
-  const locationId = c.req.valid('query').locationId?.toLowerCase() ?? null;
+tenantSettingsFunction.openapi(memberCountRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId;
+  const locationId = c.req.valid('query').locationId ?? null;
   const deps = c.get('deps');
   const authorized = authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId, locationId });
   const count = await tenants.memberCount(deps, { organizationId, locationId, authorized, correlationId: c.get('correlationId') });
   return c.json(count, 200);
 });
 
-tenantsFunction.openapi(updateBrandingRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+tenantSettingsFunction.openapi(updateBrandingRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const outcome = await tenants.updateBranding(deps, {
@@ -63,14 +58,14 @@ tenantsFunction.openapi(updateBrandingRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'slug-taken') throw slugTaken();
-    throw notFound('no such organisation');
+    if (outcome.reason === 'slug-taken') throw errors.SLUG_TAKEN();
+    throw errors.NOT_FOUND('no such organisation');
   }
   return c.json({ branding: outcome.branding }, 200);
 });
 
-tenantsFunction.openapi(setDomainsRoute, async (c) => {
-  const organizationId = c.req.valid('param').orgId.toLowerCase();
+tenantSettingsFunction.openapi(setDomainsRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId;
   const deps = c.get('deps');
   const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
   const domains = c.req.valid('json').domains.map((raw) => (normalizeHost(raw) as { host: string }).host);
@@ -81,8 +76,8 @@ tenantsFunction.openapi(setDomainsRoute, async (c) => {
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'domain-taken') throw domainTaken();
-    throw notFound('no such organisation');
+    if (outcome.reason === 'domain-taken') throw errors.DOMAIN_TAKEN();
+    throw errors.NOT_FOUND('no such organisation');
   }
   return c.json({ domains: outcome.domains }, 200);
 });

@@ -1,6 +1,6 @@
 // Route definitions (OpenAPI) of the tenant function.
-import { createRoute } from '@hono/zod-openapi';
-import { bearerSecurity, errorResponses } from '../../lib/http/openapi-app.ts';
+import { defineRoute } from '../../lib/auth/define-function.ts';
+import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import {
   brandingBody,
   brandingResponse,
@@ -8,54 +8,52 @@ import {
   domainsResponse,
   memberCountQuery,
   memberCountResponse,
-  orgParams,
   resolveQuery,
   resolveResponse,
   settingsResponse,
 } from './schemas.ts';
 
-const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-export const resolveTenantRoute = createRoute({
+export const resolveTenantRoute = defineRoute({
   method: 'get',
-  path: '/public/tenants/resolve',
+  path: '/resolve',
   summary: "A tenant's public sign-in identity by slug or custom domain (anyone; 60 a minute per address)",
   request: { query: resolveQuery },
-  responses: { 200: { description: 'the tenant', ...json(resolveResponse) }, ...errorResponses(400, 404, 429, 503) },
+  errors: ['NOT_FOUND', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the tenant', ...jsonContent(resolveResponse) } },
 });
 
-export const readSettingsRoute = createRoute({
+export const readSettingsRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/settings',
+  path: '/settings',
   summary: "The organisation's settings: slug, state, branding, domains (OrganizationAdmin; cached 5 minutes)",
-  security: bearerSecurity,
   request: { params: orgParams },
-  responses: { 200: { description: 'settings', ...json(settingsResponse) }, ...errorResponses(400, 401, 403, 404, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'settings', ...jsonContent(settingsResponse) } },
 });
 
-export const updateBrandingRoute = createRoute({
+export const updateBrandingRoute = defineRoute({
   method: 'patch',
-  path: '/orgs/{orgId}/branding',
+  path: '/branding',
   summary: "Change the sign-in page's slug, display name, logo or colour (OrganizationAdmin)",
-  security: bearerSecurity,
-  request: { params: orgParams, body: { ...json(brandingBody), required: true } },
-  responses: { 200: { description: 'changed', ...json(brandingResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  request: { params: orgParams, body: jsonBody(brandingBody) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'SLUG_TAKEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'changed', ...jsonContent(brandingResponse) } },
 });
 
-export const setDomainsRoute = createRoute({
+export const setDomainsRoute = defineRoute({
   method: 'put',
-  path: '/orgs/{orgId}/domains',
+  path: '/domains',
   summary: "Replace the organisation's custom domains (OrganizationAdmin)",
-  security: bearerSecurity,
-  request: { params: orgParams, body: { ...json(domainsBody), required: true } },
-  responses: { 200: { description: 'the domains now', ...json(domainsResponse) }, ...errorResponses(400, 401, 403, 404, 409, 503) },
+  request: { params: orgParams, body: jsonBody(domainsBody) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'DOMAIN_TAKEN', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the domains now', ...jsonContent(domainsResponse) } },
 });
 
-export const memberCountRoute = createRoute({
+export const memberCountRoute = defineRoute({
   method: 'get',
-  path: '/orgs/{orgId}/members/count',
+  path: '/members/count',
   summary: 'How many people hold a role in the organisation, or can act at one Outlet (OrganizationAdmin; cached 1 minute)',
-  security: bearerSecurity,
   request: { params: orgParams, query: memberCountQuery },
-  responses: { 200: { description: 'the count', ...json(memberCountResponse) }, ...errorResponses(400, 401, 403, 503) },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the count', ...jsonContent(memberCountResponse) } },
 });

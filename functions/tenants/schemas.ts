@@ -1,5 +1,6 @@
 // Request and response schemas of the tenant routes: the public resolve, and an admin's settings, branding and domains.
 import * as z from 'zod';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 import {
   isChoosableSlug,
   isCustomDomain,
@@ -9,8 +10,6 @@ import {
   orgSettingsSchema,
   publicTenantSchema,
 } from '../../lib/runtime/tenants/index.ts';
-
-export const orgParams = z.strictObject({ orgId: z.uuid() });
 
 const hostMessage = (raw: string): string | undefined => {
   const normalized = normalizeHost(raw);
@@ -101,7 +100,7 @@ export const domainsBody = z.strictObject({
 export const domainsResponse = z.object({ domains: z.array(z.string()) });
 
 export const memberCountQuery = z.strictObject({
-  locationId: z.uuid().optional().describe('An Outlet of the organisation: who can act there (a role there or organisation-wide).'),
+  locationId: uuidId.optional().describe('An Outlet of the organisation: who can act there (a role there or organisation-wide).'),
 });
 
 export const memberCountResponse = z.object({ organizationId: z.uuid(), locationId: z.uuid().nullable(), count: z.number().int() });

@@ -1,41 +1,24 @@
 // The credential-rotation webhook: signature, freshness and replay are checked on the raw body before its meaning is read.
 import type * as z from 'zod';
-import { createFunctionApp, errorResponses } from '../../lib/http/openapi-app.ts';
-import {
-  notConfigured,
-  notFound,
-  rotationSuperseded,
-  validationFailed,
-  webhookReplayed,
-  webhookSignatureInvalid,
-} from '../../lib/http/app-error.ts';
+import { defineFunction } from '../../lib/auth/define-function.ts';
+import { errors } from '../../lib/http/app-error.ts';
 import { describeIssues } from '../../lib/http/validation.ts';
 import { syrve } from '../../lib/runtime/syrve/index.ts';
 import { isWebhookUsed } from '../../lib/runtime/webhook-deliveries.ts';
 import { verifyStandardWebhook } from '../../lib/webhooks/standard-webhooks.ts';
-import { ROTATION_PATH, rotationBody, rotationHeaders, rotationResponse } from './schemas.ts';
+import { rotationRoute } from './routes.ts';
+import { rotationBody } from './schemas.ts';
 
-export const webhooksFunction = createFunctionApp();
+// No bearer token: the sender signs each delivery (lib/webhooks/standard-webhooks.ts).
+export const webhooksFunction = defineFunction({ prefix: '/webhooks', auth: 'none' });
 
-// Registered for the OpenAPI document only: a validator would parse the body before the signature is checked.
-webhooksFunction.openAPIRegistry.registerPath({
-  method: 'post',
-  path: ROTATION_PATH,
-  summary: 'Syrve/iiko credentials were rotated: store them sealed, drop the runtime session, test the connection',
-  request: { headers: rotationHeaders, body: { content: { 'application/json': { schema: rotationBody } }, required: true } },
-  responses: {
-    200: { description: 'rotated and tested', content: { 'application/json': { schema: rotationResponse } } },
-    ...errorResponses(400, 401, 404, 409, 503),
-  },
-});
-
-webhooksFunction.post(ROTATION_PATH, async (c) => {
+webhooksFunction.unvalidated(rotationRoute, async (c) => {
   const deps = c.get('deps');
   const secret = deps.config.webhookSecret;
-  if (secret === undefined) throw notConfigured('the credential-rotation webhook (WEBHOOK_SECRET)');
+  if (secret === undefined) throw errors.NOT_CONFIGURED('the credential-rotation webhook (WEBHOOK_SECRET)');
   // A client that goes away mid-body is a bad request, not our error (no 500 in the logs for it).
   const rawBody = await c.req.text().catch(() => {
-    throw validationFailed('the request body could not be read');
+    throw errors.VALIDATION_FAILED('the request body could not be read');
   });
   const verified = await verifyStandardWebhook({
     secret,
@@ -43,22 +26,22 @@ webhooksFunction.post(ROTATION_PATH, async (c) => {
     rawBody,
     nowMs: deps.clock.now(),
   });
-  if (!verified.ok) throw webhookSignatureInvalid();
-  if (await isWebhookUsed(deps, verified.webhookId)) throw webhookReplayed();
+  if (!verified.ok) throw errors.WEBHOOK_SIGNATURE_INVALID();
+  if (await isWebhookUsed(deps, verified.webhookId)) throw errors.WEBHOOK_REPLAYED();
   const body = parseBody(rawBody);
   const outcome = await syrve.rotate(deps, {
     webhookId: verified.webhookId,
     timestampSeconds: verified.timestampSeconds,
-    organizationId: body.organizationId.toLowerCase(),
-    connectionId: body.connectionId.toLowerCase(),
+    organizationId: body.organizationId,
+    connectionId: body.connectionId,
     login: body.login,
     password: body.password,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'not-found') throw notFound('no such connection in this organisation');
-    if (outcome.reason === 'replayed') throw webhookReplayed();
-    throw rotationSuperseded();
+    if (outcome.reason === 'not-found') throw errors.NOT_FOUND('no such connection in this organisation');
+    if (outcome.reason === 'replayed') throw errors.WEBHOOK_REPLAYED();
+    throw errors.ROTATION_SUPERSEDED();
   }
   return c.json({ connectionId: outcome.connectionId, test: outcome.test }, 200);
 });
@@ -68,10 +51,10 @@ function parseBody(rawBody: string): z.infer<typeof rotationBody> {
   try {
     json = JSON.parse(rawBody);
   } catch {
-    throw validationFailed('the request body is not valid JSON of the expected type');
+    throw errors.VALIDATION_FAILED('the request body is not valid JSON of the expected type');
   }
   const parsed = rotationBody.safeParse(json);
   // Paths and rules only, never the submitted values (the body carries a password).
-  if (!parsed.success) throw validationFailed(describeIssues(parsed.error.issues));
+  if (!parsed.success) throw errors.VALIDATION_FAILED(describeIssues(parsed.error.issues));
   return parsed.data;
 }

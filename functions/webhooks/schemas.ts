@@ -1,7 +1,6 @@
 // Schemas of the credential-rotation webhook: its signed headers and, once the signature holds, its body.
 import * as z from 'zod';
-
-export const ROTATION_PATH = '/webhooks/syrve/credentials-rotated';
+import { uuidId } from '../../lib/http/route-schemas.ts';
 
 export const rotationHeaders = z.object({
   'webhook-id': z.string().describe('Unique per delivery; a second use is refused with 409'),
@@ -12,8 +11,8 @@ export const rotationHeaders = z.object({
 });
 
 export const rotationBody = z.strictObject({
-  organizationId: z.uuid(),
-  connectionId: z.uuid(),
+  organizationId: uuidId,
+  connectionId: uuidId,
   login: z
     .string()
     .trim()

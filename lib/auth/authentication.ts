@@ -1,5 +1,5 @@
 // A verified token whose revocation check is under way: its principal is handed out only once the denylist has answered.
-import { revocationUnavailable, tokenRevoked } from '../http/app-error.ts';
+import { errors } from '../http/app-error.ts';
 import { isRevoked } from '../runtime/revocation/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Principal } from './claims.ts';
@@ -20,12 +20,12 @@ export interface Authentication {
 export function startRevocationCheck(deps: Pick<Deps, 'revocation' | 'keys'>, principal: Principal): Authentication {
   const checked = isRevoked(deps.revocation, deps.keys, principal).then(
     (revoked) => {
-      if (revoked) throw tokenRevoked();
+      if (revoked) throw errors.TOKEN_REVOKED();
       return principal;
     },
     () => {
       // A revoked token must never pass: no answer from the denylist is a refusal.
-      throw revocationUnavailable();
+      throw errors.REVOCATION_UNAVAILABLE();
     },
   );
   // Awaited later (by the handler, and by requireAuth after it); until then a refusal must not count as unhandled.

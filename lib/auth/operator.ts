@@ -3,7 +3,8 @@
 import { createMiddleware } from 'hono/factory';
 import { OPERATOR_SECRET_PATTERN, type OperatorCredential } from '../config/index.ts';
 import { sha256Hex, timingSafeEqual } from '../crypto/index.ts';
-import { notConfigured, unauthenticated } from '../http/app-error.ts';
+import { errors } from '../http/app-error.ts';
+import type { Guard } from '../http/function-factory.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
 
 export interface Operator {
@@ -36,12 +37,20 @@ export async function identifyOperator(
 /** Middleware of the /ops routes: `c.get('operator')` afterwards. One answer for every refusal; the WARN says why, never what was sent. */
 export const requireOperator = createMiddleware<HonoEnv>(async (c, next) => {
   const deps = c.get('deps');
-  if (deps.config.operators.length === 0) throw notConfigured('operator access (OPERATOR_TOKEN_HASHES)');
+  if (deps.config.operators.length === 0) throw errors.NOT_CONFIGURED('operator access (OPERATOR_TOKEN_HASHES)');
   const outcome = await identifyOperator(deps.config.operators, c.req.header('authorization'));
   if (!outcome.ok) {
     deps.logger.warn('operator_auth_refused', { reason: outcome.reason, correlationId: c.get('correlationId') });
-    throw unauthenticated('an operator bearer secret is required');
+    throw errors.UNAUTHENTICATED('an operator bearer secret is required');
   }
   c.set('operator', outcome.operator);
   await next();
 });
+
+/** The guard of a function's `auth: 'operator'` routes: an operator's own bearer secret (rsop_…), not a JWT. */
+export const operatorGuard: Guard = {
+  middleware: requireOperator,
+  securityScheme: { name: 'operatorAuth' },
+  // Anything but a listed operator's secret; no OPERATOR_TOKEN_HASHES at all.
+  errors: ['UNAUTHENTICATED', 'NOT_CONFIGURED'],
+};

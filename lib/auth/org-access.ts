@@ -1,5 +1,5 @@
 // RBAC and tenant checks in PostgreSQL, done before any runtime object is created, read, cancelled or indexed.
-import { forbidden, tenantSuspended, validationFailed } from '../http/app-error.ts';
+import { errors } from '../http/app-error.ts';
 import type { Db } from '../pg/db.ts';
 import { dbCall } from '../pg/unavailable.ts';
 import type { Authentication } from './authentication.ts';
@@ -46,7 +46,7 @@ async function requireOrgAdmin(db: Db, check: { userId: string; organizationId: 
     ),
   );
   const row = rows[0];
-  if (row?.suspended_member === true) throw tenantSuspended();
-  if (row?.is_admin !== true) throw forbidden();
-  if (row.location_ok !== true) throw validationFailed('locationId: not a location of this organisation');
+  if (row?.suspended_member === true) throw errors.TENANT_SUSPENDED();
+  if (row?.is_admin !== true) throw errors.FORBIDDEN();
+  if (row.location_ok !== true) throw errors.VALIDATION_FAILED('locationId: not a location of this organisation');
 }

@@ -1,6 +1,7 @@
 // Middleware: a bearer token is accepted on its signature, claims and the denylist alone — one Redis round trip, no PostgreSQL.
 import { createMiddleware } from 'hono/factory';
-import { unauthenticated } from '../http/app-error.ts';
+import { errors } from '../http/app-error.ts';
+import type { Guard } from '../http/function-factory.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
 import { startRevocationCheck } from './authentication.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
@@ -15,14 +16,11 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
  * check. Whatever the route answered (400, 403, 404 …), a revoked token ends as 401 and an unanswered check as 503.
  */
 export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
-  // Every function is mounted at '/', so an earlier function's `use('/orgs/*', requireAuth)` may already have run for
-  // this request: checking again would cost a second denylist round trip for nothing.
-  if ((c.get('auth') as unknown) !== undefined) return next();
   const deps = c.get('deps');
   const match = BEARER.exec(c.req.header('authorization') ?? '');
-  if (match?.[1] === undefined) throw unauthenticated();
+  if (match?.[1] === undefined) throw errors.UNAUTHENTICATED();
   const principal = await verifierFor(deps.config)(match[1]);
-  if (principal === undefined) throw unauthenticated('the bearer token is invalid or expired');
+  if (principal === undefined) throw errors.UNAUTHENTICATED('the bearer token is invalid or expired');
   const auth = startRevocationCheck(deps, principal);
   c.set('auth', auth);
   await next();
@@ -33,6 +31,14 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   // Already the answer when the handler waited for it; otherwise (a validation failure, a 404) it becomes the answer now.
   if (refusal !== undefined && c.error !== refusal) throw refusal;
 });
+
+/** The guard of a function's `auth: 'bearer'` routes (lib/auth/define-function.ts): a JWT, as the document's bearerAuth. */
+export const bearerGuard: Guard = {
+  middleware: requireAuth,
+  securityScheme: { name: 'bearerAuth', bearerFormat: 'JWT' },
+  // No or a bad token; a revoked one; a denylist that did not answer (lib/auth/authentication.ts).
+  errors: ['UNAUTHENTICATED', 'TOKEN_REVOKED', 'REVOCATION_UNAVAILABLE'],
+};
 
 function verifierFor(config: Config): VerifyToken {
   let verify = verifiers.get(config);

@@ -1,7 +1,7 @@
 // Turns every thrown error into the error body of docs/api.md; unexpected ones are logged by kind and answered without detail.
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { AppError, errorBody, storeUnavailable } from './app-error.ts';
+import { AppError, errorBody, errors } from './app-error.ts';
 import { RedisUnavailableError } from '../redis/index.ts';
 import { DatabaseUnavailableError, sqlState } from '../pg/unavailable.ts';
 import { errorKind } from '../log/logger.ts';
@@ -34,10 +34,10 @@ export function handleError(error: Error, c: Context<HonoEnv>): Response {
 
 function toAppError(error: Error): AppError {
   if (error instanceof AppError) return error;
-  if (error instanceof RedisUnavailableError || error instanceof DatabaseUnavailableError) return storeUnavailable();
+  if (error instanceof RedisUnavailableError || error instanceof DatabaseUnavailableError) return errors.STORE_UNAVAILABLE();
   // Hono's own 4xx (malformed JSON, wrong content type) are request problems; its message names no submitted value.
   if (error instanceof HTTPException && error.status >= 400 && error.status < 500) {
-    return new AppError(400, 'VALIDATION_FAILED', 'the request body is not valid JSON of the expected type');
+    return errors.VALIDATION_FAILED('the request body is not valid JSON of the expected type');
   }
-  return new AppError(500, 'INTERNAL_ERROR', 'unexpected error');
+  return errors.INTERNAL_ERROR();
 }

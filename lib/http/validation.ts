@@ -1,7 +1,7 @@
 // Request validation failures as `400 VALIDATION_FAILED`, naming fields and rules but never echoing submitted values.
 import type { Hook } from '@hono/zod-openapi';
 import type * as z from 'zod';
-import { validationFailed } from './app-error.ts';
+import { errors } from './app-error.ts';
 import type { HonoEnv } from './hono-env.ts';
 
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -17,5 +17,5 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 }
 
 export const validationHook: Hook<unknown, HonoEnv, string, unknown> = (result) => {
-  if (!result.success) throw validationFailed(describeIssues(result.error.issues));
+  if (!result.success) throw errors.VALIDATION_FAILED(describeIssues(result.error.issues));
 };

@@ -376,8 +376,8 @@ describe('the OpenAPI document', () => {
     };
     expect(login.oneOf.map((variant) => variant.properties.status.enum)).toEqual([['signed-in'], ['mfa-required']]);
     // 403: TENANT_SUSPENDED, when the login's organisation was suspended after the challenge was issued.
-    expect(Object.keys(doc.paths['/auth/mfa/verify']!.post.responses).sort()).toEqual(['200', '400', '401', '403', '429', '503']);
-    expect(Object.keys(doc.paths['/auth/mfa/enrol']!.post.responses).sort()).toEqual(['201', '401', '403', '409', '503']);
+    expect(Object.keys(doc.paths['/auth/mfa/verify']!.post.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500', '503']);
+    expect(Object.keys(doc.paths['/auth/mfa/enrol']!.post.responses).sort()).toEqual(['201', '401', '403', '409', '500', '503']);
   });
 });
 

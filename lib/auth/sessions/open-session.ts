@@ -2,7 +2,7 @@
 // transaction; only then are tokens signed.
 import { uuidv7 } from 'uuidv7';
 import { auditStatement, type AuditEvent } from '../../pg/audit.ts';
-import { tenantSuspended } from '../../http/app-error.ts';
+import { errors } from '../../http/app-error.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { issueRefreshToken } from '../tokens/refresh-token.ts';
@@ -72,7 +72,7 @@ export async function openSession(deps: Deps, input: OpenSessionInput): Promise<
   await dbCall('commit', 'auth.session.open', (signal) => deps.db.transaction(statements, { signal })).catch((error: unknown) => {
     // The sessions insert refuses a suspended organisation (migrations/0013_members.sql): the same 403 whichever way
     // the user signed in, also when the suspension landed after the sign-in's own read of the state.
-    throw sqlState(error) === SUSPENDED_ORGANIZATION ? tenantSuspended() : error;
+    throw sqlState(error) === SUSPENDED_ORGANIZATION ? errors.TENANT_SUSPENDED() : error;
   });
   return sessionTokens(
     deps,

@@ -1,5 +1,5 @@
 // Reads what a consuming script returned — the receipt and the invite inside it — and never burns what it cannot read.
-import { storeUnavailable } from '../../http/app-error.ts';
+import { errors } from '../../http/app-error.ts';
 import { decodeJson } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { inviteRecordSchema, type InviteRecord } from './invite-record.ts';
@@ -22,5 +22,5 @@ export async function readConsumed(
     const { organizationId, inviteId, correlationId } = consumed;
     await returnInvite(deps, { organizationId, inviteId, attempt: receipt.attempt, correlationId });
   }
-  throw storeUnavailable('this invitation cannot be read right now; try again shortly');
+  throw errors.STORE_UNAVAILABLE('this invitation cannot be read right now; try again shortly');
 }

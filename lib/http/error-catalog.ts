@@ -1,0 +1,105 @@
+// Every error code of the HTTP surface with its status and message (docs/api.md#errors): the ErrorCode type, the
+// factories of app-error.ts and each route's OpenAPI error responses (route-errors.ts) are all read from this table.
+interface CatalogEntry {
+  status: 400 | 401 | 403 | 404 | 409 | 410 | 429 | 500 | 502 | 503;
+  /** The message, or what builds it from the thrower's words; a message never repeats a submitted value. */
+  message: string | ((...args: never[]) => string);
+  /** The answer carries `retry-after`: the factory's one argument, in seconds. */
+  retryAfter?: true;
+  /** Answered only by the console's own routes, which the OpenAPI document does not describe (docs/console.md). */
+  consoleOnly?: true;
+}
+
+export const ERROR_CATALOG = {
+  VALIDATION_FAILED: { status: 400, message: (detail: string) => detail },
+  MFA_CODE_INVALID: {
+    status: 400,
+    message: "the code does not match the pending factor or was already used; check the device's clock and try the next code",
+  },
+  UNAUTHENTICATED: { status: 401, message: (message: string = 'a valid bearer token is required') => message },
+  TOKEN_REVOKED: { status: 401, message: 'this token or its session has been revoked' },
+  INVALID_CREDENTIALS: { status: 401, message: 'the email or password is wrong' },
+  REFRESH_INVALID: {
+    status: 401,
+    message: 'this refresh token is unknown, already used, or its session has ended; sign in again',
+  },
+  HANDOFF_INVALID: { status: 401, message: 'this handoff code is unknown, used, expired or for another app' },
+  MFA_INVALID: {
+    status: 401,
+    message: 'this challenge is unknown, expired or used up, or the code is wrong or already used; sign in again if it persists',
+  },
+  /** One answer for every OIDC callback that does not sign in; the reason is logged as a word (lib/auth/oidc/failure-reason.ts). */
+  OIDC_FAILED: { status: 401, message: 'the sign-in through the identity provider could not be completed; start it again' },
+  WEBHOOK_SIGNATURE_INVALID: {
+    status: 401,
+    message: 'missing or invalid webhook signature, or a timestamp more than 5 minutes off',
+  },
+  FORBIDDEN: { status: 403, message: (message: string = 'no role for this tenant or action') => message },
+  /** The organisation is suspended: refused to its members on every /orgs route, at sign-in and at refresh (docs/design/tenants.md#suspension); nothing was spent or ended, so the same call works once it is reactivated. */
+  TENANT_SUSPENDED: { status: 403, message: 'this organisation is suspended; an operator must reactivate it first' },
+  /** The console refused a state-changing request without its CSRF defence (lib/console/csrf.ts); `reason` names what was missing. */
+  CSRF_REFUSED: {
+    status: 403,
+    message: (reason: string) => `refused: ${reason}; state-changing console requests must come from the console page itself`,
+    consoleOnly: true,
+  },
+  NOT_FOUND: { status: 404, message: (message: string = 'no such active object in this tenant') => message },
+  MFA_ALREADY_ENROLLED: { status: 409, message: 'this account already has a confirmed TOTP factor' },
+  ROLE_CONFLICT: {
+    status: 409,
+    message: (heldRole: string) => `the account already holds the role ${heldRole} at this scope; the invitation stays active`,
+  },
+  INVITE_LIMIT_REACHED: {
+    status: 409,
+    message: (max: number) => `this organisation already has ${max} active invitations; cancel some or wait for them to expire`,
+  },
+  LAST_ADMIN: {
+    status: 409,
+    message: "this is the organisation's only organisation-wide OrganizationAdmin; make another member one first; nothing was changed",
+  },
+  SLUG_TAKEN: { status: 409, message: 'another organisation already has this slug' },
+  DOMAIN_TAKEN: { status: 409, message: 'one of these domains belongs to another organisation; nothing was changed' },
+  CONNECTION_EXISTS: { status: 409, message: 'this organisation already has a connection of that name' },
+  CONNECTION_DISABLED: { status: 409, message: 'this connection is disabled' },
+  CONNECTION_CHANGED: { status: 409, message: "the connection's credentials were rotated during the call; try again" },
+  WEBHOOK_REPLAYED: { status: 409, message: 'this webhook id was already used' },
+  ROTATION_SUPERSEDED: { status: 409, message: 'a rotation signed at the same time or later already set these credentials' },
+  EXPORT_LIMIT_REACHED: {
+    status: 409,
+    message: (max: number) => `this organisation already has ${max} unfinished audit exports; wait for one to finish or cancel one`,
+  },
+  EXPORT_NOT_READY: {
+    status: 409,
+    message: (state: string) => `the export is ${state}; its file can be downloaded once it is done`,
+  },
+  EXPORT_FINISHED: { status: 409, message: (state: string) => `the export is already ${state}` },
+  INVITE_INVALID: { status: 410, message: 'this invitation is unknown, expired, cancelled or already used' },
+  RESET_INVALID: { status: 410, message: 'this reset link is unknown, used or expired; ask for a new one' },
+  RATE_LIMITED: { status: 429, message: 'too many attempts; try again after the time in the retry-after header', retryAfter: true },
+  INTERNAL_ERROR: { status: 500, message: 'unexpected error' },
+  /** The Syrve/iiko server (`reason` is one of our outcome words, never an upstream body) or the identity provider failed. */
+  UPSTREAM_FAILED: {
+    status: 502,
+    message: (failed: { syrve: string } | 'identity-provider') =>
+      failed === 'identity-provider'
+        ? 'the identity provider could not be reached or described itself unusably; try again'
+        : `the Syrve/iiko server call failed (${failed.syrve})`,
+  },
+  UPSTREAM_BUSY: {
+    status: 503,
+    message: 'another caller is logging in to this connection and did not finish in time; try again',
+    retryAfter: true,
+  },
+  NOT_CONFIGURED: { status: 503, message: (what: string) => `${what} is not configured on this deployment` },
+  REVOCATION_UNAVAILABLE: { status: 503, message: 'the revocation store is unreachable; try again shortly' },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    message: (message: string = 'a store this operation needs is unreachable; try again shortly') => message,
+  },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+export type ErrorStatus = (typeof ERROR_CATALOG)[ErrorCode]['status'];
+
+/** The codes in the catalog's order, which is also the order every description lists them in. */
+export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

@@ -1,0 +1,110 @@
+// How a function is built: one OpenAPI app mounted at its own prefix, whose every route gets its guard, no-store,
+// validation hook and error answers from the function's options (or its own), so no middleware reaches past the route
+// it was meant for and the document names exactly the codes each route can answer.
+import { OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
+import type { Handler, MiddlewareHandler } from 'hono';
+import type { ErrorCode } from './error-catalog.ts';
+import type { HonoEnv } from './hono-env.ts';
+import { noStore as noStoreMiddleware } from './no-store.ts';
+import { errorAnswers } from './route-errors.ts';
+import { validationHook } from './validation.ts';
+
+/** What an authenticated route runs first, and how the OpenAPI document names it. */
+export interface Guard {
+  middleware: MiddlewareHandler<HonoEnv>;
+  /** An HTTP bearer scheme, by its name under the document's components.securitySchemes. */
+  securityScheme: { name: string; bearerFormat?: string };
+  /** Every code the guard itself answers, added to each route it guards. */
+  errors: readonly ErrorCode[];
+}
+
+/** A route definition: its path is relative to the function's prefix; guard and no-store come from the function. */
+export type RouteSpec<G extends string = string> = RouteConfig & {
+  /**
+   * Every code the handler, and what it calls, can answer. The function adds the ones it knows of: the guard's,
+   * VALIDATION_FAILED for a route with input, INTERNAL_ERROR for all.
+   */
+  errors: readonly ErrorCode[];
+  /** This route's guard when it is not the function's (a public route of an authenticated function, or the reverse). */
+  auth?: G | 'none';
+  /** This route's no-store when it is not the function's. */
+  noStore?: boolean;
+  middleware?: never;
+  security?: never;
+};
+
+export interface FunctionOptions<G extends string> {
+  /** Where the function is mounted, in Hono's syntax (`/orgs/:orgId/invites`); its routes' paths are relative to it. */
+  prefix: string;
+  /** The guard of its routes: a key of the guards, or 'none' for public routes. */
+  auth: G | 'none';
+  /** Every answer of its routes, errors included, carries `Cache-Control: no-store` (it may carry a credential). */
+  noStore?: boolean;
+}
+
+export interface RunstateFunction<G extends string> {
+  readonly prefix: string;
+  /** The routes, mounted by functions/app.ts at `prefix`. */
+  readonly app: OpenAPIHono<HonoEnv>;
+  openapi<R extends RouteSpec<G>>(route: R, handler: RouteHandler<R, HonoEnv>): void;
+  /** A documented route whose handler reads the raw request itself, with no validator (the webhook checks a signature first). */
+  unvalidated(route: RouteSpec<G>, handler: Handler<HonoEnv>): void;
+}
+
+/**
+ * `defineFunction` and `defineRoute` for a set of guards (lib/auth/define-function.ts wires sign-in's and the
+ * operators'). defineRoute only type-checks a definition; the function it is registered on adds the rest.
+ */
+export function functionFactory<G extends string>(guards: Record<G, Guard>) {
+  const defineRoute = <R extends RouteSpec<G>>(route: R): R => route;
+
+  function defineFunction(options: FunctionOptions<G>): RunstateFunction<G> {
+    const app = new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
+    const registered = new Set<string>();
+
+    /** The route as @hono/zod-openapi takes it: the guard and no-store as its middleware, the guard's security scheme, its error answers. */
+    function complete(route: RouteSpec<G>): RouteConfig {
+      const { auth = options.auth, noStore = options.noStore ?? false, errors, ...config } = route;
+      const guard = auth === 'none' ? undefined : guards[auth];
+      if (guard !== undefined && !registered.has(guard.securityScheme.name)) {
+        const { name, bearerFormat } = guard.securityScheme;
+        app.openAPIRegistry.registerComponent('securitySchemes', name, {
+          type: 'http',
+          scheme: 'bearer',
+          ...(bearerFormat !== undefined ? { bearerFormat } : {}),
+        });
+        registered.add(name);
+      }
+      // no-store outermost, so whatever the guard or the handler answers carries it.
+      const middleware = [...(noStore ? [noStoreMiddleware] : []), ...(guard !== undefined ? [guard.middleware] : [])];
+      const answers = errorAnswers(config, [...errors, ...(guard?.errors ?? [])]);
+      for (const status of Object.keys(answers)) {
+        if (status in config.responses)
+          throw new Error(`${config.method} ${config.path}: ${status} is both an answer of its own and an error's`);
+      }
+      return {
+        ...config,
+        ...(guard !== undefined ? { security: [{ [guard.securityScheme.name]: [] }] } : {}),
+        middleware,
+        responses: { ...config.responses, ...answers },
+      };
+    }
+
+    return {
+      prefix: options.prefix,
+      app,
+      openapi(route, handler) {
+        // The handler was checked against the definition; completing it adds middleware, security and error answers only.
+        app.openapi(complete(route), handler as unknown as RouteHandler<RouteConfig, HonoEnv>);
+      },
+      unvalidated(route, handler) {
+        const { middleware, ...config } = complete(route);
+        app.openAPIRegistry.registerPath(config);
+        const path = config.path.replaceAll(/\{([^}]+)\}/g, ':$1');
+        app.on([config.method.toUpperCase()], [path], ...(middleware as MiddlewareHandler<HonoEnv>[]), handler);
+      },
+    };
+  }
+
+  return { defineFunction, defineRoute };
+}

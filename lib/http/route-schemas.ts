@@ -1,0 +1,17 @@
+// The shapes route definitions share: JSON content, and ids in paths and bodies (UUIDs of either case, lowercased here).
+import * as z from 'zod';
+
+/** A JSON response's (or request body's) content, as OpenAPI and @hono/zod-openapi spell it. */
+export const jsonContent = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+/** A JSON request body; every body of this API is required. */
+export const jsonBody = <T>(schema: T) => ({ ...jsonContent(schema), required: true as const });
+
+/**
+ * A UUID in either case, lowercased by the schema (still documented as a uuid string), so a handler, a key and a
+ * PostgreSQL parameter only ever see one spelling of an id (docs/api.md#conventions).
+ */
+export const uuidId = z.uuid().toLowerCase();
+
+/** The path of every route under /orgs/{orgId}. */
+export const orgParams = z.strictObject({ orgId: uuidId });
