@@ -234,6 +234,7 @@ describe('signing in to a suspended organisation', () => {
       email: org.adminEmail,
       organizationId: org.organizationId,
       method: 'password',
+      userAgent: undefined,
       correlationId: 'race-1',
     });
     await expect(opened).rejects.toBeInstanceOf(AppError);
