@@ -8,11 +8,18 @@ import type { HonoEnv } from '../http/hono-env.ts';
 export type Dispatch = (request: Request, c: Context<HonoEnv>) => Response | Promise<Response>;
 
 /**
- * What the page may reach: the organisation routes, the caller's context and memberships, and the public tenant
- * resolve (sign-in by slug). Sign-in, refresh, handoff and MFA verification answer with credentials, which must stay
- * out of the page: the console's own /console/session routes call those.
+ * What the page may reach: the organisation routes, the caller's context, memberships and sessions (the list, and one
+ * session by its UUID, so /auth/sessions/revoke-all is not), and the public tenant resolve (sign-in by slug). Sign-in,
+ * refresh, handoff and MFA verification answer with credentials, which must stay out of the page: the console's own
+ * /console/session routes call those.
  */
-const ALLOWED = [/^\/orgs\/[^/]+\/.+/, /^\/auth\/context$/, /^\/auth\/memberships$/, /^\/public\/tenants\/resolve$/];
+const ALLOWED = [
+  /^\/orgs\/[^/]+\/.+/,
+  /^\/auth\/context$/,
+  /^\/auth\/memberships$/,
+  /^\/auth\/sessions(\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$/,
+  /^\/public\/tenants\/resolve$/,
+];
 /** Never handed on: the browser's cookies and CSRF token are the console's, and the inner call is the server's own. */
 const DROPPED_HEADERS = ['cookie', 'authorization', 'x-csrf-token', 'origin', 'referer', 'content-length'];
 /** An encoded slash or backslash could be read as a separator further in; no route of the API has one. */

@@ -244,6 +244,28 @@ describe('the session in cookies', () => {
     }
   });
 
+  it("reaches the caller's own sessions: the list, and ending one by its id (CSRF token required), never revoke-all", async () => {
+    const org = await stack.seedOrganization();
+    const { console, password } = await signedIn(org);
+    const other = await stack.request('POST', '/auth/login', {
+      body: { organizationId: org.organizationId, email: org.adminEmail, password },
+      headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
+    });
+    const otherId = decodeJwt(((await other.json()) as { accessToken: string }).accessToken).sid as string;
+    const listed = await console.send('GET', '/console/api/auth/sessions');
+    expect(listed.status).toBe(200);
+    const { sessions } = (await listed.json()) as { sessions: Array<{ id: string; current: boolean }> };
+    expect(sessions.map((s) => s.current).sort()).toEqual([false, true]);
+    expect(sessions.find((s) => !s.current)?.id).toBe(otherId);
+    expect((await console.send('DELETE', `/console/api/auth/sessions/${otherId}`, { csrf: false })).status).toBe(403);
+    expect((await console.send('DELETE', `/console/api/auth/sessions/${otherId}`)).status).toBe(204);
+    const revoked = await stack.db.query('SELECT revoked_at FROM sessions WHERE id = $1', [otherId]);
+    expect(revoked.rows[0]?.revoked_at).not.toBeNull();
+    for (const path of ['/console/api/auth/sessions/not-a-uuid', `/console/api/auth/sessions/${otherId}/x`]) {
+      expect((await console.send('DELETE', path)).status, path).toBe(404);
+    }
+  });
+
   it('refreshes through the refresh cookie (the spent token is refused after), and a refused refresh clears the session', async () => {
     const org = await stack.seedOrganization();
     const { console } = await signedIn(org);

@@ -83,6 +83,20 @@ export function consoleShell(facts: ShellFacts): string {
   </div>
 </section>
 
+<section id="members" aria-labelledby="members-title">
+  <h2 id="members-title">Members</h2>
+  <p id="members-error" class="error" role="alert"></p>
+  <table>
+    <caption class="muted">One row per role held, in the order granted. Remove takes every role the person holds here.</caption>
+    <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Outlet</th><th scope="col">Joined</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody id="member-rows"></tbody>
+  </table>
+  <div class="row">
+    <button id="members-first" type="button">First page</button>
+    <button id="members-next" type="button" disabled>Next page</button>
+  </div>
+</section>
+
 <section id="syrve" aria-labelledby="syrve-title">
   <h2 id="syrve-title">Syrve connections</h2>
   <p id="syrve-error" class="error" role="alert"></p>
@@ -98,6 +112,17 @@ export function consoleShell(facts: ShellFacts): string {
   <button id="export-start" type="button">Start an export</button>
   <p id="exports-error" class="error" role="alert"></p>
   <ul id="export-list" class="plain"></ul>
+</section>
+
+<section id="sessions" aria-labelledby="sessions-title">
+  <h2 id="sessions-title">Your sessions</h2>
+  <p id="sessions-error" class="error" role="alert"></p>
+  <table>
+    <caption class="muted">Your live sign-ins in every organisation, newest first. This one ends with Sign out.</caption>
+    <thead><tr><th scope="col">Opened</th><th scope="col">Last seen</th><th scope="col">Client</th><th scope="col">Method</th><th scope="col">Organisation</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody id="session-rows"></tbody>
+  </table>
+  <button id="sessions-refresh" type="button">Refresh</button>
 </section>
 </div>
 </main>

@@ -23,6 +23,9 @@ caption { text-align: left; }
 th, td { text-align: left; padding: 0.3rem 0.4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; color: var(--muted); }
 #history td { white-space: nowrap; }
+#member-rows select { margin-right: 0.3rem; }
+td.agent { overflow-wrap: anywhere; min-width: 12rem; }
+tr.current td { background: #eef5ec; }
 td.mono, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.8rem; }
 .muted { color: var(--muted); font-size: 0.85rem; }
 .error { color: var(--bad); margin: 0.3rem 0; min-height: 0; }

@@ -56,3 +56,21 @@ export interface Job {
   rowsTotal: number;
   stalled: boolean;
 }
+
+export interface Member {
+  userId: string;
+  email: string;
+  roleCode: string;
+  locationId: string | null;
+  joinedAt: string;
+}
+
+export interface Session {
+  id: string;
+  current: boolean;
+  createdAt: string;
+  lastSeenAt: string;
+  userAgent: string | null;
+  organizationId: string;
+  method: string | null;
+}

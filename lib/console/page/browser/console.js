@@ -2,7 +2,7 @@
 // /console/…: the server keeps the session in HttpOnly cookies, so this script never sees a token or keeps a password;
 // API errors are shown as the API words them.
 
-/** @import { Connection, Context, HistoryEvent, Invite, Job, Membership, Runtime } from './api-shapes.ts' */
+/** @import { Connection, Context, HistoryEvent, Invite, Job, Member, Membership, Runtime, Session } from './api-shapes.ts' */
 
 /**
  * The element with this id in the page's markup (lib/console/page/shell.ts), of the kind the script uses it as.
@@ -48,11 +48,23 @@ function byQuery(selector, kind) {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HISTORY_PAGE = 10;
+const MEMBER_PAGE = 20;
 const POLL_MS = 1000;
 
 let csrfToken = meta('csrf-token');
-/** @type {{ memberships: Membership[], organizationId: string | null, locationId: string | null, historyCursor: string | null, historyNext: string | null }} */
-const state = { memberships: [], organizationId: null, locationId: null, historyCursor: null, historyNext: null };
+/**
+ * @type {{ memberships: Membership[], organizationId: string | null, locationId: string | null,
+ *   historyCursor: string | null, historyNext: string | null, membersCursor: string | null, membersNext: string | null }}
+ */
+const state = {
+  memberships: [],
+  organizationId: null,
+  locationId: null,
+  historyCursor: null,
+  historyNext: null,
+  membersCursor: null,
+  membersNext: null,
+};
 
 class ApiError extends Error {
   /**
@@ -170,6 +182,11 @@ function short(id) {
   return id ? '…' + id.slice(-8) : '—';
 }
 
+/** @param {string} iso */
+function when(iso) {
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+}
+
 /** @param {number} ms */
 function duration(ms) {
   if (ms <= 0) return 'expired';
@@ -187,6 +204,23 @@ function outletName(locationId) {
     for (const location of membership.locations) if (location.locationId === locationId) return location.name;
   }
   return short(locationId);
+}
+
+/** @param {string} organizationId */
+function organizationName(organizationId) {
+  const membership = state.memberships.find((m) => m.organizationId === organizationId);
+  return membership ? membership.name : short(organizationId);
+}
+
+/**
+ * Focus on the button of `container` with this accessible name, once a redraw has replaced the one that had it.
+ * @param {HTMLElement} container
+ * @param {string} label
+ * @param {HTMLElement} fallback
+ */
+function refocus(container, label, fallback) {
+  const again = [...container.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === label);
+  (again || fallback).focus();
 }
 
 /** @param {string} suffix */
@@ -451,14 +485,19 @@ function showToken(token) {
 }
 
 /**
- * @param {string} text
+ * The one confirmation dialog, worded for what it confirms; focus goes back to the control that opened it.
+ * @param {{ title: string, text: string, yes: string, no: string }} wording
  * @returns {Promise<boolean>}
  */
-function confirmCancel(text) {
+function confirmAction({ title, text, yes: yesLabel, no: noLabel }) {
   return new Promise((resolve) => {
     const dialog = byId('confirm-dialog', HTMLDialogElement);
+    const opener = document.activeElement;
     let answer = false;
+    $('confirm-title').textContent = title;
     $('confirm-text').textContent = text;
+    $('confirm-yes').textContent = yesLabel;
+    $('confirm-no').textContent = noLabel;
     const yes = () => {
       answer = true;
       dialog.close();
@@ -471,6 +510,7 @@ function confirmCancel(text) {
       () => {
         $('confirm-yes').removeEventListener('click', yes);
         $('confirm-no').removeEventListener('click', no);
+        if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
         resolve(answer);
       },
       { once: true },
@@ -482,7 +522,13 @@ function confirmCancel(text) {
 
 /** @param {Invite} invite */
 async function cancelInvite(invite) {
-  if (!(await confirmCancel('The invite for ' + invite.email + ' (' + invite.roleCode + ') stops working at once.'))) return;
+  const confirmed = await confirmAction({
+    title: 'Cancel this invite?',
+    text: 'The invite for ' + invite.email + ' (' + invite.roleCode + ') stops working at once.',
+    yes: 'Cancel invite',
+    no: 'Keep it',
+  });
+  if (!confirmed) return;
   $('invites-error').textContent = '';
   try {
     await api('DELETE', orgPath('/invites/' + invite.inviteId));
@@ -513,7 +559,7 @@ async function loadHistory(cursor) {
         const correlation = cell(e.correlationId.length > 20 ? short(e.correlationId) : e.correlationId, 'mono');
         correlation.title = e.correlationId;
         tr.append(
-          cell(new Date(e.occurredAt).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' })),
+          cell(when(e.occurredAt)),
           cell(e.action, 'mono'),
           cell(short(e.actorUserId), 'mono'),
           cell(short(e.inviteId), 'mono'),
@@ -532,6 +578,112 @@ async function loadHistory(cursor) {
 
 $('history-newest').addEventListener('click', () => void loadHistory(null));
 $('history-older').addEventListener('click', () => void loadHistory(state.historyNext));
+
+// ——— members ———
+
+/** @param {string | null} cursor */
+async function loadMembers(cursor) {
+  $('members-error').textContent = '';
+  try {
+    const query = '?limit=' + MEMBER_PAGE + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '');
+    /** @type {{ members: Member[], nextCursor: string | null }} */
+    const { members, nextCursor } = await json('GET', orgPath('/members' + query));
+    state.membersCursor = cursor;
+    state.membersNext = nextCursor;
+    $('member-rows').replaceChildren(...members.map(memberRow));
+    if (members.length === 0) {
+      // A later page whose members were all removed meanwhile (keyset pages shift nothing).
+      const tr = document.createElement('tr');
+      const td = cell('No members on this page.', 'muted');
+      td.colSpan = 5;
+      tr.append(td);
+      $('member-rows').append(tr);
+    }
+    byId('members-next', HTMLButtonElement).disabled = !nextCursor;
+  } catch (error) {
+    $('members-error').textContent = describe(error);
+    byId('members-next', HTMLButtonElement).disabled = true;
+  }
+}
+
+/**
+ * One role assignment: its role as a select with Save, and Remove; a refusal (LAST_ADMIN, …) is shown in the row.
+ * @param {Member} member
+ */
+function memberRow(member) {
+  const tr = document.createElement('tr');
+  const scope = outletName(member.locationId);
+  const who = member.email + ' (' + scope + ')';
+  const role = document.createElement('select');
+  role.setAttribute('aria-label', 'Role of ' + who);
+  // The invite form's role options (lib/console/page/shell.ts): one list of roles for the page.
+  for (const option of byQuery('#invite-form select[name="roleCode"]', HTMLSelectElement).options) role.append(option.cloneNode(true));
+  role.value = member.roleCode;
+  const result = document.createElement('output');
+  result.className = 'error';
+  const roleCell = cell('');
+  roleCell.append(
+    role,
+    ' ',
+    button('Save', () => changeRole(member, role, result), 'Save the role of ' + who),
+  );
+  const actions = cell('');
+  actions.append(
+    button('Remove', () => removeMember(member, result), 'Remove ' + member.email),
+    ' ',
+    result,
+  );
+  tr.append(cell(member.email), roleCell, cell(scope), cell(when(member.joinedAt)), actions);
+  return tr;
+}
+
+/**
+ * @param {Member} member
+ * @param {HTMLSelectElement} select
+ * @param {HTMLOutputElement} result
+ */
+async function changeRole(member, select, result) {
+  const roleCode = select.value;
+  result.textContent = '';
+  try {
+    await json('PATCH', orgPath('/members/' + member.userId), { roleCode, locationId: member.locationId });
+    notice(member.email + ' is now ' + roleCode + ' (' + outletName(member.locationId) + ').');
+  } catch (error) {
+    // Nothing changed: the select shows the role still held, the refusal beside it.
+    select.value = member.roleCode;
+    result.textContent = describe(error);
+    return;
+  }
+  await loadMembers(state.membersCursor);
+  refocus($('member-rows'), 'Save the role of ' + member.email + ' (' + outletName(member.locationId) + ')', $('members-first'));
+}
+
+/**
+ * @param {Member} member
+ * @param {HTMLOutputElement} result
+ */
+async function removeMember(member, result) {
+  const confirmed = await confirmAction({
+    title: 'Remove this member?',
+    text: member.email + ' loses every role in this organisation, and their sessions opened in it end at once.',
+    yes: 'Remove member',
+    no: 'Keep them',
+  });
+  if (!confirmed) return;
+  result.textContent = '';
+  try {
+    await api('DELETE', orgPath('/members/' + member.userId));
+    notice('Removed ' + member.email + ' from the organisation.');
+  } catch (error) {
+    result.textContent = describe(error);
+    return;
+  }
+  await loadMembers(state.membersCursor);
+  $('members-first').focus();
+}
+
+$('members-first').addEventListener('click', () => void loadMembers(null));
+$('members-next').addEventListener('click', () => void loadMembers(state.membersNext));
 
 // ——— Syrve connections ———
 
@@ -689,11 +841,77 @@ $('export-start').addEventListener('click', async () => {
   }
 });
 
+// ——— your sessions ———
+
+async function loadSessions() {
+  $('sessions-error').textContent = '';
+  try {
+    /** @type {{ sessions: Session[] }} */
+    const { sessions } = await json('GET', '/auth/sessions');
+    $('session-rows').replaceChildren(...sessions.map(sessionRow));
+  } catch (error) {
+    $('sessions-error').textContent = describe(error);
+  }
+}
+
+/**
+ * The current session is marked and has no End: Sign out ends it, cookies included. The User-Agent is whatever the
+ * client sent, so it only ever goes in as text (cell() sets textContent).
+ * @param {Session} session
+ */
+function sessionRow(session) {
+  const tr = document.createElement('tr');
+  const actions = cell('');
+  if (session.current) {
+    tr.className = 'current';
+    tr.setAttribute('aria-current', 'true');
+    const mark = document.createElement('strong');
+    mark.textContent = 'This session';
+    actions.append(mark);
+  } else {
+    const result = document.createElement('output');
+    result.className = 'error';
+    actions.append(
+      button('End', () => endSession(session, result), 'End the session opened ' + when(session.createdAt)),
+      ' ',
+      result,
+    );
+  }
+  tr.append(
+    cell(when(session.createdAt)),
+    cell(when(session.lastSeenAt)),
+    cell(session.userAgent ?? 'not recorded', session.userAgent ? 'agent' : 'muted'),
+    cell(session.method ?? '—'),
+    cell(organizationName(session.organizationId)),
+    actions,
+  );
+  return tr;
+}
+
+/**
+ * @param {Session} session
+ * @param {HTMLOutputElement} result
+ */
+async function endSession(session, result) {
+  result.textContent = '';
+  try {
+    await api('DELETE', '/auth/sessions/' + session.id);
+    notice('Ended the session opened ' + when(session.createdAt) + '.');
+  } catch (error) {
+    result.textContent = describe(error);
+    return;
+  }
+  await loadSessions();
+  $('sessions-refresh').focus();
+}
+
+$('sessions-refresh').addEventListener('click', () => void loadSessions());
+
 // ——— start ———
 
 async function loadViews() {
   $('export-list').replaceChildren();
-  await Promise.all([loadInvites(), loadHistory(null), loadSyrve()]);
+  await Promise.all([loadInvites(), loadHistory(null), loadMembers(null), loadSyrve(), loadSessions()]);
 }
 
 async function start() {
