@@ -8,6 +8,7 @@ import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 const LINK_BASE = 'https://app.runstate.test/invites/accept';
 let failing = false;
+let hanging = false;
 const sent: OutgoingMessage[] = [];
 let stack: TestStack;
 beforeAll(async () => {
@@ -17,6 +18,7 @@ beforeAll(async () => {
       notifier: {
         send: async (message) => {
           if (failing) throw new Error('email API answered 503');
+          if (hanging) return new Promise<void>(() => {});
           sent.push(message);
         },
       },
@@ -139,6 +141,30 @@ describe('resend', () => {
     expect(((await resent.json()) as { delivery: string }).delivery).toBe('sent');
     expect((await accept(person, lastToken(person.email))).status).toBe(200);
   });
+
+  it(
+    'the email API slow during a resend: answered within the send deadline as "failed", the new token in force',
+    { timeout: 20_000 },
+    async () => {
+      const org = await stack.seedOrganization();
+      const person = newInvitee();
+      const { invite } = await createEmailed(org, person);
+      const oldToken = lastToken(person.email);
+      hanging = true;
+      try {
+        const started = Date.now();
+        const response = await resend(org, invite.inviteId!);
+        expect(Date.now() - started).toBeLessThan(8_000);
+        expect(response.status).toBe(200);
+        expect(((await response.json()) as { delivery: string }).delivery).toBe('failed');
+      } finally {
+        hanging = false;
+      }
+      expect((await accept(person, oldToken)).status).toBe(410);
+      expect((await resend(org, invite.inviteId!)).status).toBe(200);
+      expect((await accept(person, lastToken(person.email))).status).toBe(200);
+    },
+  );
 
   it('a resend racing an accept of the old token: exactly one wins', async () => {
     for (let round = 0; round < 5; round++) {
