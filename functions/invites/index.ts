@@ -1,9 +1,16 @@
-// The invitation function: create, list, history and cancel (OrganizationAdmin of the organisation) and accept (the invited user).
+// The invitation function: create, list, history, cancel and resend (OrganizationAdmin of the organisation) and accept (the invited user).
 import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
-import { acceptInviteRoute, cancelInviteRoute, createInviteRoute, inviteHistoryRoute, listInvitesRoute } from './routes.ts';
+import {
+  acceptInviteRoute,
+  cancelInviteRoute,
+  createInviteRoute,
+  inviteHistoryRoute,
+  listInvitesRoute,
+  resendInviteRoute,
+} from './routes.ts';
 
 export const invitesFunction = defineFunction({ prefix: '/orgs/:orgId/invites', auth: 'bearer' });
 /** Accepting is the invited user's, who holds no role in the organisation yet. */
@@ -15,6 +22,9 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
   const deps = c.get('deps');
   const locationId = body.locationId ?? null;
   const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId, locationId });
+  // Refused before anything is written: an emailed invite nobody can send is not created at all.
+  const unavailable = body.delivery === 'email' ? invites.emailDeliveryUnavailable(deps) : undefined;
+  if (unavailable !== undefined) throw errors.NOT_CONFIGURED(unavailable);
   const outcome = await invites.create(deps, {
     organizationId: orgId,
     locationId,
@@ -22,12 +32,16 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
     roleCode: body.roleCode,
     createdByUserId: principal.userId,
     correlationId: c.get('correlationId'),
+    delivery: body.delivery,
   });
   if (!outcome.ok) {
     if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw errors.INVITE_LIMIT_REACHED(outcome.maxActive);
   }
-  return c.json({ invite: outcome.invite, token: outcome.token }, 201);
+  if (body.delivery === 'none') return c.json({ invite: outcome.invite, token: outcome.token }, 201);
+  // Awaited (within its deadline) so the answer says whether it went; a failed send leaves the invite standing.
+  const delivery = await invites.deliver(deps, outcome.record, outcome.token, c.get('correlationId'));
+  return c.json({ invite: outcome.invite, delivery }, 201);
 });
 
 invitesFunction.openapi(listInvitesRoute, async (c) => {
@@ -67,6 +81,27 @@ invitesFunction.openapi(cancelInviteRoute, async (c) => {
   });
   if (!outcome.ok) throw errors.NOT_FOUND();
   return c.body(null, 204);
+});
+
+invitesFunction.openapi(resendInviteRoute, async (c) => {
+  const { orgId, inviteId } = c.req.valid('param');
+  const deps = c.get('deps');
+  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: orgId });
+  // A resend always emails (an invite created with delivery "none" becomes an email one): checked before the swap.
+  const unavailable = invites.emailDeliveryUnavailable(deps);
+  if (unavailable !== undefined) throw errors.NOT_CONFIGURED(unavailable);
+  const outcome = await invites.resend(deps, {
+    organizationId: orgId,
+    inviteId,
+    actorUserId: principal.userId,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    throw errors.NOT_FOUND();
+  }
+  const delivery = await invites.deliver(deps, outcome.record, outcome.token, c.get('correlationId'));
+  return c.json({ invite: outcome.invite, delivery }, 200);
 });
 
 inviteAcceptanceFunction.openapi(acceptInviteRoute, async (c) => {

@@ -5,7 +5,8 @@ import {
   acceptInviteBody,
   acceptedInviteResponse,
   createInviteBody,
-  createdInviteResponse,
+  createInviteResponse,
+  emailedInviteResponse,
   inviteHistoryQuery,
   inviteHistoryResponse,
   inviteListResponse,
@@ -18,8 +19,13 @@ export const createInviteRoute = defineRoute({
   path: '/',
   summary: 'Invite someone to the organisation (OrganizationAdmin)',
   request: { params: orgParams, body: jsonBody(createInviteBody) },
-  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'INVITE_LIMIT_REACHED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
-  responses: { 201: { description: 'created', ...jsonContent(createdInviteResponse) } },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'INVITE_LIMIT_REACHED', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  responses: {
+    201: {
+      description: "created: { invite, token } for delivery 'none', { invite, delivery } for 'email'",
+      ...jsonContent(createInviteResponse),
+    },
+  },
 });
 
 export const listInvitesRoute = defineRoute({
@@ -47,6 +53,15 @@ export const cancelInviteRoute = defineRoute({
   request: { params: inviteParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: { 204: { description: 'cancelled' } },
+});
+
+export const resendInviteRoute = defineRoute({
+  method: 'post',
+  path: '/{inviteId}/resend',
+  summary: 'Email an active invitation again with a new token and a restarted expiry (OrganizationAdmin)',
+  request: { params: inviteParams },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'resent: the old token is refused from now on', ...jsonContent(emailedInviteResponse) } },
 });
 
 export const acceptInviteRoute = defineRoute({

@@ -10,6 +10,10 @@ export const createInviteBody = z.strictObject({
   email: z.email().max(254),
   roleCode: z.enum(ROLE_CODES),
   locationId: uuidId.nullable().optional(),
+  delivery: z
+    .enum(['email', 'none'])
+    .default('none')
+    .describe("'email': the notifier sends the invitee the link and the answer holds no token; 'none': the token is in the answer"),
 });
 
 /** Page size of a list: the default and the most one call may ask for (docs/api.md, List). */
@@ -47,6 +51,11 @@ export const createdInviteResponse = z.object({
   invite: inviteSchema,
   token: z.string().describe('Shown once, here only; never stored, logged or returned again.'),
 });
+export const emailedInviteResponse = z.object({
+  invite: inviteSchema,
+  delivery: z.enum(['sent', 'failed']).describe("'failed': the invite stands; resend it (POST …/{inviteId}/resend)"),
+});
+export const createInviteResponse = z.union([createdInviteResponse, emailedInviteResponse]);
 export const inviteListResponse = z.object({
   invites: z.array(inviteSchema),
   nextCursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null when this page is the last.'),
@@ -60,7 +69,7 @@ export const inviteHistoryResponse = z.object({
   events: z.array(
     z.object({
       id: z.uuid().describe("The audit event's id"),
-      action: z.string().describe('invite.created, invite.cancelled or invite.accepted'),
+      action: z.string().describe('invite.created, invite.resent, invite.cancelled or invite.accepted'),
       actorUserId: z.uuid().nullable().describe('Who did it: the admin who created or cancelled, the user who accepted'),
       inviteId: z.uuid().nullable(),
       outletId: z.uuid().nullable().describe("The invite's location, null for an organisation-wide invite"),

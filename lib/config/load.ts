@@ -82,6 +82,8 @@ export interface Config {
   retention: { sessionDays: number; exportDays: number };
   /** Password reset, when PASSWORD_RESET_LINK_BASE is set: the link's base (built from configuration, never a Host header). */
   passwordReset?: { linkBase: string };
+  /** Invitations delivered by email, when INVITE_LINK_BASE is set: the link's base (from configuration, never a Host header). */
+  inviteLinkBase?: string;
   /** The HTTP email API notifications go through (lib/notify/email-api.ts). */
   emailApi?: { url: string; token: string; from: string };
   /** The apps (token audiences) an SSO handoff may hand a session to; empty: handoff is off. */
@@ -187,6 +189,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.PASSWORD_RESET_LINK_BASE !== undefined && e.PASSWORD_RESET_LINK_BASE.includes('#')) {
     problems.push('PASSWORD_RESET_LINK_BASE: must not hold a fragment (#): the token is appended as one');
   }
+  if (e.INVITE_LINK_BASE !== undefined && e.INVITE_LINK_BASE.includes('#')) {
+    problems.push('INVITE_LINK_BASE: must not hold a fragment (#): the token is appended as one');
+  }
+  if (production && e.INVITE_LINK_BASE !== undefined && (!e.INVITE_LINK_BASE.startsWith('https:') || isLoopback(e.INVITE_LINK_BASE))) {
+    problems.push('INVITE_LINK_BASE: must be a public https URL in staging/prod');
+  }
   const emailVars = [e.NOTIFY_EMAIL_API_URL, e.NOTIFY_EMAIL_API_TOKEN, e.NOTIFY_EMAIL_FROM];
   if (emailVars.some((v) => v !== undefined) && emailVars.some((v) => v === undefined)) {
     problems.push('NOTIFY_EMAIL_API_URL, NOTIFY_EMAIL_API_TOKEN and NOTIFY_EMAIL_FROM must be set together');
@@ -248,6 +256,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       exportDays: e.EXPORT_RETENTION_DAYS ?? EXPORT_RETENTION_DAYS,
     },
     ssoHandoffAudiences: handoffAudiences,
+    ...(e.INVITE_LINK_BASE !== undefined ? { inviteLinkBase: e.INVITE_LINK_BASE } : {}),
     ...(e.PASSWORD_RESET_LINK_BASE !== undefined ? { passwordReset: { linkBase: e.PASSWORD_RESET_LINK_BASE } } : {}),
     ...(e.NOTIFY_EMAIL_API_URL !== undefined && e.NOTIFY_EMAIL_API_TOKEN !== undefined && e.NOTIFY_EMAIL_FROM !== undefined
       ? { emailApi: { url: e.NOTIFY_EMAIL_API_URL, token: e.NOTIFY_EMAIL_API_TOKEN, from: e.NOTIFY_EMAIL_FROM } }

@@ -39,6 +39,8 @@ export const envSchema = z.object({
     .optional(),
   /** Where a password-reset link points (the reset page), e.g. https://app.example.com/auth/password-reset; unset: reset is off. */
   PASSWORD_RESET_LINK_BASE: httpUrl.optional(),
+  /** Where an emailed invitation's link points (the invite page), e.g. https://app.example.com/invites/accept; unset: invites are not emailed. */
+  INVITE_LINK_BASE: httpUrl.optional(),
   /** An HTTP email API for notifications: POST { from, to, subject, text } with a bearer token. */
   NOTIFY_EMAIL_API_URL: httpUrl.optional(),
   NOTIFY_EMAIL_API_TOKEN: optionalText,

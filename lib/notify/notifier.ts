@@ -1,7 +1,7 @@
 // How a message reaches a person (a password-reset link today): an interface, so deployments plug in an email API and
 // the local stack a mailbox folder (local/mailbox), with nothing else knowing which.
 export interface OutgoingMessage {
-  kind: 'password-reset';
+  kind: 'password-reset' | 'invite';
   to: string;
   subject: string;
   /** Plain text; it may carry a link with a secret in it, so it is never logged. */

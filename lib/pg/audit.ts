@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'invite.created',
   'invite.cancelled',
   'invite.accepted',
+  'invite.resent',
   'session.revoked',
   'session.created',
   'session.refresh_reused',

@@ -99,6 +99,8 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: devAccessTokenMaxLifetime(env),
     // Reset links point at this server's own reset page, from configuration (never from a request's Host).
     PASSWORD_RESET_LINK_BASE: env.PASSWORD_RESET_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/auth/password-reset`,
+    // Invite links likewise point at this server's own invite page.
+    INVITE_LINK_BASE: env.INVITE_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/invites/accept`,
     ...oidc.env,
   });
   const tokenOptions: DemoTokenOptions = {

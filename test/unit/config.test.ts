@@ -195,4 +195,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...prod, SSO_HANDOFF_AUDIENCES: 'console' }).ssoHandoffAudiences).toEqual(['console']);
     expect(problems({ ...dev, PASSWORD_RESET_LINK_BASE: 'https://app.example/reset#x' }).join()).toMatch(/PASSWORD_RESET_LINK_BASE/);
   });
+
+  it('reads INVITE_LINK_BASE: no fragment anywhere, public https in staging/prod', () => {
+    expect(loadConfig({ ...dev, INVITE_LINK_BASE: 'http://127.0.0.1:8787/invites/accept' }).inviteLinkBase).toBe(
+      'http://127.0.0.1:8787/invites/accept',
+    );
+    expect(loadConfig(dev).inviteLinkBase).toBeUndefined();
+    expect(problems({ ...dev, INVITE_LINK_BASE: 'https://app.example/invites#x' }).join()).toMatch(
+      /INVITE_LINK_BASE: must not hold a fragment/,
+    );
+    expect(problems({ ...prod, INVITE_LINK_BASE: 'http://app.example/invites/accept' }).join()).toMatch(
+      /INVITE_LINK_BASE: must be a public https URL/,
+    );
+    expect(problems({ ...prod, INVITE_LINK_BASE: 'https://127.0.0.1/invites/accept' }).join()).toMatch(/INVITE_LINK_BASE/);
+    expect(loadConfig({ ...prod, INVITE_LINK_BASE: 'https://app.example/invites/accept' }).inviteLinkBase).toBe(
+      'https://app.example/invites/accept',
+    );
+  });
 });

@@ -52,6 +52,8 @@ const PLAIN_SETTINGS = [
   'CONSOLE_ENABLED',
   // Password reset and the email API that delivers its links (NOTIFY_EMAIL_API_TOKEN goes in as a secret when used).
   'PASSWORD_RESET_LINK_BASE',
+  // Where emailed invitation links point (the invite page).
+  'INVITE_LINK_BASE',
   'NOTIFY_EMAIL_API_URL',
   'NOTIFY_EMAIL_API_TOKEN',
   'NOTIFY_EMAIL_FROM',

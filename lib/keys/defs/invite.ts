@@ -28,6 +28,8 @@ export const inviteRecordSchema = z.strictObject({
   correlationId: z.string().min(1).max(128),
   isActive: z.literal(true),
   expiresAtUnixSeconds: z.number().int().positive(),
+  /** How the token reached the invitee: by the notifier ('email') or in the create answer ('none'; absent on older invites). */
+  delivery: z.enum(['email', 'none']).optional(),
 });
 export type InviteRecord = z.infer<typeof inviteRecordSchema>;
 

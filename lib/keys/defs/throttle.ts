@@ -7,6 +7,7 @@ import { anyScopeOrTag } from '../scopes.ts';
 /** Actions a throttle counter may count; a new limiter adds its action here. */
 export const THROTTLE_ACTIONS = [
   'invite-create',
+  'invite-resend',
   'invite-accept',
   'login',
   'login-ip',

@@ -69,10 +69,12 @@ export interface CreateInviteInput {
   roleCode: RoleCode;
   createdByUserId: string;
   correlationId: string;
+  /** How the token reaches the invitee: 'email' (the caller sends it, lib/runtime/invites/deliver-invite.ts) or 'none'. */
+  delivery?: 'email' | 'none';
 }
 
 export type CreateOutcome =
-  | { ok: true; invite: Invite; token: string }
+  | { ok: true; invite: Invite; token: string; record: InviteRecord }
   | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
   | { ok: false; reason: 'limit-reached'; maxActive: number };
 
@@ -99,6 +101,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     correlationId: input.correlationId,
     isActive: true,
     expiresAtUnixSeconds: Math.floor(expiresAtMs / 1000),
+    delivery: input.delivery ?? 'none',
   };
   const member = toUuidN(inviteId);
   const objectKey = keys.inviteObject(input.organizationId, inviteId);
@@ -162,5 +165,5 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     await removeInvite(deps, target);
     throw error;
   }
-  return { ok: true, invite: toInvite(record), token };
+  return { ok: true, invite: toInvite(record), token, record };
 }

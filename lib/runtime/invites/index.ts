@@ -2,9 +2,11 @@
 import { acceptInvite } from './accept-invite.ts';
 import { cancelInvite } from './cancel-invite.ts';
 import { createInvite } from './create-invite.ts';
+import { deliverInvite, emailDeliveryUnavailable } from './deliver-invite.ts';
 import { listInvites } from './list-invites.ts';
 import { readInviteHistory } from './invite-history.ts';
 import { reconcileInvites } from './reconcile-invites.ts';
+import { resendInvite } from './resend-invite.ts';
 
 export const invites = {
   create: createInvite,
@@ -13,6 +15,9 @@ export const invites = {
   cancel: cancelInvite,
   accept: acceptInvite,
   reconcile: reconcileInvites,
+  resend: resendInvite,
+  deliver: deliverInvite,
+  emailDeliveryUnavailable,
 };
 export { inviteSchema } from './invite-record.ts';
 export { LIST_INVITES } from './list-invites.ts';

@@ -16,6 +16,7 @@ export const inviteSchema = z.object({
   createdAtUtc: z.iso.datetime(),
   expiresAtUtc: z.iso.datetime(),
   correlationId: z.string(),
+  delivery: z.enum(['email', 'none']).describe("How the token reached the invitee: 'email' (the notifier) or 'none' (the create answer)"),
 });
 
 export type Invite = z.infer<typeof inviteSchema>;
@@ -31,5 +32,6 @@ export function toInvite(record: InviteRecord): Invite {
     createdAtUtc: record.createdAtUtc,
     expiresAtUtc: record.expiresAtUtc,
     correlationId: record.correlationId,
+    delivery: record.delivery ?? 'none',
   };
 }

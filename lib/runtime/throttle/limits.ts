@@ -14,6 +14,8 @@ export interface ThrottleLimit {
  * invite-create, per organisation: 120 per 10 minutes. A person at the admin screen needs several seconds per
  * invite (120 would take them 10 minutes non-stop), and a hundred-person onboarding list still fits one window; a
  * script looping on create is stopped within seconds and needs over an hour to reach the active-invite cap.
+ * invite-resend, per invite (organisation scope, the invite id the subject): 5 per hour. An admin resends when a mail
+ * went astray, once or twice; more fills the invitee's inbox. Each resend also counts in invite-create.
  * invite-accept, per account within the token's organisation (counted inside the accept script): 20 per 10 minutes. A person accepts a handful of invites, ever, plus a retry or two;
  * 20 is far above that and far below what token guessing (every attempt counts, failed or not) would need.
  * login, per (organisation, keyed email hash) — the tenant in the key, so tenant A cannot lock a user out of tenant B:
@@ -31,6 +33,7 @@ export interface ThrottleLimit {
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
+  'invite-resend': { limit: 5, windowSeconds: 3_600 },
   'invite-accept': { limit: 20, windowSeconds: 600 },
   login: { limit: 10, windowSeconds: 900 },
   'login-ip': { limit: 100, windowSeconds: 900 },
