@@ -530,14 +530,17 @@ async function cancelInvite(invite) {
   });
   if (!confirmed) return;
   $('invites-error').textContent = '';
+  let cancelled = false;
   try {
     await api('DELETE', orgPath('/invites/' + invite.inviteId));
-    notice('Cancelled the invite for ' + invite.email + '.');
+    cancelled = true;
   } catch (error) {
     $('invites-error').textContent = describe(error);
   }
   await Promise.all([loadInvites(), loadHistory(null)]);
   $('invites-refresh').focus();
+  // Last, so whoever acts on the notice finds the lists and the focus already as they end.
+  if (cancelled) notice('Cancelled the invite for ' + invite.email + '.');
 }
 
 $('invites-refresh').addEventListener('click', () => void loadInvites());
@@ -647,14 +650,15 @@ async function changeRole(member, select, result) {
   result.textContent = '';
   try {
     await json('PATCH', orgPath('/members/' + member.userId), { roleCode, locationId: member.locationId });
-    notice(member.email + ' is now ' + roleCode + ' (' + outletName(member.locationId) + ').');
   } catch (error) {
     // Nothing changed: the select shows the role still held, the refusal beside it.
     select.value = member.roleCode;
     result.textContent = describe(error);
     return;
   }
+  // The notice comes once the list shows the change, so nothing acts on rows about to be replaced.
   await loadMembers(state.membersCursor);
+  notice(member.email + ' is now ' + roleCode + ' (' + outletName(member.locationId) + ').');
   refocus($('member-rows'), 'Save the role of ' + member.email + ' (' + outletName(member.locationId) + ')', $('members-first'));
 }
 
@@ -673,12 +677,12 @@ async function removeMember(member, result) {
   result.textContent = '';
   try {
     await api('DELETE', orgPath('/members/' + member.userId));
-    notice('Removed ' + member.email + ' from the organisation.');
   } catch (error) {
     result.textContent = describe(error);
     return;
   }
   await loadMembers(state.membersCursor);
+  notice('Removed ' + member.email + ' from the organisation.');
   $('members-first').focus();
 }
 
