@@ -156,7 +156,7 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     notes: 'A login that started with older credentials cannot store its session while this says a newer version exists.',
   },
   mfaChallenge: {
-    ttl: `Exactly ${MFA_CHALLENGE_TTL_SECONDS} s from the password step that issued it (the policy allows 5-15 minutes); a wrong code keeps the TTL it had`,
+    ttl: `Exactly ${MFA_CHALLENGE_TTL_SECONDS} s from the password step that issued it (a challenge may live 5 to 15 minutes); a wrong code keeps the TTL it had`,
     allowedPayload: [
       'challenge id',
       'user id',
@@ -215,8 +215,8 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     ttl: 'The seconds left in its fixed window (at most the window length), set with the first INCR and restored whenever the counter is found without one, in the same script (never a TTL-less counter)',
     allowedPayload: ['counter value'],
     forbiddenPayload: ['raw credentials', 'raw IP or email (the subject is hashed)', 'payload data'],
-    auditCounterpart: 'Security audit only for threshold events when policy requires',
-    cleanup: 'Expire by TTL; reset only by a policy-authorized admin/system operation',
+    auditCounterpart: 'Security audit only for threshold events (a limit reached), never per hit',
+    cleanup: 'Expire by TTL; reset only by an authorised admin or system operation',
     notes:
       'A per-subject limiter on a tenant endpoint uses the tenant scope, so one tenant cannot exhaust ' +
       "another tenant's bucket; pre-auth limiters (by IP) use the platform scope (the tenant-resolve limiter " +
