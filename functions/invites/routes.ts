@@ -1,6 +1,7 @@
 // Route definitions (OpenAPI) of the invitation function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
+import { sessionTokensSchema } from '../auth/schemas.ts';
 import {
   acceptInviteBody,
   acceptedInviteResponse,
@@ -12,6 +13,7 @@ import {
   inviteListResponse,
   inviteParams,
   listInvitesQuery,
+  registerInviteBody,
 } from './schemas.ts';
 
 export const createInviteRoute = defineRoute({
@@ -72,5 +74,30 @@ export const acceptInviteRoute = defineRoute({
   errors: ['FORBIDDEN', 'ROLE_CONFLICT', 'INVITE_INVALID', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: {
     200: { description: 'accepted', ...jsonContent(acceptedInviteResponse) },
+  },
+});
+
+export const registerInviteRoute = defineRoute({
+  method: 'post',
+  path: '/register',
+  summary: 'Create an account through an invitation delivered by email, and sign in (no bearer token)',
+  auth: 'none',
+  noStore: true,
+  request: { body: jsonBody(registerInviteBody) },
+  errors: [
+    'INVITE_NOT_DELIVERED',
+    'TENANT_SUSPENDED',
+    'ACCOUNT_EXISTS',
+    'INVITE_INVALID',
+    'RATE_LIMITED',
+    'NOT_CONFIGURED',
+    'STORE_UNAVAILABLE',
+  ],
+  responses: {
+    201: {
+      description:
+        'the account is created with the role and signed in; a repeat with the same token and password signs the same account in',
+      ...jsonContent(sessionTokensSchema),
+    },
   },
 });
