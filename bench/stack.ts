@@ -71,11 +71,12 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     // The longest grace, so every timed retry of auth.refresh.retry falls within it however slow the machine.
     REFRESH_RETRY_GRACE_SECONDS: '300',
     PASSWORD_RESET_LINK_BASE: 'https://bench.runstate.test/auth/password-reset',
+    INVITE_LINK_BASE: 'https://bench.runstate.test/invites/accept',
     OPERATOR_TOKEN_HASHES: `bench:${createHash('sha256').update(operatorSecret).digest('hex')}`,
     ...services.env,
   };
   // The app's logs would interleave with the report; the bench checks every response status instead.
-  // Reset links go nowhere: the bench counts what a send would cost up to the notifier, not an email provider.
+  // Reset and invite links go nowhere: the bench counts what a send would cost up to the notifier, not an email provider.
   const mail = { sent: 0 };
   const notifier = { send: async () => void (mail.sent += 1) };
   const { app, config, deps, request } = composeApp(appEnv, { logger: createJsonLogger(() => undefined), notifier });

@@ -28,6 +28,8 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
   // Refused before anything is written: an emailed invite nobody can send is not created at all.
   const unavailable = body.delivery === 'email' ? invites.emailDeliveryUnavailable(deps) : undefined;
   if (unavailable !== undefined) throw errors.NOT_CONFIGURED(unavailable);
+  // Read beside the create, so the message costs no round trip after it; never rejects, so a refused create may drop it.
+  const organizationName = body.delivery === 'email' ? invites.organizationName(deps, orgId) : undefined;
   const outcome = await invites.create(deps, {
     organizationId: orgId,
     locationId,
@@ -43,7 +45,7 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
   }
   if (body.delivery === 'none') return c.json({ invite: outcome.invite, token: outcome.token }, 201);
   // Awaited (within its deadline) so the answer says whether it went; a failed send leaves the invite standing.
-  const delivery = await invites.deliver(deps, outcome.record, outcome.token, c.get('correlationId'));
+  const delivery = await invites.deliver(deps, outcome.record, outcome.token, c.get('correlationId'), organizationName);
   return c.json({ invite: outcome.invite, delivery }, 201);
 });
 
@@ -93,6 +95,7 @@ invitesFunction.openapi(resendInviteRoute, async (c) => {
   // A resend always emails (an invite created with delivery "none" becomes an email one): checked before the swap.
   const unavailable = invites.emailDeliveryUnavailable(deps);
   if (unavailable !== undefined) throw errors.NOT_CONFIGURED(unavailable);
+  const organizationName = invites.organizationName(deps, orgId);
   const outcome = await invites.resend(deps, {
     organizationId: orgId,
     inviteId,
@@ -103,7 +106,7 @@ invitesFunction.openapi(resendInviteRoute, async (c) => {
     if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw errors.NOT_FOUND();
   }
-  const delivery = await invites.deliver(deps, outcome.record, outcome.token, c.get('correlationId'));
+  const delivery = await invites.deliver(deps, outcome.record, outcome.token, c.get('correlationId'), organizationName);
   return c.json({ invite: outcome.invite, delivery }, 200);
 });
 

@@ -19,8 +19,32 @@ export function emailDeliveryUnavailable(deps: Deps): string | undefined {
   return undefined;
 }
 
+/**
+ * The organisation's display name for the message. Never rejects (a PostgreSQL failure names "an organisation"), so
+ * a caller may start it beside the create and drop it when the create is refused.
+ */
+export async function readOrganizationName(deps: Deps, organizationId: string): Promise<string> {
+  try {
+    const rows = await dbCall('read', 'invites.deliver.organization', (signal) =>
+      deps.db.query<{ name: string }>('SELECT COALESCE(display_name, name) AS name FROM organizations WHERE id = $1', [organizationId], {
+        signal,
+      }),
+    );
+    return rows[0]?.name ?? 'an organisation';
+  } catch (error) {
+    deps.logger.warn('invite_organization_name_unread', { errorKind: errorKind(error) });
+    return 'an organisation';
+  }
+}
+
 /** Sends the invitation; never throws: a failure is logged (without the message) and answered as 'failed'. */
-export async function deliverInvite(deps: Deps, record: InviteRecord, token: string, correlationId: string): Promise<DeliveryResult> {
+export async function deliverInvite(
+  deps: Deps,
+  record: InviteRecord,
+  token: string,
+  correlationId: string,
+  organizationName: Promise<string> = readOrganizationName(deps, record.organizationId),
+): Promise<DeliveryResult> {
   const linkBase = deps.config.inviteLinkBase;
   if (linkBase === undefined) return 'failed';
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -28,7 +52,7 @@ export async function deliverInvite(deps: Deps, record: InviteRecord, token: str
     timer = setTimeout(() => reject(new Error('invite send deadline passed')), INVITE_SEND_DEADLINE_MS);
   });
   try {
-    await Promise.race([send(deps, record, `${linkBase}#token=${token}`, correlationId), deadline]);
+    await Promise.race([send(deps, record, await organizationName, `${linkBase}#token=${token}`, correlationId), deadline]);
     return 'sent';
   } catch (error) {
     deps.logger.error('invite_delivery_failed', { errorKind: errorKind(error), correlationId });
@@ -38,24 +62,14 @@ export async function deliverInvite(deps: Deps, record: InviteRecord, token: str
   }
 }
 
-async function send(deps: Deps, record: InviteRecord, link: string, correlationId: string): Promise<void> {
-  const rows = await dbCall('read', 'invites.deliver.organization', (signal) =>
-    deps.db.query<{ name: string }>(
-      'SELECT COALESCE(display_name, name) AS name FROM organizations WHERE id = $1',
-      [record.organizationId],
-      {
-        signal,
-      },
-    ),
-  );
-  const organization = rows[0]?.name ?? 'an organisation';
-  await deps.notifier.send({
+function send(deps: Deps, record: InviteRecord, organization: string, link: string, correlationId: string): Promise<void> {
+  return deps.notifier.send({
     kind: 'invite',
     to: record.normalizedEmail,
     subject: `You are invited to ${organization}`,
     text:
       `You are invited to join ${organization} as ${record.roleCode}.\n\n` +
-      `To accept, open this link before ${record.expiresAtUtc} (UTC), signed in with this email address:\n\n${link}\n\n` +
+      `Open this link before ${record.expiresAtUtc} (UTC) to join: sign in with this email address, or choose a password if you have no account yet:\n\n${link}\n\n` +
       'If you did not expect this invitation, ignore this message.',
     correlationId,
   });

@@ -2,7 +2,7 @@
 import { acceptInvite } from './accept-invite.ts';
 import { cancelInvite } from './cancel-invite.ts';
 import { createInvite } from './create-invite.ts';
-import { deliverInvite, emailDeliveryUnavailable } from './deliver-invite.ts';
+import { deliverInvite, emailDeliveryUnavailable, readOrganizationName } from './deliver-invite.ts';
 import { listInvites } from './list-invites.ts';
 import { readInviteHistory } from './invite-history.ts';
 import { reconcileInvites } from './reconcile-invites.ts';
@@ -18,6 +18,7 @@ export const invites = {
   resend: resendInvite,
   deliver: deliverInvite,
   emailDeliveryUnavailable,
+  organizationName: readOrganizationName,
 };
 export { inviteSchema } from './invite-record.ts';
 export { LIST_INVITES } from './list-invites.ts';
