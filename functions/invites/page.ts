@@ -9,6 +9,8 @@ import { pinnedScriptPage } from '../../lib/http/pinned-script-page.ts';
 const SCRIPT = `
 const token = new URLSearchParams(location.hash.slice(1)).get('token');
 history.replaceState(null, '', location.pathname);
+// Another link opened in this tab changes only the fragment, which runs no script: load it afresh to read it.
+addEventListener('hashchange', () => location.reload());
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const byId = (id) => document.getElementById(id);
 const register = byId('register');
