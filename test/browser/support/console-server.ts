@@ -9,6 +9,7 @@ import { uuidv7 } from 'uuidv7';
 import { serveNode } from '../../../functions/entries/node.ts';
 import { loadConfig } from '../../../lib/config/index.ts';
 import { createJsonLogger } from '../../../lib/log/logger.ts';
+import type { Notifier } from '../../../lib/notify/notifier.ts';
 import { createFolderMailbox, readMailbox, type MailboxMessage } from '../../../local/mailbox/folder-mailbox.ts';
 import { freePort } from '../../../local/processes/free-port.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../../local/processes/scratch-database.ts';
@@ -28,6 +29,8 @@ export interface ConsoleServer {
   inviteLinkBase: string;
   /** The messages sent so far, oldest first. */
   mailbox(): Promise<MailboxMessage[]>;
+  /** From now on every send fails (as an email API that refuses would), or works again. */
+  failSends(failing: boolean): void;
   close(): Promise<void>;
 }
 
@@ -40,9 +43,14 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
   const mailboxDir = await mkdtemp(join(tmpdir(), 'runstate-browser-mailbox-'));
   const stack = await startStack({ databaseUrl: database.url, env: { CONSOLE_ENABLED: 'true', INVITE_LINK_BASE: inviteLinkBase } });
   const logs: string[] = [];
+  const mailbox = createFolderMailbox(mailboxDir);
+  let failing = false;
+  const notifier: Notifier = {
+    send: (message) => (failing ? Promise.reject(new Error('the email API answered 503')) : mailbox.send(message)),
+  };
   const server: ServerType = await serveNode(
     { ...loadConfig(stack.env), port },
-    { logger: createJsonLogger((line) => logs.push(line)), notifier: createFolderMailbox(mailboxDir) },
+    { logger: createJsonLogger((line) => logs.push(line)), notifier },
   );
   const org = await stack.seedOrganization();
   const password = `canary-password-${uuidv7()}`;
@@ -54,6 +62,9 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     org,
     inviteLinkBase,
     mailbox: () => readMailbox(mailboxDir),
+    failSends: (on) => {
+      failing = on;
+    },
     admin: {
       organizationId: org.organizationId,
       locationId: org.locationId,
