@@ -1,6 +1,8 @@
-// The invitation function: create, list, history, cancel and resend (OrganizationAdmin of the organisation) and accept (the invited user).
+// The invitation function: create, list, history, cancel and resend (OrganizationAdmin of the organisation), accept (the
+// invited user) and register (a newcomer the invitation reached by email).
 import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
+import { registerWithInvite } from '../../lib/auth/register-with-invite.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
 import {
@@ -10,12 +12,13 @@ import {
   inviteHistoryRoute,
   invitePageRoute,
   listInvitesRoute,
+  registerInviteRoute,
   resendInviteRoute,
 } from './routes.ts';
 import { invitePage } from './page.ts';
 
 export const invitesFunction = defineFunction({ prefix: '/orgs/:orgId/invites', auth: 'bearer' });
-/** Accepting is the invited user's, who holds no role in the organisation yet. */
+/** Accepting is the invited user's, who holds no role in the organisation yet; registering needs no account at all. */
 export const inviteAcceptanceFunction = defineFunction({ prefix: '/invites', auth: 'bearer' });
 
 invitesFunction.openapi(createInviteRoute, async (c) => {
@@ -124,6 +127,26 @@ inviteAcceptanceFunction.openapi(acceptInviteRoute, async (c) => {
     throw errors.INVITE_INVALID();
   }
   return c.json({ organizationId: outcome.organizationId, locationId: outcome.locationId, roleCode: outcome.roleCode }, 200);
+});
+
+inviteAcceptanceFunction.openapi(registerInviteRoute, async (c) => {
+  const { token, password } = c.req.valid('json');
+  const outcome = await registerWithInvite(c.get('deps'), {
+    token,
+    password,
+    clientIp: c.get('clientIp'),
+    userAgent: c.req.header('user-agent'),
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    if (outcome.reason === 'not-delivered') throw errors.INVITE_NOT_DELIVERED();
+    if (outcome.reason === 'account-exists') throw errors.ACCOUNT_EXISTS();
+    if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
+    if (outcome.reason === 'not-configured') throw errors.NOT_CONFIGURED('sign-in (AUTH_SIGNING_KEYS)');
+    throw errors.INVITE_INVALID();
+  }
+  return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 201);
 });
 
 // The invite page: public (its visitor has no session yet) and uncached; the CSP allows its one script by hash, and

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
+import { sessionTokensSchema } from '../auth/schemas.ts';
 import {
   acceptInviteBody,
   acceptedInviteResponse,
@@ -13,6 +14,7 @@ import {
   inviteListResponse,
   inviteParams,
   listInvitesQuery,
+  registerInviteBody,
 } from './schemas.ts';
 
 export const createInviteRoute = defineRoute({
@@ -73,6 +75,31 @@ export const acceptInviteRoute = defineRoute({
   errors: ['FORBIDDEN', 'ROLE_CONFLICT', 'INVITE_INVALID', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: {
     200: { description: 'accepted', ...jsonContent(acceptedInviteResponse) },
+  },
+});
+
+export const registerInviteRoute = defineRoute({
+  method: 'post',
+  path: '/register',
+  summary: 'Create an account through an invitation delivered by email, and sign in (no bearer token)',
+  auth: 'none',
+  noStore: true,
+  request: { body: jsonBody(registerInviteBody) },
+  errors: [
+    'INVITE_NOT_DELIVERED',
+    'TENANT_SUSPENDED',
+    'ACCOUNT_EXISTS',
+    'INVITE_INVALID',
+    'RATE_LIMITED',
+    'NOT_CONFIGURED',
+    'STORE_UNAVAILABLE',
+  ],
+  responses: {
+    201: {
+      description:
+        'the account is created with the role and signed in; a repeat with the same token and password signs the same account in',
+      ...jsonContent(sessionTokensSchema),
+    },
   },
 });
 

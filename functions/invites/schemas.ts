@@ -1,5 +1,6 @@
 // Request and response schemas of the invitation routes.
 import * as z from 'zod';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../lib/auth/password.ts';
 import { uuidId } from '../../lib/http/route-schemas.ts';
 import { ROLE_CODES } from '../../lib/keys/index.ts';
 import { inviteSchema } from '../../lib/runtime/invites/index.ts';
@@ -46,6 +47,10 @@ export const inviteHistoryQuery = z.strictObject({
 });
 
 export const acceptInviteBody = z.strictObject({ token: z.string().min(1).max(256) });
+export const registerInviteBody = z.strictObject({
+  token: z.string().min(1).max(256),
+  password: z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH).describe("The new account's password: 12 to 256 characters"),
+});
 
 export const createdInviteResponse = z.object({
   invite: inviteSchema,

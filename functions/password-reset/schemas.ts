@@ -1,10 +1,7 @@
 // Request schemas of the password-reset routes.
 import * as z from 'zod';
-import { MAX_PASSWORD_LENGTH } from '../../lib/auth/password.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../lib/auth/password.ts';
 import { uuidId } from '../../lib/http/route-schemas.ts';
-
-/** Long enough that the 100 000-iteration KDF and the throttles hold; no composition rules (NIST SP 800-63B). */
-export const MIN_PASSWORD_LENGTH = 12;
 
 export const requestResetBody = z.strictObject({ organizationId: uuidId, email: z.email().max(254) });
 

@@ -11,6 +11,9 @@ const SALT_BYTES = 16;
 const HASH_BYTES = 32;
 const FORMAT = /^pbkdf2-sha256\$(\d{1,7})\$([A-Za-z0-9_-]{22})\$([A-Za-z0-9_-]{43})$/;
 
+/** A password being chosen: long enough that the 100 000-iteration KDF and the throttles hold; no composition rules (NIST SP 800-63B). */
+export const MIN_PASSWORD_LENGTH = 12;
+
 /** Longer passwords are refused at the route (HMAC pre-hashes them anyway; this bounds the work an attacker can ask for). */
 export const MAX_PASSWORD_LENGTH = 256;
 

@@ -43,6 +43,11 @@ export const ERROR_CATALOG = {
     message: (reason: string) => `refused: ${reason}; state-changing console requests must come from the console page itself`,
     consoleOnly: true,
   },
+  /** An invitation shown to its admin (delivery 'none') cannot create an account: only a mailbox-delivered one can. */
+  INVITE_NOT_DELIVERED: {
+    status: 403,
+    message: 'this invitation was not delivered by email, so it cannot create an account; sign in and accept it instead',
+  },
   NOT_FOUND: { status: 404, message: (message: string = 'no such active object in this tenant') => message },
   MFA_ALREADY_ENROLLED: { status: 409, message: 'this account already has a confirmed TOTP factor' },
   ROLE_CONFLICT: {
@@ -56,6 +61,10 @@ export const ERROR_CATALOG = {
   LAST_ADMIN: {
     status: 409,
     message: "this is the organisation's only organisation-wide OrganizationAdmin; make another member one first; nothing was changed",
+  },
+  ACCOUNT_EXISTS: {
+    status: 409,
+    message: 'an account with this email already exists; sign in, then accept the invitation; it stays active',
   },
   SLUG_TAKEN: { status: 409, message: 'another organisation already has this slug' },
   DOMAIN_TAKEN: { status: 409, message: 'one of these domains belongs to another organisation; nothing was changed' },

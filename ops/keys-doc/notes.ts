@@ -97,18 +97,20 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       'finds every email index of an organisation here instead of scanning the keyspace.',
   },
   inviteReceipt: {
-    ttl: `Exactly ${INVITE_RECEIPT_TTL_SECONDS} s from the accept or cancel that consumed the invite: long enough for the caller's retry and several reconciliation runs`,
+    ttl: `Exactly ${INVITE_RECEIPT_TTL_SECONDS} s from the accept, registration or cancel that consumed the invite: long enough for the caller's retry and several reconciliation runs`,
     allowedPayload: [
-      'kind (accept or cancel)',
-      'the accepting or cancelling user id',
+      'kind (accept, register or cancel)',
+      "the accepting or cancelling user id, or the id a registration creates the newcomer's account with",
       'the consumed invite object as stored (token hash, never the token)',
       'consumed-at unix seconds',
       'the admin who asked to cancel meanwhile',
     ],
     forbiddenPayload: ['plaintext invitation token', 'secrets', 'bearer tokens'],
-    auditCounterpart: 'invite.accepted or invite.cancelled, written once by whoever finishes the outcome',
+    auditCounterpart:
+      'invite.accepted (with user.registered for a registration) or invite.cancelled, written once by whoever finishes the outcome',
     cleanup: 'Expire by TTL; the reconciler removes it from the receipts index once the outcome is in PostgreSQL',
-    notes: 'Lets a lost reply finish exactly once: the same caller repeating gets the same answer, else the reconciler finishes it.',
+    notes:
+      'Lets a lost reply finish exactly once: the same caller repeating gets the same answer, else the reconciler finishes it (a registration it cannot finish, having no password, it gives back).',
   },
   inviteReceiptsByOrg: {
     ttl: "At least its newest receipt's TTL, refreshed on add",

@@ -148,6 +148,19 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     expect(await status(stack.request('POST', '/invites/accept', { token: newcomer, body: { token } }))).toBe(200);
     expect(await status(stack.request('GET', `${path}?email=${encodeURIComponent(invitee.email)}`, { token: org.adminToken }))).toBe(200);
 
+    // A newcomer joins through an emailed invite (invites.register), and a repeat after a lost reply finds its receipt.
+    const joiner = newInvitee();
+    const emailed = await stack.request('POST', path, {
+      token: org.adminToken,
+      body: { email: joiner.email, roleCode: 'Viewer', delivery: 'email' },
+    });
+    expect(emailed.status).toBe(201);
+    const joinToken = /#token=(\S+)/.exec(mail.filter((text) => text.includes('/invites/accept#token=')).at(-1) ?? '')?.[1];
+    const join = { token: joinToken, password: `pw-${uuidv7()}` };
+    const joinHeaders = { [TEST_CLIENT_IP_HEADER]: freshIp() };
+    expect(await status(stack.request('POST', '/invites/register', { body: join, headers: joinHeaders }))).toBe(201);
+    expect(await status(stack.request('POST', '/invites/register', { body: join, headers: joinHeaders }))).toBe(201);
+
     // A grant refused for good gives the invite back (invites.return): the admin already holds another role at this scope.
     const own = await stack.request('POST', path, {
       token: org.adminToken,

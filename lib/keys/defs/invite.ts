@@ -1,4 +1,4 @@
-// The invite keys: the invite object, its indexes and the receipt an accept or cancel leaves, with their TTLs and values.
+// The invite keys: the invite object, its indexes and the receipt an accept, register or cancel leaves, with their TTLs and values.
 import * as z from 'zod';
 import { defineKey } from '../define-key.ts';
 import { hashed, scopeIdAgain, uuid } from '../id-segments.ts';
@@ -34,8 +34,8 @@ export const inviteRecordSchema = z.strictObject({
 export type InviteRecord = z.infer<typeof inviteRecordSchema>;
 
 export const inviteReceiptSchema = z.strictObject({
-  kind: z.enum(['accept', 'cancel']),
-  /** The accepting user, or the admin who cancelled. */
+  kind: z.enum(['accept', 'cancel', 'register']),
+  /** The accepting user, the admin who cancelled, or the id a newcomer's account is created with (register). */
   actorUserId: z.uuid(),
   /** Names this consumption, so a late compensation of an earlier attempt never touches a newer one. */
   attempt: z.uuid(),

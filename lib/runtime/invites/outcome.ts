@@ -31,16 +31,47 @@ interface Attempt {
  * scope rolls the whole transaction back (RS409 from invite_assert_role_compatible, migrations/0003).
  */
 export async function recordAcceptance(deps: Deps, attempt: Attempt): Promise<RecordOutcome> {
-  const { record, actorUserId } = attempt;
   const at = new Date(deps.clock.now());
-  // Built before the call: an invalid audit event is a bug, not an unavailable database.
-  const statements = [
-    outcomeStatement('accepted', attempt, at),
+  const user = {
+    // A known id is a no-op; the same email under another id is an identity conflict and fails (23505).
+    text: 'INSERT INTO users (id, email) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
+    params: [attempt.actorUserId, attempt.record.normalizedEmail],
+  };
+  return finish(deps, 'invites.accept.grant', attempt.record.inviteId, grantStatements(attempt, at, user));
+}
+
+/**
+ * A newcomer's registration, as one transaction: the acceptance's statements, with the account created (its email is
+ * the invite's, proven by the mailbox the token went to; its password hash set) and `user.registered` besides. An
+ * email that another account holds fails on users_email_key, so two registrations never make two accounts.
+ */
+export async function recordRegistration(deps: Deps, attempt: Attempt & { passwordHash: string }): Promise<RecordOutcome> {
+  const at = new Date(deps.clock.now());
+  const user = {
+    text: 'INSERT INTO users (id, email, password_hash) VALUES ($1, $2, $3)',
+    params: [attempt.actorUserId, attempt.record.normalizedEmail, attempt.passwordHash],
+  };
+  const registered = auditStatement(
     {
-      // A known id is a no-op; the same email under another id is an identity conflict and fails (23505).
-      text: 'INSERT INTO users (id, email) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
-      params: [actorUserId, record.normalizedEmail],
+      action: 'user.registered',
+      actorUserId: attempt.actorUserId,
+      organizationId: attempt.record.organizationId,
+      locationId: attempt.record.locationId,
+      targetId: attempt.actorUserId,
+      correlationId: attempt.correlationId,
+      details: { via: 'invite', inviteId: attempt.record.inviteId },
     },
+    at,
+  );
+  return finish(deps, 'invites.register.grant', attempt.record.inviteId, [...grantStatements(attempt, at, user), registered]);
+}
+
+/** Built before the call: an invalid audit event is a bug, not an unavailable database. */
+function grantStatements(attempt: Attempt, at: Date, user: { text: string; params: unknown[] }) {
+  const { record, actorUserId } = attempt;
+  return [
+    outcomeStatement('accepted', attempt, at),
+    user,
     {
       text: 'SELECT invite_assert_role_compatible($1, $2, $3, $4)',
       params: [actorUserId, record.organizationId, record.locationId, record.roleCode],
@@ -52,7 +83,6 @@ export async function recordAcceptance(deps: Deps, attempt: Attempt): Promise<Re
     },
     inviteAudit('invite.accepted', attempt, at),
   ];
-  return finish(deps, 'invites.accept.grant', record.inviteId, statements);
 }
 
 /** One transaction: the outcome row and `invite.cancelled`. */

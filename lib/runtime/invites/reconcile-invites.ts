@@ -7,6 +7,7 @@ import { finishAcceptance } from './accept-invite.ts';
 import { finishCancellation } from './cancel-invite.ts';
 import { inviteRecordSchema } from './invite-record.ts';
 import { readOutcomes } from './outcome.ts';
+import { returnInvite } from './return-invite.ts';
 import { inviteReceiptSchema } from './receipt.ts';
 
 /**
@@ -75,7 +76,8 @@ export interface ReconcileReport {
  * Chosen: a consumed invite is finished, not given back. The accept's caller proved the token and the verified
  * email before the script consumed it, so completing the grant is what they asked for; giving it back would reopen
  * an invite the user believes used and race a later cancel. A grant refused for good (another role held, the email
- * of another account) gives the invite back, as the accept itself would. Cancels are finished the same way.
+ * of another account) gives the invite back, as the accept itself would. Cancels are finished the same way. A
+ * registration is the exception: it cannot be finished without the newcomer's password, so it is given back.
  */
 export async function reconcileInvites(deps: Deps, options: ReconcileOptions): Promise<ReconcileReport> {
   const { keys } = deps;
@@ -115,6 +117,13 @@ export async function reconcileInvites(deps: Deps, options: ReconcileOptions): P
     try {
       if (receipt.kind === 'accept' && receipt.cancelRequestedBy === undefined) {
         await finishAcceptance(deps, receipt, record);
+      } else if (receipt.kind === 'register' && receipt.cancelRequestedBy === undefined) {
+        // The newcomer's password is kept nowhere, so a registration nobody finished is given back instead. The return
+        // drops the receipt and its listing itself; one that failed stays listed for the next run.
+        const { organizationId, inviteId } = record;
+        await returnInvite(deps, { organizationId, inviteId, attempt: receipt.attempt, correlationId: receipt.correlationId });
+        report.finished += 1;
+        continue;
       } else {
         await finishCancellation(deps, { ...receipt, actorUserId: receipt.cancelRequestedBy ?? receipt.actorUserId }, record);
       }

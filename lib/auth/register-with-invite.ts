@@ -1,0 +1,135 @@
+// auth.registerWithInvite: a newcomer with no account joins through an invitation that reached their mailbox: the
+// account is created with the invite's email and their password, the role granted once, and a session opened. Counted
+// by sign-in's throttles; every refusal that can be decided before the invite is consumed is decided first.
+import { dbCall } from '../pg/unavailable.ts';
+import type { Deps } from '../deps.ts';
+import { consumeForRegistration, findRegistrationTarget, finishRegistration } from '../runtime/invites/register-invite.ts';
+import type { InviteRecord } from '../runtime/invites/invite-record.ts';
+import type { InviteReceipt } from '../runtime/invites/receipt.ts';
+import { throttle } from '../runtime/throttle/index.ts';
+import { hashPassword, verifyPassword } from './password.ts';
+import { openSession } from './sessions/open-session.ts';
+import type { SessionTokens } from './sessions/session-tokens.ts';
+import { canSignTokens } from './tokens/access-token.ts';
+
+export interface RegisterInput {
+  token: string;
+  password: string;
+  clientIp: string | undefined;
+  userAgent: string | undefined;
+  correlationId: string;
+}
+
+export type RegisterOutcome =
+  | { ok: true; tokens: SessionTokens }
+  /** Unknown, expired, cancelled, replaced or spent — or spent by a registration whose password this is not. */
+  | { ok: false; reason: 'invalid' }
+  /** The token was shown to the admin who created the invite (delivery 'none'): it may accept, never register. */
+  | { ok: false; reason: 'not-delivered' }
+  /** The email already has an account: sign in, then accept; the invite stays. */
+  | { ok: false; reason: 'account-exists' }
+  | { ok: false; reason: 'tenant-suspended' }
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
+  | { ok: false; reason: 'not-configured' };
+
+interface AccountRow {
+  user_id: string | null;
+  password_hash: string | null;
+  suspended: boolean;
+}
+
+export async function registerWithInvite(deps: Deps, input: RegisterInput): Promise<RegisterOutcome> {
+  if (!canSignTokens(deps.config.auth)) return { ok: false, reason: 'not-configured' };
+  const [byIp, target] = await Promise.all([
+    throttle.hit(deps, {
+      action: 'login-ip',
+      scope: { kind: 'platform' },
+      subject: input.clientIp ?? 'unknown',
+      correlationId: input.correlationId,
+    }),
+    findRegistrationTarget(deps, input.token),
+  ]);
+  if (!byIp.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byIp.retryAfterSeconds };
+  if (target.kind === 'invalid') return { ok: false, reason: 'invalid' };
+  // Refused before any lookup: an admin who saw the token must never choose a password for someone else's address.
+  if (target.kind === 'open' && target.record.delivery !== 'email') return { ok: false, reason: 'not-delivered' };
+  const { record } = target;
+  const [byAccount, account] = await Promise.all([
+    throttle.hit(deps, {
+      action: 'login',
+      scope: { kind: 'org', id: record.organizationId },
+      subject: record.normalizedEmail,
+      correlationId: input.correlationId,
+    }),
+    readAccount(deps, record),
+  ]);
+  if (!byAccount.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byAccount.retryAfterSeconds };
+  if (account.suspended) return { ok: false, reason: 'tenant-suspended' };
+
+  if (target.kind === 'registered' && account.user_id === target.userId) {
+    // The account exists already: this is a repeat (a lost reply), and only the password it was created with signs in.
+    return signInRegistered(deps, input, record, target.userId, account.password_hash);
+  }
+  if (account.user_id !== null) return { ok: false, reason: 'account-exists' };
+
+  // Derived before the invite is consumed, so nothing is spent by a call that dies in the KDF.
+  const passwordHash = await hashPassword(input.password);
+  const consumed = await consumeForRegistration(deps, { token: input.token, correlationId: input.correlationId });
+  if (!consumed.ok) return consumed;
+  return finish(deps, input, consumed.receipt, consumed.record, passwordHash);
+}
+
+async function finish(
+  deps: Deps,
+  input: RegisterInput,
+  receipt: InviteReceipt,
+  record: InviteRecord,
+  passwordHash: string,
+): Promise<RegisterOutcome> {
+  const recorded = await finishRegistration(deps, { receipt, record, passwordHash });
+  if (recorded.ok) return open(deps, input, record, receipt.actorUserId);
+  if (recorded.reason === 'email-belongs-to-another-user') return { ok: false, reason: 'account-exists' };
+  if (recorded.reason === 'finished' && recorded.finished.outcome === 'accepted' && recorded.finished.actorUserId === receipt.actorUserId) {
+    // A racing registration with the same token created the account first: its password decides.
+    const stored = await readAccount(deps, record);
+    return signInRegistered(deps, input, record, receipt.actorUserId, stored.user_id === receipt.actorUserId ? stored.password_hash : null);
+  }
+  // Cancelled first, or a role conflict the invite was given back for.
+  return { ok: false, reason: 'invalid' };
+}
+
+async function signInRegistered(
+  deps: Deps,
+  input: RegisterInput,
+  record: InviteRecord,
+  userId: string,
+  passwordHash: string | null,
+): Promise<RegisterOutcome> {
+  if (!(await verifyPassword(input.password, passwordHash))) return { ok: false, reason: 'invalid' };
+  return open(deps, input, record, userId);
+}
+
+function open(deps: Deps, input: RegisterInput, record: InviteRecord, userId: string): Promise<RegisterOutcome> {
+  return openSession(deps, {
+    userId,
+    email: record.normalizedEmail,
+    organizationId: record.organizationId,
+    method: 'password',
+    userAgent: input.userAgent,
+    correlationId: input.correlationId,
+  }).then((tokens) => ({ ok: true, tokens }));
+}
+
+/** The account holding the invite's email, if any, and whether its organisation is suspended: one read. */
+async function readAccount(deps: Deps, record: InviteRecord): Promise<AccountRow> {
+  const rows = await dbCall('read', 'auth.register.account', (signal) =>
+    deps.db.query<AccountRow>(
+      `SELECT u.id AS user_id, u.password_hash,
+              EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS suspended
+         FROM (SELECT 1) AS one LEFT JOIN users u ON u.email = $1`,
+      [record.normalizedEmail, record.organizationId],
+      { signal },
+    ),
+  );
+  return rows[0] ?? { user_id: null, password_hash: null, suspended: false };
+}
