@@ -85,8 +85,11 @@ function showNewcomer() {
 async function accept(accessToken) {
   const result = await call('POST', '/invites/accept', { token: token ?? '' }, accessToken);
   await endSession(accessToken);
-  if (result.status === 200) finish('You have joined the organisation as ' + result.body.roleCode + '.');
-  else fail(messageOf(result));
+  if (result.status === 200) return finish('You have joined the organisation as ' + result.body.roleCode + '.');
+  // That session is over (and an MFA challenge spent): another try starts at the password again.
+  signIn.hidden = false;
+  mfa.hidden = true;
+  fail(messageOf(result));
 }
 
 if (!token) {

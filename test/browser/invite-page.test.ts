@@ -225,6 +225,8 @@ describe('someone with an account', () => {
     await open(inviteeLink);
     await signInAndAccept(stranger);
     await page.getByRole('alert').getByText('this invitation is addressed to another email').waitFor();
+    // Another try starts at the password again: the session that was refused is over.
+    expect(await page.locator('#sign-in').isVisible()).toBe(true);
     expect(await roleOf(stranger.org.adminId)).toEqual([]);
     expect(await openSessions(stranger.org.adminId)).toBe(0);
     await open(inviteeLink);
