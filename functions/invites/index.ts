@@ -10,10 +10,12 @@ import {
   cancelInviteRoute,
   createInviteRoute,
   inviteHistoryRoute,
+  invitePageRoute,
   listInvitesRoute,
   registerInviteRoute,
   resendInviteRoute,
 } from './routes.ts';
+import { invitePage } from './page.ts';
 
 export const invitesFunction = defineFunction({ prefix: '/orgs/:orgId/invites', auth: 'bearer' });
 /** Accepting is the invited user's, who holds no role in the organisation yet; registering needs no account at all. */
@@ -148,4 +150,14 @@ inviteAcceptanceFunction.openapi(registerInviteRoute, async (c) => {
     throw errors.INVITE_INVALID();
   }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 201);
+});
+
+// The invite page: public (its visitor has no session yet) and uncached; the CSP allows its one script by hash, and
+// referrer-policy no-referrer comes with every answer (lib/http/security-headers.ts).
+inviteAcceptanceFunction.openapi(invitePageRoute, async (c) => {
+  const page = await invitePage();
+  c.header('content-security-policy', page.contentSecurityPolicy);
+  c.header('x-content-type-options', 'nosniff');
+  c.header('x-frame-options', 'DENY');
+  return c.html(page.html, 200);
 });

@@ -1,4 +1,5 @@
 // Route definitions (OpenAPI) of the invitation function.
+import * as z from 'zod';
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
 import { sessionTokensSchema } from '../auth/schemas.ts';
@@ -100,4 +101,15 @@ export const registerInviteRoute = defineRoute({
       ...jsonContent(sessionTokensSchema),
     },
   },
+});
+
+// The page an emailed link opens (functions/invites/page.ts): public, uncached, on the same path as the accept it calls.
+export const invitePageRoute = defineRoute({
+  method: 'get',
+  path: '/accept',
+  summary: 'The page an emailed invitation link opens (the token stays in the URL fragment)',
+  auth: 'none',
+  noStore: true,
+  errors: [],
+  responses: { 200: { description: 'the page', content: { 'text/html': { schema: z.string() } } } },
 });

@@ -1,5 +1,7 @@
 // The reset page a link opens: it reads the token from the URL fragment (which no server and no Referer ever sees) and
 // posts it with the new password as JSON. One script, pinned by its hash in the CSP; nothing inline besides it.
+import { pinnedScriptPage } from '../../lib/http/pinned-script-page.ts';
+
 const SCRIPT = `
 const form = document.getElementById('reset');
 const status = document.getElementById('status');
@@ -28,22 +30,8 @@ const HTML = `<!doctype html>
   <button type="submit">Set password</button>
 </form>
 <p id="status" role="status"></p>
-<script>${SCRIPT}</script>
+<script></script>
 </html>
 `;
 
-let scriptHash: Promise<string> | undefined;
-
-async function sha256Base64(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return btoa(String.fromCharCode(...digest));
-}
-
-export async function resetPage(): Promise<{ html: string; contentSecurityPolicy: string }> {
-  scriptHash ??= sha256Base64(SCRIPT);
-  const hash = await scriptHash;
-  return {
-    html: HTML,
-    contentSecurityPolicy: `default-src 'none'; script-src 'sha256-${hash}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
-  };
-}
+export const resetPage = pinnedScriptPage(SCRIPT, HTML);

@@ -196,7 +196,10 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
             : 'off (CONSOLE_ENABLED=false)',
         ],
         ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
-        ['Mailbox', `${displayPath(mailboxDir)}: password-reset links land here, one JSON file (0600) per message; nothing is sent`],
+        [
+          'Mailbox',
+          `${displayPath(mailboxDir)}: password-reset links and emailed invitations land here, one JSON file (0600) per message; nothing is sent`,
+        ],
       ],
       stoppers: stack.names(),
       notes: [

@@ -39,6 +39,7 @@ async function historyRows(): Promise<Array<[string, string]>> {
 async function createThroughForm(email: string): Promise<void> {
   const form = page.locator('#invite-form');
   await form.getByLabel('Email').fill(email);
+  await form.getByLabel('Delivery').selectOption('none');
   await form.getByRole('button', { name: 'Create invite' }).click();
   await page.getByRole('dialog', { name: 'Invitation token' }).waitFor();
   await page.getByRole('button', { name: 'Done, close' }).click();

@@ -1,5 +1,6 @@
 // The console in headless Chromium against the app served over HTTP: sign in, create an invite (its token shown once,
-// then gone from the page), see it listed with a live countdown, cancel it, start an export and download it; no token
+// then gone from the page), see it listed with a live countdown, cancel it, send one by email (the default) and resend
+// it, start an export and download it; no token
 // or password in localStorage, sessionStorage or a cookie a script can read; the CSP on every answer and never broken.
 // The history and Syrve runtime views are in console-history-runtime.test.ts (they need those API routes).
 import { readFile } from 'node:fs/promises';
@@ -21,6 +22,8 @@ const answers: Array<{ url: string; csp: string | undefined }> = [];
 const refusals: string[] = [];
 /** The invite token the dialog showed once: the canary searched for everywhere afterwards. */
 let inviteToken = '';
+/** The tokens of the emailed invites, read from the mailbox folder: never in the page either. */
+const emailedTokens: string[] = [];
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startConsoleServer(), launchChromium()]);
@@ -78,10 +81,17 @@ it('signs in with the password and shows the first view (its load time printed)'
   for (const cookie of cookies) expect(readable).not.toContain(cookie.value);
 });
 
-it('creates an invite by keyboard: the token is shown once in a dialog with a copy button, then gone from the page', async () => {
+it('offers delivery by email first, and the token only when asked for', async () => {
+  const delivery = page.locator('#invite-form').getByLabel('Delivery');
+  expect(await delivery.inputValue()).toBe('email');
+  expect(await delivery.locator('option').allTextContents()).toEqual(['Send by email', 'Show the token here, once']);
+});
+
+it('creates an invite by keyboard with delivery "none": the token is shown once in a dialog with a copy button, then gone from the page', async () => {
   const form = page.locator('#invite-form');
   await form.getByLabel('Email').fill('browser-invitee@example.test');
   await form.getByLabel('Role').selectOption('Accountant');
+  await form.getByLabel('Delivery').selectOption('none');
   await form.getByRole('button', { name: 'Create invite' }).focus();
   await page.keyboard.press('Enter');
   const dialog = page.getByRole('dialog', { name: 'Invitation token' });
@@ -100,6 +110,8 @@ it('creates an invite by keyboard: the token is shown once in a dialog with a co
   expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Create invite');
   expect(await page.locator('#token-value').textContent()).toBe('');
   expect(await readableByScripts()).not.toContain(inviteToken);
+  // The form is back at its defaults, email delivery included.
+  expect(await form.getByLabel('Delivery').inputValue()).toBe('email');
 });
 
 it('lists the invite with a live countdown to its expiry, and the token stays gone after a reload', async () => {
@@ -127,6 +139,66 @@ it('cancels the invite after a confirmation dialog', async () => {
   expect(await page.evaluate(() => document.activeElement?.id)).toBe('invites-refresh');
 });
 
+/** The invite row's expiry, as the list drew it. */
+const expiryOf = async (email: string) =>
+  Date.parse((await page.locator('#invite-rows tr', { hasText: email }).locator('time').getAttribute('datetime')) ?? '');
+
+/** The tokens in the links mailed to `email`, oldest first. */
+const mailedTokens = async (email: string) =>
+  (await server.mailbox()).filter((m) => m.to === email).map((m) => /#token=(\S+)/.exec(m.text)![1]!);
+
+it('sends an invite by email (the default): "sent" is announced once the list shows it, and no token reaches the page', async () => {
+  const email = 'emailed-invitee@example.test';
+  const form = page.locator('#invite-form');
+  await form.getByLabel('Email').fill(email);
+  await form.getByLabel('Role').selectOption('Viewer');
+  await form.getByRole('button', { name: 'Create invite' }).click();
+  await page.locator('#notice', { hasText: `Invite for ${email}: email sent.` }).waitFor();
+  // Announced after the redraw: the row is already there, and no dialog opened.
+  expect(await page.locator('#invite-rows tr', { hasText: email }).count()).toBe(1);
+  expect(await page.getByRole('dialog', { name: 'Invitation token' }).isVisible()).toBe(false);
+  const [token] = await mailedTokens(email);
+  expect(token).toMatch(/^rsi_/);
+  emailedTokens.push(token!);
+  expect(await readableByScripts()).not.toContain(token);
+});
+
+it("resends it: announced once the list is redrawn, focus back on the row's Resend, a new token mailed and the expiry restarted", async () => {
+  const email = 'emailed-invitee@example.test';
+  const before = await expiryOf(email);
+  // The expiry is counted from the resend: a moment later, so it must be later.
+  await page.waitForTimeout(1_100);
+  await page.getByRole('button', { name: `Resend the invite for ${email}` }).click();
+  await page.locator('#notice', { hasText: `Resent the invite for ${email}: email sent.` }).waitFor();
+  expect(await expiryOf(email)).toBeGreaterThan(before);
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Resend the invite for ${email}`);
+  const tokens = await mailedTokens(email);
+  expect(tokens).toHaveLength(2);
+  expect(tokens[1]).not.toBe(tokens[0]);
+  emailedTokens.push(tokens[1]!);
+  await page.locator('#history-rows', { hasText: 'invite.resent' }).waitFor();
+});
+
+it('says "failed — use Resend" when the email cannot be sent, and the invite stands', async () => {
+  const email = 'unlucky-invitee@example.test';
+  server.failSends(true);
+  try {
+    const form = page.locator('#invite-form');
+    await form.getByLabel('Email').fill(email);
+    await form.getByRole('button', { name: 'Create invite' }).click();
+    await page.locator('#notice', { hasText: `Invite for ${email}: email failed — use Resend.` }).waitFor();
+    await page.locator('#invite-rows tr', { hasText: email }).waitFor();
+    await page.getByRole('button', { name: `Resend the invite for ${email}` }).click();
+    await page.locator('#notice', { hasText: `Resent the invite for ${email}: email failed — use Resend.` }).waitFor();
+  } finally {
+    server.failSends(false);
+  }
+  await page.getByRole('button', { name: `Resend the invite for ${email}` }).click();
+  await page.locator('#notice', { hasText: `Resent the invite for ${email}: email sent.` }).waitFor();
+  emailedTokens.push(...(await mailedTokens(email)));
+  expect(emailedTokens).toHaveLength(3);
+});
+
 it('starts an audit export, shows its progress, and downloads the CSV with both invite events', async () => {
   await page.getByRole('button', { name: 'Start an export' }).click();
   const item = page.locator('#export-list li').first();
@@ -142,7 +214,8 @@ it('starts an audit export, shows its progress, and downloads the CSV with both 
   const csv = await readFile((await download.path())!, 'utf8');
   expect(csv).toContain('invite.created');
   expect(csv).toContain('invite.cancelled');
-  expect(csv).not.toContain(inviteToken);
+  expect(csv).toContain('invite.resent');
+  for (const token of [inviteToken, ...emailedTokens]) expect(csv).not.toContain(token);
 });
 
 it('kept the CSP on every answer, broke none of it, and no token or password reached a log, storage or readable cookie', async () => {
@@ -150,7 +223,12 @@ it('kept the CSP on every answer, broke none of it, and no token or password rea
   for (const answer of answers) expect(answer.csp, answer.url).toBe(CONSOLE_CSP);
   expect(refusals).toEqual([]);
   const readable = await readableByScripts();
-  const secrets = [inviteToken, server.admin.password, ...(await browser.context.cookies()).map((cookie) => cookie.value)];
+  const secrets = [
+    inviteToken,
+    ...emailedTokens,
+    server.admin.password,
+    ...(await browser.context.cookies()).map((cookie) => cookie.value),
+  ];
   for (const secret of secrets) expect(readable).not.toContain(secret);
   const logs = server.logs.join('\n');
   for (const secret of secrets) expect(logs).not.toContain(secret);

@@ -59,6 +59,7 @@ export function consoleShell(facts: ShellFacts): string {
     <label>Email <input name="email" type="email" required></label>
     <label>Role <select name="roleCode">${roles}</select></label>
     <label>Outlet <select name="locationId" id="invite-outlet"></select></label>
+    <span class="field"><label for="invite-delivery">Delivery</label> <select name="delivery" id="invite-delivery"><option value="email" selected>Send by email</option><option value="none">Show the token here, once</option></select></span>
     <button type="submit">Create invite</button>
   </form>
   <p id="invites-error" class="error" role="alert"></p>

@@ -10,7 +10,7 @@ main { padding: 1rem 1.2rem 2rem; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 0.8rem 1rem 1rem; min-width: 0; overflow-x: auto; }
 #sign-in { max-width: 26rem; margin: 2rem auto; }
 h2 { font-size: 1rem; margin: 0 0 0.6rem; }
-label { display: inline-flex; flex-direction: column; gap: 0.2rem; font-size: 0.85rem; color: var(--muted); }
+label, .field { display: inline-flex; flex-direction: column; gap: 0.2rem; font-size: 0.85rem; color: var(--muted); }
 input, select { font: inherit; color: var(--ink); padding: 0.3rem 0.45rem; border: 1px solid #aab1bf; border-radius: 4px; background: #fff; }
 button { font: inherit; padding: 0.3rem 0.8rem; border: 1px solid var(--accent); border-radius: 4px; background: var(--accent); color: #fff; cursor: pointer; }
 button.secondary, #sign-out, .row button + button { background: #fff; color: var(--accent); }

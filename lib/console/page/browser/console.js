@@ -388,7 +388,11 @@ async function loadInvites() {
         const when = cell('');
         when.append(expires);
         const actions = cell('');
-        actions.append(button('Cancel', () => cancelInvite(invite), 'Cancel the invite for ' + invite.email));
+        actions.append(
+          button('Resend', () => resendInvite(invite), 'Resend the invite for ' + invite.email),
+          ' ',
+          button('Cancel', () => cancelInvite(invite), 'Cancel the invite for ' + invite.email),
+        );
         tr.append(cell(invite.email), cell(invite.roleCode), cell(outletName(invite.locationId)), when, actions);
         return tr;
       }),
@@ -425,22 +429,42 @@ byId('invite-form', HTMLFormElement).addEventListener('submit', async (event) =>
   event.preventDefault();
   const form = byId('invite-form', HTMLFormElement);
   $('invites-error').textContent = '';
+  notice('');
   try {
-    /** @type {{ token?: string }} */
+    const email = field(form, 'email').value;
+    const delivery = field(form, 'delivery').value;
+    /** @type {{ token?: string, delivery?: string }} */
     const created = await json('POST', orgPath('/invites'), {
-      email: field(form, 'email').value,
+      email,
       roleCode: field(form, 'roleCode').value,
       locationId: field(form, 'locationId').value || null,
+      delivery,
     });
-    const token = String(created.token);
-    delete created.token;
     form.reset();
-    showToken(token);
+    if (delivery === 'none') {
+      // The one answer that carries the token: it goes to the dialog and nowhere else.
+      const token = String(created.token);
+      delete created.token;
+      showToken(token);
+      await Promise.all([loadInvites(), loadHistory(null)]);
+      return;
+    }
     await Promise.all([loadInvites(), loadHistory(null)]);
+    // Last, once the lists are drawn, as for every other action.
+    notice(deliveryNotice('Invite for ' + email, created.delivery));
   } catch (error) {
     $('invites-error').textContent = describe(error);
   }
 });
+
+/**
+ * What an emailed invite's answer says about the send: a failed one leaves the invite standing, to be resent.
+ * @param {string} what
+ * @param {string | undefined} delivery
+ */
+function deliveryNotice(what, delivery) {
+  return what + (delivery === 'sent' ? ': email sent.' : ': email failed — use Resend.');
+}
 
 /**
  * The token lives only in this dialog: on close it leaves the DOM and the last reference to it is dropped.
@@ -541,6 +565,28 @@ async function cancelInvite(invite) {
   $('invites-refresh').focus();
   // Last, so whoever acts on the notice finds the lists and the focus already as they end.
   if (cancelled) notice('Cancelled the invite for ' + invite.email + '.');
+}
+
+/**
+ * A new token by email and a restarted expiry; the old link stops working (POST …/invites/{inviteId}/resend).
+ * @param {Invite} invite
+ */
+async function resendInvite(invite) {
+  $('invites-error').textContent = '';
+  notice('');
+  /** @type {string | null} */
+  let delivery = null;
+  try {
+    /** @type {{ delivery: string }} */
+    const resent = await json('POST', orgPath('/invites/' + invite.inviteId + '/resend'));
+    delivery = resent.delivery;
+  } catch (error) {
+    $('invites-error').textContent = describe(error);
+  }
+  await Promise.all([loadInvites(), loadHistory(null)]);
+  refocus($('invite-rows'), 'Resend the invite for ' + invite.email, $('invites-refresh'));
+  // Last, so whoever acts on the notice finds the lists and the focus already as they end.
+  if (delivery !== null) notice(deliveryNotice('Resent the invite for ' + invite.email, delivery));
 }
 
 $('invites-refresh').addEventListener('click', () => void loadInvites());
