@@ -2,7 +2,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
+import { systemClock } from '../lib/deps.ts';
 import { createJsonLogger } from '../lib/log/logger.ts';
+import { createBudget } from '../lib/runtime/cron-task/budget.ts';
+import { denylistRepairTask } from '../lib/runtime/revocation/index.ts';
 import { startFakeSyrve } from '../local/fakes/index.ts';
 import { startRedisServer } from '../local/processes/redis-server.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL } from '../local/processes/scratch-database.ts';
@@ -85,6 +88,9 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
   teardown.add('fixture client', () => db.end());
+  // The first scheduled repair of a deployment marks its denylist whole (docs/design/revocation.md); run here, before
+  // any count, so authenticated calls are measured on the healthy path.
+  await denylistRepairTask.run(deps, createBudget({ commands: 100_000, timeMs: 30_000 }, systemClock), { correlationId: 'bench-setup' });
 
   const counters = {
     reset(): void {

@@ -1,5 +1,6 @@
 // The active context read: GET /auth/context of a session whose context is set (target: 1 main-store round trip, sent beside the revocation check).
 import { uuidv7 } from 'uuidv7';
+import { denylistStateSchema, type DenylistState } from '../../lib/keys/index.ts';
 import { expectStatus, type OperationBench } from '../operation.ts';
 import { BENCH_TOKEN_TTL_SECONDS } from '../stack.ts';
 
@@ -18,6 +19,31 @@ export const contextGetBench: OperationBench = {
       // The first call proves the figures are for a stored context, not a 404.
       const read = response.status === 200 ? ((await response.json()) as { context: { organizationId: string } }).context : undefined;
       if (read?.organizationId !== org.organizationId) throw new Error(`auth.context.get: no context read (HTTP ${response.status})`);
+    };
+  },
+};
+
+export const contextGetStateMissingBench: OperationBench = {
+  name: 'auth.context.get.state-missing',
+  describe:
+    "the same read while the denylist's state is missing (a revocation store that lost its data): the check asks PostgreSQL for the session; a held repair lock keeps it missing",
+  async prepare(stack, count) {
+    const org = await stack.seedOrganization();
+    const token = await stack.token({ userId: org.adminId, sessionId: uuidv7(), expiresInSeconds: BENCH_TOKEN_TTL_SECONDS });
+    const body = { organizationId: org.organizationId, locationId: org.locationId };
+    await expectStatus('auth.context.put', await stack.request('PUT', '/auth/context', { token, body }), 200);
+    // Straight on Redis, outside the proxies: the state goes, and a lock nobody releases keeps any repair from running.
+    const stateKey = stack.deps.keys.denylistState();
+    const lockKey = stack.deps.keys.denylistRepairLock();
+    await stack.redis.del(stateKey);
+    await stack.redis.set(lockKey, '0'.repeat(32), 'PX', 600_000);
+    return async (i) => {
+      await expectStatus('auth.context.get.state-missing', await stack.request('GET', '/auth/context', { token }), 200);
+      if (i < count - 1) return;
+      // The benches after this one measure the healthy path again.
+      const whole: DenylistState = { state: 'whole', epoch: uuidv7(), sinceMs: Date.now(), position: null };
+      await stack.redis.set(stateKey, JSON.stringify(denylistStateSchema.parse(whole)), 'EX', 3_600);
+      await stack.redis.del(lockKey);
     };
   },
 };

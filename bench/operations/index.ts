@@ -2,7 +2,7 @@
 // figure benches run after them.
 import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
 import { authBenches } from './auth.ts';
-import { contextGetBench } from './context.ts';
+import { contextGetBench, contextGetStateMissingBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
 import { embeddedRedisBench } from './embedded-redis.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
@@ -26,6 +26,7 @@ export const operationBenches: OperationBench[] = [
   ...syrveBenches,
   ...authBenches,
   contextGetBench,
+  contextGetStateMissingBench,
   ...singleUseBenches,
   mfaVerifyBench,
   ...tenantBenches,

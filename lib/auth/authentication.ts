@@ -1,5 +1,6 @@
 // A verified token whose revocation check is under way: its principal is handed out only once the denylist has answered.
 import { errors } from '../http/app-error.ts';
+import { errorKind } from '../log/logger.ts';
 import { isRevoked } from '../runtime/revocation/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Principal } from './claims.ts';
@@ -16,15 +17,23 @@ export interface Authentication {
   principal(): Promise<Principal>;
 }
 
-/** Starts the one revocation round trip at once and returns without waiting for it. */
-export function startRevocationCheck(deps: Pick<Deps, 'revocation' | 'keys'>, principal: Principal): Authentication {
-  const checked = isRevoked(deps.revocation, deps.keys, principal).then(
+/**
+ * Starts the one revocation round trip at once and returns without waiting for it. `defer` keeps a repair the check
+ * starts (a denylist that is not whole) running after the answer, where the runtime allows.
+ */
+export function startRevocationCheck(
+  deps: Deps,
+  principal: Principal,
+  defer: ((work: Promise<unknown>) => void) | undefined,
+): Authentication {
+  const checked = isRevoked(deps, principal, defer).then(
     (revoked) => {
       if (revoked) throw errors.TOKEN_REVOKED();
       return principal;
     },
-    () => {
-      // A revoked token must never pass: no answer from the denylist is a refusal.
+    (error: unknown) => {
+      // A revoked token must never pass: no answer from the denylist (or from PostgreSQL standing in for it) is a refusal.
+      deps.logger.warn('revocation_check_failed', { errorKind: errorKind(error) });
       throw errors.REVOCATION_UNAVAILABLE();
     },
   );

@@ -21,7 +21,7 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   if (match?.[1] === undefined) throw errors.UNAUTHENTICATED();
   const principal = await verifierFor(deps.config)(match[1]);
   if (principal === undefined) throw errors.UNAUTHENTICATED('the bearer token is invalid or expired');
-  const auth = startRevocationCheck(deps, principal);
+  const auth = startRevocationCheck(deps, principal, c.get('defer'));
   c.set('auth', auth);
   await next();
   const refusal = await auth.principal().then(

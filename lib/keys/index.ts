@@ -12,6 +12,12 @@ export { ORG_CACHE_GENERATION_TTL_SECONDS, MEMBER_COUNT_TTL_SECONDS, ORG_SETTING
 export { memberCountSchema, orgSettingsSchema, type MemberCount, type OrgSettings } from './defs/cache.ts';
 export { activeContextSchema, type ActiveContext } from './defs/context.ts';
 export { CRON_RUN_LOCK_MAX_SECONDS } from './defs/cron.ts';
+export {
+  DENYLIST_REPAIR_LOCK_MAX_SECONDS,
+  DENYLIST_STATE_TTL_SECONDS,
+  denylistStateSchema,
+  type DenylistState,
+} from './defs/revocation.ts';
 export { INVITE_RECEIPT_TTL_SECONDS, INVITE_TTL_SECONDS } from './defs/invite.ts';
 export { inviteReceiptSchema, inviteRecordSchema, type InviteReceipt, type InviteRecord } from './defs/invite.ts';
 export { JOB_CACHE_TTL_SECONDS, JOB_KINDS, jobCacheSchema } from './defs/job.ts';

@@ -3,6 +3,8 @@
 import { ACCESS_TOKEN_MAX_LIFETIME_SECONDS } from '../../lib/config/index.ts';
 import {
   CRON_RUN_LOCK_MAX_SECONDS,
+  DENYLIST_REPAIR_LOCK_MAX_SECONDS,
+  DENYLIST_STATE_TTL_SECONDS,
   INVITE_RECEIPT_TTL_SECONDS,
   INVITE_TTL_SECONDS,
   JOB_CACHE_TTL_SECONDS,
@@ -248,6 +250,24 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     cleanup: 'Expire by TTL only; an early delete would un-revoke a live token',
     notes:
       'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment. Written by lib/runtime/revocation/revoke-token.ts; the denylist repair cannot write it again (no row holds it), so a lost entry lets that one token pass until its exp.',
+  },
+  denylistState: {
+    ttl: `At most ${DENYLIST_STATE_TTL_SECONDS} s; every completed repair pass writes it again, so it lives while the scheduled repair runs`,
+    allowedPayload: ["state ('repairing' or 'whole')", "the repair pass's epoch (a random UUID)", 'unix milliseconds since that state'],
+    forbiddenPayload: ['session ids', 'token ids', 'secrets', 'cursors (the pass position lives in PostgreSQL, cron_cursors)'],
+    auditCounterpart: 'None (the repair logs cron_task lines and denylist_incomplete)',
+    cleanup: 'Expire by TTL; lost with the store it describes, which is the point: its absence says the denylist may be incomplete',
+    notes:
+      "Read in the revocation check's own pipeline (no new round trip). Missing or repairing: a request with no entry asks PostgreSQL about its session and starts one repair (lib/runtime/revocation/denylist-state.ts).",
+  },
+  denylistRepairLock: {
+    ttl: `The task time budget plus its overrun, at most ${DENYLIST_REPAIR_LOCK_MAX_SECONDS} s; set with the lock and never extended`,
+    allowedPayload: ['random lock owner id (128 bits, hex)'],
+    forbiddenPayload: ['secrets', 'cursors', 'correlation ids'],
+    auditCounterpart: 'None',
+    cleanup: 'Compare-and-delete by its owner when the repair ends; expire by TTL when the holder died',
+    notes:
+      'Lets one request-started repair run at a time across every isolate; the scheduled repair does not take it (both are safe at once).',
   },
   passwordResetToken: {
     ttl: `Exactly ${SINGLE_USE_TTL_SECONDS['password-reset']} s from the request`,

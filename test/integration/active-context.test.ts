@@ -86,7 +86,7 @@ describe('set and read', () => {
       expect(stack.redisProxy.stats.requests).toBe(1);
       expect(stack.revocationProxy.stats.commands).toBe(0);
       expect((await pending).status).toBe(200);
-      expect(stack.revocationProxy.stats.commands).toBe(2);
+      expect(stack.revocationProxy.stats.commands).toBe(3);
     } finally {
       stack.revocationProxy.faults.clear();
     }

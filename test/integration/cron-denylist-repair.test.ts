@@ -1,4 +1,6 @@
-// The denylist repair task: after a FLUSHALL of the revocation store, or a failed logout write, one run refuses every session revoked within the access-token lifetime again, and nothing else.
+// The denylist repair task: after a FLUSHALL of the revocation store, or a failed logout write, revoked sessions are
+// refused at once (PostgreSQL answers while the denylist is not whole), and one run writes every entry of the
+// access-token lifetime again, and nothing else, and marks the denylist whole.
 import pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } fro
 import { composeApp } from '../../local/stack/app.ts';
 import { seedOrganization } from '../support/fixtures.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { waitForWholeDenylist } from '../support/denylist.ts';
 
 const LIFETIME_SECONDS = 900;
 
@@ -21,7 +24,7 @@ let org: Awaited<ReturnType<typeof seedOrganization>>;
 
 beforeAll(async () => {
   // A Redis of its own, so FLUSHALL hits no other test file; a database of its own, because the task walks every
-  // revoked session and keeps one cursor, both of which other test files would share.
+  // revoked session, which other test files would share.
   own = await startRedisServer();
   scratch = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
   db = new pg.Client({ connectionString: scratch.url });
@@ -40,7 +43,6 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await db.query('DELETE FROM sessions');
-  await db.query('DELETE FROM cron_cursors');
   await stack.redis.flushall();
 });
 
@@ -82,9 +84,15 @@ async function denylisted(sessions: Array<{ sessionId: string }>): Promise<boole
   return Promise.all(sessions.map(async (s) => (await stack.redis.exists(stack.deps.keys.revokedSession(s.sessionId))) === 1));
 }
 
-async function cursor(): Promise<string | null | undefined> {
-  const { rows } = await db.query<{ cursor: string | null }>("SELECT cursor FROM cron_cursors WHERE task = 'denylist-repair'");
-  return rows[0]?.cursor;
+async function denylistState(): Promise<string | undefined> {
+  const raw = await stack.redis.get(stack.deps.keys.denylistState());
+  return raw === null ? undefined : (JSON.parse(raw) as { state: string }).state;
+}
+
+/** Where the current pass stopped (null: at the window's start), as the denylist's state holds it. */
+async function position(): Promise<unknown> {
+  const raw = await stack.redis.get(stack.deps.keys.denylistState());
+  return raw === null ? undefined : (JSON.parse(raw) as { position: unknown }).position;
 }
 
 describe('denylist repair', () => {
@@ -98,14 +106,12 @@ describe('denylist repair', () => {
 
     for (const s of revoked) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
     await stack.redis.flushall();
-    // The risk: without the repair, every revoked token would pass again until it expires.
-    for (const s of revoked) expect(await answer(s.token)).toBe(200);
-
     const startedAt = Date.now();
-    const report = await run();
-    expect(report).toMatchObject({ task: 'denylist-repair', visited: 12, repaired: 12, removed: 0, done: true });
-    expect(report.commands).toBe(1 + 1 + 12 + 1); // cursor read, one page, one per key, cursor write
-
+    // Refused at once: the denylist's state went with its entries, so each check asks PostgreSQL (and starts a repair).
+    for (const s of revoked) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
+    expect(await answer(live.token)).toBe(200);
+    await waitForWholeDenylist(stack);
+    expect(await denylisted(revoked)).toEqual(revoked.map(() => true));
     for (const s of revoked) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
     expect(await answer(live.token)).toBe(200);
     // Its token still has minutes to live (it was minted now), but the session was revoked longer ago than the
@@ -124,10 +130,13 @@ describe('denylist repair', () => {
       expect(ttl).toBeLessThanOrEqual(Math.ceil(remaining));
       expect(ttl).toBeGreaterThanOrEqual(Math.floor(remaining) - 5);
     }
-    expect(await cursor()).toBeNull();
+    expect(await position()).toBeNull();
 
-    // Idempotent: a second run finds every entry in place and writes nothing.
-    expect(await run()).toMatchObject({ visited: 12, repaired: 0, done: true });
+    // Idempotent: a scheduled run finds every entry in place and writes nothing.
+    const report = await run();
+    expect(report).toMatchObject({ task: 'denylist-repair', visited: 12, repaired: 0, removed: 0, done: true });
+    // The pass read, one page, one per key, the whole mark.
+    expect(report.commands).toBe(1 + 1 + 12 + 1);
   });
 
   it('repairs a logout whose denylist write failed, in one run', async () => {
@@ -139,10 +148,14 @@ describe('denylist repair', () => {
       stack.revocationProxy.faults.clear();
     }
     expect(stack.logs.some((line) => (JSON.parse(line) as { event: string }).event === 'revocation_write_failed')).toBe(true);
-    // The accepted risk of a fail-open write: the revoked token still passes...
-    expect(await answer(session.token)).toBe(200);
-    expect(await run()).toMatchObject({ visited: 1, repaired: 1, done: true });
-    // ...until the next run.
+    // The failed write dropped the denylist's state, so the token is refused at once (PostgreSQL answers)...
+    expect(await answer(session.token)).toBe('TOKEN_REVOKED');
+    // ...and a repair started by a check writes the entry back. (The logout's own check started one while SET was
+    // failing; an isolate tries again a second later, at its next request.)
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await answer(session.token)).toBe('TOKEN_REVOKED');
+    await waitForWholeDenylist(stack);
+    expect(await denylisted([session])).toEqual([true]);
     expect(await answer(session.token)).toBe('TOKEN_REVOKED');
   });
 
@@ -150,41 +163,43 @@ describe('denylist repair', () => {
     const sessions = await loggedOut(30);
     await stack.redis.flushall();
 
-    // 12 commands: the cursor read, one page of 9 sessions (1 + 9), the cursor write.
+    // 12 commands: the pass read, one page of 9 sessions (1 + 9), the position write; the denylist is not whole yet.
     const first = await run(12);
     expect(first).toMatchObject({ visited: 9, repaired: 9, done: false, commands: 12 });
     expect(await denylisted(sessions)).toEqual(sessions.map((_, i) => i < 9));
-    expect(await cursor()).not.toBeNull();
+    expect(await position()).toMatchObject({ sessionId: sessions[8]!.sessionId });
+    expect(await denylistState()).toBe('repairing');
 
-    // Flushed again: the next run continues after the cursor instead of starting over, so the first 9 stay missing.
+    // Flushed again: the position went with the entries, so the next run starts the window over.
     await stack.redis.flushall();
     const second = await run(12);
     expect(second).toMatchObject({ visited: 9, repaired: 9, done: false, commands: 12 });
-    expect(await denylisted(sessions)).toEqual(sessions.map((_, i) => i >= 9 && i < 18));
+    expect(await denylisted(sessions)).toEqual(sessions.map((_, i) => i < 9));
 
+    // Not flushed: the same pass continues after its position, and once it has covered the window the denylist is whole.
     const third = await run();
-    expect(third).toMatchObject({ visited: 12, repaired: 12, done: true });
-    expect(await cursor()).toBeNull();
-    // The window done, the cursor is reset: the next run starts again from now − lifetime and finds the first 9.
-    expect(await run()).toMatchObject({ visited: 30, repaired: 9, done: true });
+    expect(third).toMatchObject({ visited: 21, repaired: 21, done: true });
+    expect(await position()).toBeNull();
+    expect(await denylistState()).toBe('whole');
+    expect(await denylisted(sessions)).toEqual(sessions.map(() => true));
     for (const s of sessions) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
 
     // Too small a budget for any page: nothing is sent.
     expect(await run(3)).toMatchObject({ visited: 0, done: false, commands: 0 });
   });
 
-  it('a revocation store that fails stops the run with an error and keeps the cursor, so the next run repeats the page', async () => {
+  it('a revocation store that fails stops the run with an error and keeps the position, so the next run repeats the page', async () => {
     const sessions = await loggedOut(5);
     await stack.redis.flushall();
     expect(await run(5)).toMatchObject({ visited: 2, repaired: 2, done: false });
-    const before = await cursor();
+    const before = await position();
     stack.revocationProxy.faults.set({ refuse: true });
     try {
       await expect(run()).rejects.toThrow();
     } finally {
       stack.revocationProxy.faults.clear();
     }
-    expect(await cursor()).toBe(before);
+    expect(await position()).toEqual(before);
     expect(await run()).toMatchObject({ visited: 3, repaired: 3, done: true });
     expect(await denylisted(sessions)).toEqual(sessions.map(() => true));
   });

@@ -4,6 +4,9 @@ import pg from 'pg';
 import { composeApp } from '../../local/stack/app.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
 import type { DepsOverrides } from '../../lib/create-deps.ts';
+import { systemClock } from '../../lib/deps.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
+import { denylistRepairTask } from '../../lib/runtime/revocation/index.ts';
 import { startLocalServices } from './local-services.ts';
 import { openRedisInspector } from './redis-inspector.ts';
 import { mintToken, type TokenClaims } from './tokens.ts';
@@ -45,6 +48,13 @@ export async function startStack(options: StackOptions = {}) {
   const db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();
   const redis = await openRedisInspector(redisUrl, cluster);
+
+  // A deployment's denylist is marked whole by its first scheduled repair (docs/design/revocation.md); a store that
+  // never had one gets that run here, so requests meet the healthy path as they would in production.
+  if ((await redis.exists(deps.keys.denylistState())) === 0) {
+    const budget = createBudget({ commands: 100_000, timeMs: 30_000 }, systemClock);
+    await denylistRepairTask.run(deps, budget, { correlationId: 'test-stack' });
+  }
 
   const token = (claims: TokenClaims) => mintToken(TEST_JWT_SECRET, claims);
 

@@ -350,4 +350,18 @@ export const BUILDER_CASES: BuilderCase[] = [
     call: (keyspace) => loose(keyspace).cronRunLock(),
     expect: () => ({ valid: true, scope: { kind: 'platform' }, domain: 'cron', purpose: 'run-lock', id: 'all' }),
   },
+  {
+    name: 'denylistState',
+    valid: fc.tuple(),
+    any: fc.tuple(),
+    call: (keyspace) => loose(keyspace).denylistState(),
+    expect: () => ({ valid: true, scope: { kind: 'platform' }, domain: 'auth', purpose: 'denylist-state', id: 'all' }),
+  },
+  {
+    name: 'denylistRepairLock',
+    valid: fc.tuple(),
+    any: fc.tuple(),
+    call: (keyspace) => loose(keyspace).denylistRepairLock(),
+    expect: () => ({ valid: true, scope: { kind: 'platform' }, domain: 'auth', purpose: 'denylist-repair-lock', id: 'all' }),
+  },
 ];

@@ -40,6 +40,8 @@ describe('key strings', () => {
       [k.jobCache({ kind: 'platform' }, ID), `mhpay:prod:platform:job:cache:${id}`],
       [k.revokedSession(ID), `mhpay:prod:platform:auth:revoked-session:${id}`],
       [k.revokedJti(H), `mhpay:prod:platform:auth:revoked-jti:${H}`],
+      [k.denylistState(), `mhpay:prod:platform:auth:denylist-state:all`],
+      [k.denylistRepairLock(), `mhpay:prod:platform:auth:denylist-repair-lock:all`],
       [k.passwordResetToken(H), `mhpay:prod:platform:auth:password-reset:${H}`],
       [k.ssoHandoffCode(H), `mhpay:prod:platform:auth:sso-handoff:${H}`],
       [k.oidcState(H), `mhpay:prod:platform:auth:oidc-state:${H}`],

@@ -31,7 +31,7 @@ export async function exchangeHandoff(
         { signal },
       ),
     ),
-    isSessionRevoked(deps.revocation, deps.keys, handoff.sessionId),
+    isSessionRevoked(deps, handoff.sessionId, undefined),
   ]);
   const session = rows[0];
   if (revoked || session?.revoked === true) return { ok: false, reason: 'invalid' };

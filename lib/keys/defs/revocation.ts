@@ -1,8 +1,29 @@
-// The denylist: revoked sessions and revoked token ids, present until every token they stop has expired.
+// The denylist: revoked sessions and revoked token ids, present until every token they stop has expired, and the
+// state that says whether the denylist is whole (written by the repair) with the lock of the repair a request starts.
+import * as z from 'zod';
 import { defineKey } from '../define-key.ts';
-import { digest, uuid } from '../id-segments.ts';
-import { marker } from '../key-values.ts';
+import { digest, uuid, word } from '../id-segments.ts';
+import { json, lockOwner, marker } from '../key-values.ts';
 import { platformScope } from '../scopes.ts';
+
+/** How long the denylist's state lives without a repair pass refreshing it; every completed pass writes it again. */
+export const DENYLIST_STATE_TTL_SECONDS = 86_400;
+/** The longest a request-started repair holds its lock: one task budget at most (CRON_TASK_TIME_BUDGET_MS ≤ 60 s) and its overrun. */
+export const DENYLIST_REPAIR_LOCK_MAX_SECONDS = 70;
+
+/**
+ * `repairing`: a repair pass with this epoch started after the state was lost and has not covered the window yet;
+ * `whole`: a pass with this epoch covered every revocation of the window, so a missing entry means "not revoked".
+ * `position` is where the current pass stopped, in (revoked_at, id) order: it lives with the store it describes, so
+ * a store that loses its entries loses the position too and the next pass starts from the window's start.
+ */
+export const denylistStateSchema = z.strictObject({
+  state: z.enum(['repairing', 'whole']),
+  epoch: z.uuid(),
+  sinceMs: z.number().int().nonnegative(),
+  position: z.strictObject({ revokedAt: z.iso.datetime({ precision: 6 }), sessionId: z.uuid() }).nullable(),
+});
+export type DenylistState = z.infer<typeof denylistStateSchema>;
 
 export const revocationKeys = {
   revokedSession: defineKey({
@@ -22,5 +43,21 @@ export const revocationKeys = {
     // The revoked token's exp minus now.
     ttl: { varies: true },
     value: marker,
+  }),
+  denylistState: defineKey({
+    scope: platformScope,
+    domain: 'auth',
+    purpose: 'denylist-state',
+    id: [word('all')],
+    ttl: { maxSeconds: DENYLIST_STATE_TTL_SECONDS },
+    value: json(denylistStateSchema),
+  }),
+  denylistRepairLock: defineKey({
+    scope: platformScope,
+    domain: 'auth',
+    purpose: 'denylist-repair-lock',
+    id: [word('all')],
+    ttl: { maxSeconds: DENYLIST_REPAIR_LOCK_MAX_SECONDS },
+    value: lockOwner,
   }),
 };

@@ -1,29 +1,73 @@
-// The denylist read on every authenticated request: one pipeline of two EXISTS; any doubt is an error, never "not revoked".
+// The denylist read on every authenticated request: one pipeline of two EXISTS and the denylist's state; any doubt is an
+// error, never "not revoked". While the state does not say the denylist is whole, PostgreSQL answers for the session.
 import type { Keyspace } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
+import { errorKind } from '../../log/logger.ts';
+import { dbCall } from '../../pg/unavailable.ts';
 import { redisCall, type RedisStore } from '../../redis/index.ts';
+import type { Deps } from '../../deps.ts';
+import { isWhole } from './denylist-state.ts';
+import { repairSoon } from './repair-soon.ts';
 
-export async function isRevoked(store: RedisStore, keys: Keyspace, token: { jti: string; sessionId: string }): Promise<boolean> {
+type Defer = ((work: Promise<unknown>) => void) | undefined;
+
+/**
+ * True when the token (its jti) or its session is revoked. The healthy path is one round trip on the revocation
+ * store; a store that lost its data (no `whole` state) costs one PostgreSQL read for this session and starts a repair.
+ */
+export async function isRevoked(deps: Deps, token: { jti: string; sessionId: string }, defer: Defer): Promise<boolean> {
   // Jti entries stop one token whose session is not its presenter's to end (lib/runtime/revocation/revoke-token.ts);
   // the read rides in the same pipeline, so it costs no round trip.
-  const jtiKey = keys.revokedJti(await sha256Hex(token.jti));
-  const sessionKey = keys.revokedSession(token.sessionId);
-  // keepErrors: a per-command error must be inspected, not mistaken for a result.
-  const replies = await redisCall('revocation.isRevoked', () =>
-    store.check.pipeline().exists(jtiKey).exists(sessionKey).exec({ keepErrors: true }),
-  );
-  if (!Array.isArray(replies) || replies.length !== 2) throw new Error('revocation read: malformed pipeline reply');
-  let revoked = false;
-  for (const reply of replies) {
-    if (reply.error !== undefined || typeof reply.result !== 'number') throw new Error('revocation read: a command failed');
-    if (reply.result > 0) revoked = true;
-  }
-  return revoked;
+  const entries = [deps.keys.revokedJti(await sha256Hex(token.jti)), deps.keys.revokedSession(token.sessionId)];
+  return decide(deps, await readDenylist(deps.revocation, deps.keys, entries), token.sessionId, defer);
 }
 
 /** The session's entry alone, for flows that hold a session id but no token (the SSO handoff's exchange). */
-export async function isSessionRevoked(store: RedisStore, keys: Keyspace, sessionId: string): Promise<boolean> {
-  const reply = await redisCall('revocation.isSessionRevoked', () => store.check.exists(keys.revokedSession(sessionId)));
-  if (typeof reply !== 'number') throw new Error('revocation read: malformed reply');
-  return reply > 0;
+export async function isSessionRevoked(deps: Deps, sessionId: string, defer: Defer): Promise<boolean> {
+  return decide(deps, await readDenylist(deps.revocation, deps.keys, [deps.keys.revokedSession(sessionId)]), sessionId, defer);
+}
+
+async function decide(deps: Deps, read: { listed: boolean; whole: boolean }, sessionId: string, defer: Defer): Promise<boolean> {
+  if (read.listed) return true;
+  if (read.whole) return false;
+  repairSoon(deps, defer);
+  try {
+    return await revokedInPostgres(deps, sessionId);
+  } catch (error) {
+    // The caller refuses (503); the kind says whether PostgreSQL was down or only slow while it stood in for the store.
+    deps.logger.warn('revocation_fallback_failed', { errorKind: errorKind(error) });
+    throw error;
+  }
+}
+
+async function readDenylist(store: RedisStore, keys: Keyspace, entries: string[]): Promise<{ listed: boolean; whole: boolean }> {
+  // keepErrors: a per-command error must be inspected, not mistaken for a result.
+  const replies = await redisCall('revocation.isRevoked', () => {
+    const pipeline = store.check.pipeline();
+    for (const key of entries) pipeline.exists(key);
+    return pipeline.get(keys.denylistState()).exec({ keepErrors: true });
+  });
+  if (!Array.isArray(replies) || replies.length !== entries.length + 1) throw new Error('revocation read: malformed pipeline reply');
+  let listed = false;
+  for (const reply of replies.slice(0, entries.length)) {
+    if (reply.error !== undefined || typeof reply.result !== 'number') throw new Error('revocation read: a command failed');
+    if (reply.result > 0) listed = true;
+  }
+  const state = replies[entries.length] as { result?: unknown; error?: unknown };
+  if (state.error !== undefined) throw new Error('revocation read: a command failed');
+  return { listed, whole: isWhole(state.result) };
+}
+
+/** PostgreSQL, the truth, for one session: revoked when its row says so (a session it has no row for is not). */
+async function revokedInPostgres(deps: Deps, sessionId: string): Promise<boolean> {
+  const rows = await dbCall('read', 'revocation.isRevoked.postgres', (signal) =>
+    deps.db.query<{ revoked: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND revoked_at IS NOT NULL) AS revoked',
+      [sessionId],
+      {
+        signal,
+      },
+    ),
+  );
+  return rows[0]?.revoked === true;
 }

@@ -1,24 +1,16 @@
-// The denylist repair task: sessions PostgreSQL holds as revoked within the longest access-token lifetime get their denylist entry back when it is missing.
-import * as z from 'zod';
-import { decodeJson, encodeJson, redisCall } from '../../redis/index.ts';
+// The denylist repair task: sessions PostgreSQL holds as revoked within the longest access-token lifetime get their
+// denylist entry back when it is missing, and a pass that covered the whole window marks the denylist whole.
+import { redisCall } from '../../redis/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { readCursor, writeCursor } from '../cron-task/cursor.ts';
 import type { CronTask, TaskReport } from '../cron-task/task.ts';
 import type { CronBudget } from '../cron-task/budget.ts';
 import type { Deps } from '../../deps.ts';
+import { beginRepairPass, completeRepairPass, savePassPosition, type PassPosition } from './denylist-state.ts';
 
 /** Sessions read per page: one SQL statement and one pipeline each; the budget shrinks the last page. */
 const PAGE_SIZE = 200;
 
-/**
- * Where the last run stopped: the last session visited, in the order (revoked_at, id). Microseconds, because
- * PostgreSQL keeps them and a cursor rounded to milliseconds would skip or repeat rows. It holds a session id, which
- * is no secret from the database that keeps the sessions table beside it; it is never logged.
- */
-const positionSchema = z.strictObject({ revokedAt: z.iso.datetime({ precision: 6 }), sessionId: z.uuid() });
-type Position = z.infer<typeof positionSchema>;
-
-/** With no cursor the page starts after (window start, the largest uuid): nothing revoked at the window's start. */
+/** With no position the page starts after (window start, the largest uuid): nothing revoked at the window's start. */
 const LAST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 const TASK_NAME = 'denylist-repair';
@@ -31,7 +23,7 @@ interface RevokedRow {
 }
 
 /**
- * Chosen: the window is revoked_at in (now − lifetime, now], in pages after the cursor, and the entry's TTL is
+ * Chosen: the window is revoked_at in (now − lifetime, now], in pages after the pass's position, and the entry's TTL is
  * revoked_at + lifetime − now, the most any token of the session can still live. An entry that exists is left as it
  * is (logout gave it the presenting token's remaining life); once it expires inside the window, the next run writes it
  * again with the longer TTL, so a token of that session issued after the presenting one is refused too.
@@ -40,12 +32,15 @@ export const denylistRepairTask: CronTask = {
   name: TASK_NAME,
   async run(deps, budget) {
     const report: TaskReport = { task: TASK_NAME, visited: 0, removed: 0, repaired: 0, commands: 0, done: false };
-    // Room for the cursor read, one SQL page of at least one session and its pipeline, and the cursor write.
+    // Room for the pass read, one SQL page of at least one session and its pipeline, and the position or whole write.
     if (budget.commandsLeft() < 4 || budget.exhausted()) return { ...report, commands: budget.used() };
     budget.spend(1);
-    let position = decodeJson(positionSchema, await readCursor(deps, TASK_NAME)) ?? null;
+    // The position lives in the state, on the store it describes (lib/runtime/revocation/denylist-state.ts): a store
+    // that lost its entries lost the position with them, and the pass starts over.
+    const pass = await beginRepairPass(deps);
+    let position = pass.position;
     while (!budget.exhausted()) {
-      // One command stays for the cursor write; the rest pays for the SQL page and its keys.
+      // One command stays for the position or whole write; the rest pays for the SQL page and its keys.
       const limit = Math.min(PAGE_SIZE, budget.commandsLeft() - 2);
       if (limit < 1) break;
       budget.spend(1);
@@ -55,26 +50,30 @@ export const denylistRepairTask: CronTask = {
       const last = rows.at(-1);
       if (last !== undefined) position = { revokedAt: last.revoked_at_utc, sessionId: last.id };
       if (rows.length < limit) {
-        // The window is done: the next run starts again from now − lifetime.
-        position = null;
+        // The window is done: every revocation PostgreSQL knows is on the denylist, unless the state moved on
+        // meanwhile. The next pass starts again from now − lifetime.
         report.done = true;
         break;
       }
     }
     budget.spend(1);
-    await writeCursor(deps, TASK_NAME, position === null ? null : encodeJson(positionSchema, position));
+    if (report.done) {
+      if (!(await completeRepairPass(deps, pass.epoch))) deps.logger.warn('denylist_incomplete', { reason: 'state-moved' });
+    } else if (position !== null && position !== pass.position) {
+      await savePassPosition(deps, pass.epoch, position);
+    }
     return { ...report, commands: budget.used() };
   },
 };
 
 /** The next page of sessions revoked in (now − lifetime, now] after `position`, with the TTL each entry needs. */
-async function revokedAfter(deps: Deps, position: Position | null, limit: number): Promise<RevokedRow[]> {
+async function revokedAfter(deps: Deps, position: PassPosition | null, limit: number): Promise<RevokedRow[]> {
   const nowMs = deps.clock.now();
   const lifetime = deps.config.accessTokenMaxLifetimeSeconds;
   return dbCall('read', 'cron.denylist-repair.page', (signal) =>
     deps.db.query<RevokedRow>(
       // Served by sessions_revoked_idx (migrations/0007): the cost follows the window, not every session ever revoked.
-      // A cursor from before the window (a run long ago) is overtaken by the window's own bound.
+      // A position from before the window (a pass long ago) is overtaken by the window's own bound.
       `SELECT id,
               to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS revoked_at_utc,
               ceil(extract(epoch FROM revoked_at - $2::timestamptz) + $5)::int AS ttl_seconds

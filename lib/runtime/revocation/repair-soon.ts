@@ -1,0 +1,48 @@
+// A repair started by a request that found the denylist not whole: one at a time across every isolate (a lock on the
+// revocation store), at most one try per isolate a second, budgeted as the scheduled task is, never on the answer's path.
+import { uuidv7 } from 'uuidv7';
+import { bytesToHex, randomBytes } from '../../crypto/index.ts';
+import { DENYLIST_REPAIR_LOCK_MAX_SECONDS } from '../../keys/index.ts';
+import { errorKind } from '../../log/logger.ts';
+import { redisCall, runScript } from '../../redis/index.ts';
+import type { Deps } from '../../deps.ts';
+import { createBudget } from '../cron-task/budget.ts';
+import { DELETE_IF_EQUALS } from '../compare-and-delete.ts';
+import { denylistRepairTask } from './repair-denylist.ts';
+
+/** What one run may go past its time budget (a page in hand finishes), inside the lock's TTL. */
+const OVERRUN_MS = 5_000;
+/** Requests of one isolate while the denylist is not whole try the lock at most this often. */
+const RETRY_EVERY_MS = 1_000;
+
+const lastTry = new WeakMap<Deps, number>();
+
+/** Starts one budgeted repair run unless this isolate tried within the last second; returns at once. */
+export function repairSoon(deps: Deps, defer: ((work: Promise<unknown>) => void) | undefined): void {
+  const nowMs = deps.clock.now();
+  if (nowMs - (lastTry.get(deps) ?? Number.NEGATIVE_INFINITY) < RETRY_EVERY_MS) return;
+  lastTry.set(deps, nowMs);
+  const work = repairOnce(deps).catch((error: unknown) => {
+    deps.logger.warn('denylist_repair_failed', { trigger: 'request', errorKind: errorKind(error) });
+  });
+  if (defer === undefined) void work;
+  else defer(work);
+}
+
+async function repairOnce(deps: Deps): Promise<void> {
+  const { taskCommandBudget, taskTimeBudgetMs } = deps.config.cron;
+  const ttlMs = Math.min(DENYLIST_REPAIR_LOCK_MAX_SECONDS * 1000, taskTimeBudgetMs + OVERRUN_MS);
+  const owner = bytesToHex(randomBytes(16));
+  const lockKey = deps.keys.denylistRepairLock();
+  // A plain SET NX on the atMostOnce client: a retry that landed would read its own lock as another's and only skip.
+  const taken = await redisCall('revocation.repairLock', () => deps.revocation.atMostOnce.set(lockKey, owner, { nx: true, px: ttlMs }));
+  if (taken !== 'OK') return;
+  try {
+    const report = await denylistRepairTask.run(deps, createBudget({ commands: taskCommandBudget, timeMs: taskTimeBudgetMs }, deps.clock), {
+      correlationId: uuidv7(),
+    });
+    deps.logger.info('denylist_repair', { trigger: 'request', visited: report.visited, repaired: report.repaired, done: report.done });
+  } finally {
+    await runScript(deps.revocation.retrySafe, DELETE_IF_EQUALS, { keys: { target: lockKey }, args: { expected: owner } });
+  }
+}

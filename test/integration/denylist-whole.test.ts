@@ -1,0 +1,153 @@
+// A denylist that knows when it is whole: after the revocation store loses its data no revoked token is let through,
+// not even for a moment, live sessions keep working, one repair runs across isolates, and the healthy path costs no
+// PostgreSQL read.
+import pg from 'pg';
+import { uuidv7 } from 'uuidv7';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
+import { composeApp } from '../../local/stack/app.ts';
+import { createJsonLogger } from '../../lib/log/logger.ts';
+import { seedOrganization } from '../support/fixtures.ts';
+import { waitForWholeDenylist } from '../support/denylist.ts';
+import { startStack, type TestStack } from '../support/stack.ts';
+
+let own: RedisServerHandle;
+let scratch: ScratchDatabase;
+let db: pg.Client;
+let stack: TestStack;
+let org: Awaited<ReturnType<typeof seedOrganization>>;
+
+beforeAll(async () => {
+  // A Redis of its own (FLUSHALL hits no other file) and a database of its own (the repair walks every revoked session).
+  own = await startRedisServer();
+  scratch = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+  db = new pg.Client({ connectionString: scratch.url });
+  await db.connect();
+  stack = await startStack({ redisUrl: own.url, separateRevocationProxy: true, env: { DATABASE_URL: scratch.url } });
+  org = await seedOrganization(db);
+});
+
+afterAll(async () => {
+  await stack?.close();
+  await db?.end();
+  await scratch?.drop();
+  await own?.stop();
+});
+
+beforeEach(async () => {
+  await db.query('DELETE FROM sessions');
+  await stack.redis.flushall();
+});
+
+type Request = TestStack['request'];
+
+async function session(): Promise<string> {
+  return stack.token({ userId: org.adminId, sessionId: uuidv7() });
+}
+
+async function revokedSession(): Promise<string> {
+  const token = await session();
+  expect((await stack.request('POST', '/auth/logout', { token })).status).toBe(204);
+  return token;
+}
+
+/** One after another: setup, not the traffic under test. */
+async function several(n: number, make: () => Promise<string>): Promise<string[]> {
+  const made: string[] = [];
+  for (let i = 0; i < n; i += 1) made.push(await make());
+  return made;
+}
+
+/** GET /auth/context needs no PostgreSQL of its own: 404 (no context set) once the token passed, 401 when revoked. */
+async function check(token: string, request: Request = stack.request): Promise<number> {
+  const response = await request('GET', '/auth/context', { token });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** A live session's request, as traffic would send: while the denylist is not whole, it starts a repair. */
+const poke = async () => check(await session());
+
+const pgRequests = () => stack.neonProxy.stats.httpRequests + stack.neonProxy.stats.wsConnections;
+
+describe('a denylist that knows it is whole', () => {
+  it('healthy: the check is one revocation round trip and no PostgreSQL read', async () => {
+    const live = await session();
+    const revoked = await revokedSession();
+    expect(await check(live)).toBe(404);
+    await waitForWholeDenylist(stack, poke);
+    stack.neonProxy.stats.reset();
+    stack.revocationProxy.stats.reset();
+    expect(await check(live)).toBe(404);
+    expect(await check(revoked)).toBe(401);
+    expect(pgRequests()).toBe(0);
+    expect(stack.revocationProxy.stats.requests).toBe(2);
+  });
+
+  it('after FLUSHALL: revoked tokens are refused on the very next request, live ones pass, and the denylist is repaired', async () => {
+    const revoked = await several(20, revokedSession);
+    const live = await Promise.all(Array.from({ length: 5 }, () => session()));
+    await waitForWholeDenylist(stack, poke);
+    await stack.redis.flushall();
+    stack.neonProxy.stats.reset();
+    for (const token of revoked) expect(await check(token)).toBe(401);
+    for (const token of live) expect(await check(token)).toBe(404);
+    // PostgreSQL answered for each session while the state was missing.
+    expect(pgRequests()).toBeGreaterThanOrEqual(1);
+    await waitForWholeDenylist(stack, poke);
+    for (const token of revoked) expect(await check(token)).toBe(401);
+    for (const token of live) expect(await check(token)).toBe(404);
+  });
+
+  it('FLUSHALL under traffic from several isolates: never a revoked token through, never a 5xx, one repair at a time', async () => {
+    const revoked = await several(30, revokedSession);
+    const live = await Promise.all(Array.from({ length: 10 }, () => session()));
+    await waitForWholeDenylist(stack, poke);
+    const lines: string[] = [];
+    const isolates = Array.from({ length: 4 }, () => composeApp(stack.env, { logger: createJsonLogger((line) => lines.push(line)) }));
+    const seen: Array<{ revoked: boolean; status: number; at: number }> = [];
+    let stop = false;
+    const traffic = isolates.map(async (isolate, n) => {
+      for (let i = 0; !stop; i += 1) {
+        const isRevoked = i % 2 === 0;
+        const token = isRevoked ? revoked[(i + n) % revoked.length]! : live[(i + n) % live.length]!;
+        const status = await check(token, isolate.request);
+        seen.push({ revoked: isRevoked, status, at: Date.now() });
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await stack.redis.flushall();
+    const flushedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitForWholeDenylist(stack, poke);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stop = true;
+    await Promise.all(traffic);
+
+    expect(seen.filter((s) => s.at > flushedAt).length).toBeGreaterThan(4);
+    expect(seen.filter((s) => s.revoked && s.status !== 401)).toEqual([]);
+    expect(seen.filter((s) => !s.revoked && s.status !== 404)).toEqual([]);
+    const repairs = lines.map((line) => JSON.parse(line) as { event: string }).filter((line) => line.event === 'denylist_repair');
+    // Every isolate wanted one; the lock let one run (a later one may follow once it is released, never beside it).
+    expect(repairs.length).toBeGreaterThanOrEqual(1);
+    expect(repairs.length).toBeLessThan(isolates.length);
+    expect(await stack.redis.exists(stack.deps.keys.denylistState())).toBe(1);
+  });
+
+  it('while the denylist is not whole and PostgreSQL cannot answer, the check fails closed (503), never open', async () => {
+    const revoked = await revokedSession();
+    const live = await session();
+    await waitForWholeDenylist(stack, poke);
+    await stack.redis.flushall();
+    stack.neonProxy.faults.set({ refuse: true });
+    try {
+      expect(await check(revoked)).toBe(503);
+      expect(await check(live)).toBe(503);
+    } finally {
+      stack.neonProxy.faults.clear();
+    }
+    expect(await check(revoked)).toBe(401);
+    expect(await check(live)).toBe(404);
+  });
+});
