@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   'tenant.cache_invalidated',
   'member.role_changed',
   'member.removed',
+  'auth.handoff_exchanged',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
