@@ -89,7 +89,8 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
     }),
   );
   // After Deps (CORS_ORIGINS is configuration), before the body limit: a preflight has no body and is answered here.
-  app.use(corsForConfiguredOrigins);
+  // Never on the console: its session is in cookies, and no other origin may read what they unlock (docs/console.md).
+  app.use(corsForConfiguredOrigins({ exceptUnder: [CONSOLE_PREFIX] }));
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,

@@ -29,7 +29,8 @@ export const resolveHitBench: OperationBench = {
 
 export const resolveMissBench: OperationBench = {
   name: 'resolve.miss',
-  describe: 'the same for a tenant not cached yet, one per call: the script, the slug lookup in PostgreSQL, the SET of the payload',
+  describe:
+    'the same for a tenant not cached yet, one per call: the script, the slug lookup in PostgreSQL, the guarded fill of the payload',
   async prepare(stack, count) {
     const ids = Array.from({ length: count }, () => uuidv7());
     const slugs = ids.map((id) => `bench-miss-${id.slice(-12)}`);

@@ -6,7 +6,8 @@ import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { exchangeHandoffRoute, issueHandoffRoute } from './routes.ts';
 
-// Both answers carry a credential (the code, the token); the exchange is the target app's, with no bearer token.
+// Both answers carry a credential (the code, the token); the exchange is the target app's, with no bearer token (an app
+// configured with a client secret sends it as `Authorization: Basic`, lib/auth/handoff/client-auth.ts).
 export const handoffFunction = defineFunction({ prefix: '/auth/handoff', auth: 'bearer', noStore: true });
 
 handoffFunction.openapi(issueHandoffRoute, async (c) => {
@@ -23,7 +24,13 @@ handoffFunction.openapi(issueHandoffRoute, async (c) => {
 
 handoffFunction.openapi(exchangeHandoffRoute, async (c) => {
   const { code, audience } = c.req.valid('json');
-  const outcome = await exchangeHandoff(c.get('deps'), { code, audience, correlationId: c.get('correlationId') });
+  const outcome = await exchangeHandoff(c.get('deps'), {
+    code,
+    audience,
+    authorization: c.req.header('authorization'),
+    correlationId: c.get('correlationId'),
+  });
+  // A refused client secret gets the same answer as a bad code: nothing tells a code thief which of the two failed.
   if (!outcome.ok) throw errors.HANDOFF_INVALID();
   const { accessToken, expiresInSeconds, userId } = outcome;
   return c.json({ tokenType: 'Bearer' as const, accessToken, expiresInSeconds, userId, audience: outcome.audience }, 200);

@@ -16,6 +16,8 @@ export const exchangeHandoffRoute = defineRoute({
   method: 'post',
   path: '/exchange',
   summary: 'The target app exchanges a handoff code, once, for an access token of the same session',
+  description:
+    'An app configured with a client secret (SSO_HANDOFF_AUDIENCES `<app>:<sha256 hex>`) sends `Authorization: Basic base64(<app>:<secret>)`; a missing or wrong one is the same 401 HANDOFF_INVALID, and spends nothing.',
   auth: 'none',
   request: { body: jsonBody(exchangeHandoffBody) },
   errors: ['HANDOFF_INVALID', 'STORE_UNAVAILABLE'],

@@ -24,13 +24,18 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
   const verifyHs256: Verify | undefined =
     hs256 === undefined
       ? undefined
-      : (token) =>
-          jwtVerify(token, new TextEncoder().encode(hs256.secret), {
+      : async (token) => {
+          const verified = await jwtVerify(token, new TextEncoder().encode(hs256.secret), {
             algorithms: ['HS256'],
             requiredClaims: required,
             ...(hs256.issuer !== undefined ? { issuer: hs256.issuer } : {}),
             ...(hs256.audience !== undefined ? { audience: hs256.audience } : {}),
           });
+          // Without AUTH_AUDIENCE this deployment's own tokens carry no `aud` (lib/auth/tokens/access-token.ts); one that
+          // does was made out to another app (an SSO handoff's), and is that app's alone, as with the other verifiers.
+          if (hs256.audience === undefined && verified.payload.aud !== undefined) throw new Error('a token for another audience');
+          return verified;
+        };
   const ownKeys = signing === undefined ? undefined : createLocalJWKSet({ keys: signing.keys.map((key) => key.publicJwk) });
   const verifyOwn: Verify | undefined =
     signing === undefined || ownKeys === undefined

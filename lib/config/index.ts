@@ -11,4 +11,5 @@ export {
 export type { SigningKey } from './signing-keys.ts';
 export { loopback, type OidcProviderConfig } from './oidc-providers.ts';
 export { OPERATOR_SECRET_PATTERN, type OperatorCredential } from './operator-tokens.ts';
+export { HANDOFF_CLIENT_SECRET_PATTERN } from './handoff-audiences.ts';
 export { APP_ENVS, type AppEnv } from './schema.ts';

@@ -6,6 +6,7 @@ import { parseSigningKeys, type SigningKey } from './signing-keys.ts';
 import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts';
 import { parseOperatorTokens, type OperatorCredential } from './operator-tokens.ts';
 import { parseCorsOrigins } from './cors-origins.ts';
+import { parseHandoffAudiences } from './handoff-audiences.ts';
 import { INVITE_TTL_SECONDS, JOB_CACHE_TTL_SECONDS, SYRVE_RECONNECT_COOLDOWN_SECONDS, SYRVE_SESSION_CACHE_SECONDS } from '../keys/index.ts';
 
 /** Far above any real team's pending invitations; low enough that one organisation's index stays small (docs/design/limits.md#limits). */
@@ -88,6 +89,8 @@ export interface Config {
   emailApi?: { url: string; token: string; from: string };
   /** The apps (token audiences) an SSO handoff may hand a session to; empty: handoff is off. */
   ssoHandoffAudiences: readonly string[];
+  /** The apps whose exchange must present a client secret, each with the secret's SHA-256 (hex); never the secret. */
+  ssoHandoffClientSecretDigests: ReadonlyMap<string, string>;
   /** OpenID providers sign-in may use (OIDC_PROVIDERS); empty: OIDC sign-in is off. */
   oidcProviders: readonly OidcProviderConfig[];
   /** Who may use the /ops routes (OPERATOR_TOKEN_HASHES); empty: operator access is off. */
@@ -180,7 +183,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
 
   const auth = authConfig(e, problems);
-  const handoffAudiences = e.SSO_HANDOFF_AUDIENCES?.split(',') ?? [];
+  let handoffAudiences: string[] = [];
+  let handoffClientSecretDigests: ReadonlyMap<string, string> = new Map();
+  if (e.SSO_HANDOFF_AUDIENCES !== undefined) {
+    const parsedAudiences = parseHandoffAudiences(e.SSO_HANDOFF_AUDIENCES, e.APP_ENV);
+    handoffAudiences = parsedAudiences.audiences;
+    handoffClientSecretDigests = parsedAudiences.clientSecretDigests;
+    problems.push(...parsedAudiences.problems);
+  }
   // A handoff to this deployment's own audience would mint fresh tokens from any token, outside refresh rotation.
   const ownAudiences = [e.AUTH_TOKEN_AUDIENCE ?? (e.AUTH_SIGNING_KEYS !== undefined ? 'runstate' : undefined), e.AUTH_AUDIENCE];
   if (handoffAudiences.some((audience) => ownAudiences.includes(audience))) {
@@ -256,6 +266,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       exportDays: e.EXPORT_RETENTION_DAYS ?? EXPORT_RETENTION_DAYS,
     },
     ssoHandoffAudiences: handoffAudiences,
+    ssoHandoffClientSecretDigests: handoffClientSecretDigests,
     ...(e.INVITE_LINK_BASE !== undefined ? { inviteLinkBase: e.INVITE_LINK_BASE } : {}),
     ...(e.PASSWORD_RESET_LINK_BASE !== undefined ? { passwordReset: { linkBase: e.PASSWORD_RESET_LINK_BASE } } : {}),
     ...(e.NOTIFY_EMAIL_API_URL !== undefined && e.NOTIFY_EMAIL_API_TOKEN !== undefined && e.NOTIFY_EMAIL_FROM !== undefined

@@ -32,11 +32,12 @@ export const envSchema = z.object({
   /** The `iss` and `aud` of sign-in's own tokens when they are signed with AUTH_SIGNING_KEYS. */
   AUTH_TOKEN_ISSUER: optionalText,
   AUTH_TOKEN_AUDIENCE: optionalText,
-  /** Apps an SSO handoff may hand a session to (their token audiences), comma-separated; unset: no handoff. */
-  SSO_HANDOFF_AUDIENCES: z
-    .string()
-    .regex(/^[a-z][a-z0-9.-]{0,62}(,[a-z][a-z0-9.-]{0,62}){0,19}$/, 'comma-separated app ids: lowercase letters, digits, "." or "-"')
-    .optional(),
+  /**
+   * Apps an SSO handoff may hand a session to (their token audiences), comma-separated, each `<app>` or
+   * `<app>:<sha256 hex of its client secret>` (then its exchange must present the secret); unset: no handoff. Checked
+   * by lib/config/handoff-audiences.ts, which never echoes a value.
+   */
+  SSO_HANDOFF_AUDIENCES: optionalText,
   /** Where a password-reset link points (the reset page), e.g. https://app.example.com/auth/password-reset; unset: reset is off. */
   PASSWORD_RESET_LINK_BASE: httpUrl.optional(),
   /** Where an emailed invitation's link points (the invite page), e.g. https://app.example.com/invites/accept; unset: invites are not emailed. */

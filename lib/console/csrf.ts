@@ -14,7 +14,8 @@ export type CsrfVerdict = { ok: true } | { ok: false; reason: string };
 
 /**
  * The token the page sends: HMAC(INDEX_HASH_KEY, label + cookie). A cookie planted by a sibling subdomain is useless
- * without the key, which a plain double-submit of the cookie's own value would not be.
+ * without the key, which a plain double-submit of the cookie's own value would not be; and where the cookie is Secure
+ * it is a `__Host-` one (lib/console/cookies.ts), which a sibling cannot plant at all.
  */
 export async function csrfTokenFor(indexHashKey: string, secret: string): Promise<string> {
   return base64urlEncode(await hmacSha256(indexHashKey, LABEL + secret));

@@ -1,4 +1,5 @@
-// CORS for browser callers: CORS_ORIGINS, matched exactly, with credentials; any other origin gets no CORS header at all.
+// CORS for browser callers: CORS_ORIGINS, matched exactly, with credentials; any other origin gets no CORS header at all,
+// and neither does any path under an excluded prefix (the console's), whatever the origin.
 import type { Context } from 'hono';
 import { cors } from 'hono/cors';
 import { createMiddleware } from 'hono/factory';
@@ -28,14 +29,26 @@ const corsForAllowed = cors({
   maxAge: PREFLIGHT_MAX_AGE_SECONDS,
 });
 
+/** True for the prefix itself and every path below it (`/console`, `/console/…`), the way the router mounts it. */
+function isUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
 /**
  * Runs after Deps (the list is configuration). hono's cors sets its credentials and expose headers, and answers every
  * OPTIONS, whatever the origin; so an origin not on the list never reaches it, and its preflight falls through to the
  * router (404). With a list configured, every answer varies by Origin, so no cache hands one origin's answer to another.
+ *
+ * `exceptUnder`: prefixes that never get a CORS header, preflights included. The console's session lives in cookies, so
+ * an allowed origin's script calling /console with credentials would carry the user's session; without
+ * Access-Control-Allow-Origin the browser keeps every such answer from it, and a preflight for a state change fails.
  */
-export const corsForConfiguredOrigins = createMiddleware<HonoEnv>(async (c, next) => {
-  if (c.get('deps').config.corsOrigins.length === 0) return next();
-  if (allowedOrigin(c) !== undefined) return corsForAllowed(c, next);
-  await next();
-  c.header('vary', 'Origin', { append: true });
-});
+export function corsForConfiguredOrigins(options: { exceptUnder: readonly string[] }) {
+  return createMiddleware<HonoEnv>(async (c, next) => {
+    if (c.get('deps').config.corsOrigins.length === 0) return next();
+    if (options.exceptUnder.some((prefix) => isUnder(c.req.path, prefix))) return next();
+    if (allowedOrigin(c) !== undefined) return corsForAllowed(c, next);
+    await next();
+    c.header('vary', 'Origin', { append: true });
+  });
+}

@@ -23,7 +23,10 @@ export const ERROR_CATALOG = {
     status: 401,
     message: 'this refresh token is unknown, already used, or its session has ended; sign in again',
   },
-  HANDOFF_INVALID: { status: 401, message: 'this handoff code is unknown, used, expired or for another app' },
+  HANDOFF_INVALID: {
+    status: 401,
+    message: "this handoff code is unknown, used, expired or for another app, or the app's client secret is missing or wrong",
+  },
   MFA_INVALID: {
     status: 401,
     message: 'this challenge is unknown, expired or used up, or the code is wrong or already used; sign in again if it persists',

@@ -34,6 +34,6 @@ export {
   SYRVE_SESSION_CACHE_SECONDS,
 } from './defs/syrve.ts';
 export { sessionRecordSchema, type SessionRecord } from './defs/syrve.ts';
-export { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_MISS_TTL_SECONDS } from './defs/tenant.ts';
+export { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_GENERATION_TTL_SECONDS, RESOLVE_MISS_TTL_SECONDS } from './defs/tenant.ts';
 export { publicTenantSchema, type PublicTenant } from './defs/tenant.ts';
 export { THROTTLE_ACTIONS } from './defs/throttle.ts';

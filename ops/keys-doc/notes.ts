@@ -13,6 +13,7 @@ import {
   ORG_CACHE_GENERATION_TTL_SECONDS,
   ORG_SETTINGS_TTL_SECONDS,
   RESOLVE_CACHE_TTL_SECONDS,
+  RESOLVE_GENERATION_TTL_SECONDS,
   RESOLVE_MISS_TTL_SECONDS,
   SINGLE_USE_TTL_SECONDS,
   SYRVE_CREDENTIAL_VERSION_TTL_SECONDS,
@@ -345,6 +346,15 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
   },
   tenantResolveSlugMisses: misses('slug'),
   tenantResolveDomainMisses: misses('domain'),
+  tenantResolveGeneration: {
+    ttl: `Exactly ${RESOLVE_GENERATION_TTL_SECONDS} s from the last bump: far longer than a fill in flight, so none can see it lapse back to the "0" it read`,
+    allowedPayload: ['32 random hex characters'],
+    forbiddenPayload: ['anything but the generation'],
+    auditCounterpart: 'tenant.cache_invalidated, and every change that invalidates (branding, domains, suspension)',
+    cleanup: 'Replaced by each invalidation (inside FORGET_RESOLVE); expire by TTL (readers then use "0")',
+    notes:
+      'Read by the resolve script on a miss; a fill stores its answer (or its miss) only while the generation is still the one it read, so an answer read before an invalidation is never stored after it.',
+  },
   orgCacheGeneration: {
     ttl: `Exactly ${ORG_CACHE_GENERATION_TTL_SECONDS} s from the last bump: longer than any entry it names, so a lapsed generation ("0" again) finds no entry of an earlier "0"`,
     allowedPayload: ['32 random hex characters'],

@@ -2,12 +2,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { uuidv7 } from 'uuidv7';
+import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/crypto/index.ts';
+import { passwordSignIn } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+
+/** The canary: `billing`'s client secret, random per run; only its SHA-256 is configured. */
+const BILLING_SECRET = `rshc_${randomBytes(32).toString('base64url')}`;
+/** Another app's secret, configured for `ledger`: right shape, wrong app for billing. */
+const LEDGER_SECRET = `rshc_${randomBytes(32).toString('base64url')}`;
+const basic = (app: string, secret: string) => `Basic ${btoa(`${app}:${secret}`)}`;
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack({ env: { SSO_HANDOFF_AUDIENCES: 'console,reports' } });
+  stack = await startStack({
+    env: {
+      SSO_HANDOFF_AUDIENCES: `console,reports,billing:${await sha256Hex(BILLING_SECRET)},ledger:${await sha256Hex(LEDGER_SECRET)}`,
+    },
+  });
 });
 afterAll(async () => stack?.close());
 
@@ -26,7 +38,21 @@ async function issue(token: string, audience = 'console'): Promise<string> {
   return body.code;
 }
 
-const exchange = (code: string, audience = 'console') => stack.request('POST', '/auth/handoff/exchange', { body: { code, audience } });
+const exchange = (code: string, audience = 'console', authorization?: string) =>
+  stack.request('POST', '/auth/handoff/exchange', {
+    body: { code, audience },
+    ...(authorization !== undefined ? { headers: { authorization } } : {}),
+  });
+
+type AuditRow = { actor_user_id: string; organization_id: string | null; target_id: string | null; details: Record<string, unknown> };
+const handoffAudit = async (userId: string): Promise<AuditRow[]> =>
+  (
+    await stack.db.query<AuditRow>(
+      `SELECT actor_user_id, organization_id, target_id, details FROM audit_events
+        WHERE action = 'auth.handoff_exchanged' AND actor_user_id = $1 ORDER BY id`,
+      [userId],
+    )
+  ).rows;
 
 describe('SSO handoff', () => {
   it("exchanges once for a token of the same session, for the target app's audience", async () => {
@@ -108,5 +134,138 @@ describe('SSO handoff', () => {
     const haystack = [keys.join('\n'), values.map((v) => v?.toString('latin1')).join('\n'), stack.logs.join('\n')].join('\n');
     expect(haystack).toContain(await sha256Hex(code));
     expect(haystack).not.toContain(code);
+  });
+});
+
+describe('the audit row', () => {
+  it('an exchange that hands out a token writes auth.handoff_exchanged: user, organisation, app; a refused one writes none', async () => {
+    const org = await stack.seedOrganization();
+    const signIn = await passwordSignIn(stack, { userId: org.adminId, email: org.adminEmail });
+    const session = await signIn(org.organizationId);
+    const code = await issue(session.accessToken);
+    const response = await exchange(code);
+    expect(response.status).toBe(200);
+    const { accessToken } = (await response.json()) as { accessToken: string };
+    expect((await exchange(code)).status).toBe(401);
+    const rows = await handoffAudit(org.adminId);
+    expect(rows).toEqual([
+      {
+        actor_user_id: org.adminId,
+        organization_id: org.organizationId,
+        target_id: org.adminId,
+        details: { audience: 'console', clientAuthenticated: false },
+      },
+    ]);
+    const row = JSON.stringify(rows);
+    for (const secret of [code, await sha256Hex(code), accessToken, session.accessToken, session.refreshToken, session.sessionId]) {
+      expect(row).not.toContain(secret);
+    }
+  });
+
+  it('PostgreSQL down when the row is due: 503 and no token', async () => {
+    const { token } = await caller();
+    const code = await issue(token);
+    stack.neonProxy.faults.set({ refuse: true });
+    try {
+      const response = await exchange(code);
+      expect(response.status).toBe(503);
+      expect(await response.text()).not.toContain('accessToken');
+    } finally {
+      stack.neonProxy.faults.clear();
+    }
+  });
+});
+
+describe("an app's client secret", () => {
+  it("billing must send its secret as Basic: without it, with a wrong one, another app's or a malformed one, 401 and the code is not spent", async () => {
+    const { org, token } = await caller();
+    const code = await issue(token, 'billing');
+    const refusals = [
+      undefined,
+      basic('billing', `rshc_${randomBytes(32).toString('base64url')}`),
+      basic('billing', LEDGER_SECRET),
+      basic('ledger', BILLING_SECRET),
+      basic('billing', 'not-a-secret'),
+      `Bearer ${BILLING_SECRET}`,
+      'Basic !!!',
+      basic('billing', BILLING_SECRET.slice(0, -1)),
+    ];
+    const answers = new Set<string>();
+    for (const authorization of refusals) {
+      const response = await exchange(code, 'billing', authorization);
+      answers.add(`${response.status} ${await response.text()}`);
+    }
+    // One answer, the same as a bad code's: a code thief learns nothing about which part failed.
+    expect([...answers]).toEqual([expect.stringMatching(/^401 .*"HANDOFF_INVALID"/)]);
+    expect(await handoffAudit(org.adminId)).toEqual([]);
+    // None of them touched the code: the app with its secret still exchanges it, once.
+    const response = await exchange(code, 'billing', basic('billing', BILLING_SECRET));
+    expect(response.status).toBe(200);
+    expect(decodeJwt(((await response.json()) as { accessToken: string }).accessToken)).toMatchObject({ aud: 'billing' });
+    expect((await exchange(code, 'billing', basic('billing', BILLING_SECRET))).status).toBe(401);
+    expect((await handoffAudit(org.adminId)).map((row) => row.details)).toEqual([{ audience: 'billing', clientAuthenticated: true }]);
+    const warns = stack.logs
+      .filter((line) => line.includes('"handoff_client_refused"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(new Set(warns.map((line) => line.reason))).toEqual(new Set(['missing', 'wrong-secret', 'another-app', 'malformed']));
+    expect(new Set(warns.map((line) => line.audience))).toEqual(new Set(['billing']));
+  });
+
+  it('an app without a secret ignores the header; an app with one refuses a code made out to another app with its own secret', async () => {
+    const { token } = await caller();
+    const forConsole = await issue(token, 'console');
+    expect((await exchange(forConsole, 'console', basic('console', BILLING_SECRET))).status).toBe(200);
+    const forReports = await issue(token, 'reports');
+    // billing's secret proves billing, and the code is reports': refused (and, like any code for another app, spent).
+    expect((await exchange(forReports, 'billing', basic('billing', BILLING_SECRET))).status).toBe(401);
+    expect((await exchange(forReports, 'reports')).status).toBe(401);
+  });
+
+  it('keeps the secret out of every answer, log line, audit row, Redis key and value (canary, with a positive control)', async () => {
+    const { token } = await caller();
+    const code = await issue(token, 'billing');
+    const answers = [
+      await exchange(code, 'billing', basic('billing', `${BILLING_SECRET.slice(0, -1)}x`)),
+      await exchange(code, 'billing', basic('ledger', BILLING_SECRET)),
+      await exchange(code, 'billing', basic('billing', BILLING_SECRET)),
+    ];
+    expect(answers.map((response) => response.status)).toEqual([401, 401, 200]);
+    const bodies = await Promise.all(answers.map((response) => response.text()));
+    const keys = await stack.redis.keys('*');
+    const values = await Promise.all(keys.map((key) => stack.redis.dumpBuffer(key)));
+    const audit = await stack.db.query(`SELECT details::text FROM audit_events WHERE action = 'auth.handoff_exchanged'`);
+    const haystack = [
+      bodies.join('\n'),
+      stack.logs.join('\n'),
+      JSON.stringify(audit.rows),
+      keys.join('\n'),
+      values.map((v) => v?.toString('latin1')).join('\n'),
+    ].join('\n');
+    // The control: the haystack holds what was logged and audited about this very app.
+    expect(haystack).toContain('"audience":"billing"');
+    for (const secret of [BILLING_SECRET, LEDGER_SECRET, btoa(`billing:${BILLING_SECRET}`), btoa(`ledger:${BILLING_SECRET}`)]) {
+      expect(haystack).not.toContain(secret);
+    }
+  });
+});
+
+describe("HS256 (dev/test): the handed-off token is the target app's alone", () => {
+  it("a token made out to console is refused on this deployment's own routes; the user's own token is not", async () => {
+    const { org, token } = await caller();
+    const response = await exchange(await issue(token));
+    const { accessToken } = (await response.json()) as { accessToken: string };
+    expect(decodeJwt(accessToken).aud).toBe('console');
+    for (const [method, path] of [
+      ['GET', '/auth/memberships'],
+      ['GET', `/orgs/${org.organizationId}/invites`],
+      ['POST', '/auth/handoff'],
+    ] as const) {
+      const refused = await stack.request(method, path, {
+        token: accessToken,
+        ...(method === 'POST' ? { body: { audience: 'reports' } } : {}),
+      });
+      expect(refused.status, path).toBe(401);
+    }
+    expect((await stack.request('GET', '/auth/memberships', { token })).status).toBe(200);
   });
 });

@@ -254,10 +254,12 @@ describe('bounded misses', () => {
     const key = stack.deps.keys.tenantResolveSlugMisses();
     await stack.redis.del(key);
     const now = Date.now();
+    const generation = stack.deps.keys.tenantResolveGeneration();
+    const seenGeneration = (await stack.redis.get(generation)) ?? '0';
     const add = (member: string, expiresAt: number, at = now) =>
       runScript(stack.deps.redis.atMostOnce, REMEMBER_MISS, {
-        keys: { misses: key },
-        args: { member, expiresAt, now: at, maxMembers: RESOLVE_MISSES_MAX, setTtl: 10 },
+        keys: { generation, misses: key },
+        args: { seenGeneration, member, expiresAt, now: at, maxMembers: RESOLVE_MISSES_MAX, setTtl: 10 },
       });
     for (let i = 0; i < RESOLVE_MISSES_MAX + 500; i++) await add(i.toString(16).padStart(64, '0'), now + 10_000 + i);
     expect(await stack.redis.zcard(key)).toBe(RESOLVE_MISSES_MAX);

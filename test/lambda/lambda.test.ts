@@ -137,12 +137,12 @@ describe('the Lambda handler', () => {
     const page = await handler(httpApiEvent('GET', '/console'), context);
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
-    // Over https (API Gateway), the CSRF cookie is Secure.
-    expect(page.cookies?.[0]).toMatch(/^rs_console_csrf=[^;]+; Path=\/console; HttpOnly; Secure; SameSite=Strict$/);
+    // Over https (API Gateway), the CSRF cookie is Secure, and so a __Host- cookie at Path=/ (lib/console/cookies.ts).
+    expect(page.cookies?.[0]).toMatch(/^__Host-rs_console_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
     const org = await seedOrganization(db);
     const listed = await handler(
       httpApiEvent('GET', `/console/api/orgs/${org.organizationId}/invites`, {
-        headers: { cookie: `rs_console_access=${org.adminToken}` },
+        headers: { cookie: `__Host-rs_console_access=${org.adminToken}` },
       }),
       context,
     );

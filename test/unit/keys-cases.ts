@@ -303,6 +303,13 @@ export const BUILDER_CASES: BuilderCase[] = [
     }),
   })),
   {
+    name: 'tenantResolveGeneration',
+    valid: fc.tuple(),
+    any: fc.tuple(),
+    call: (keyspace) => loose(keyspace).tenantResolveGeneration(),
+    expect: () => ({ valid: true, scope: RESOLVE, domain: 'tenant', purpose: 'resolve-generation', id: 'all' }),
+  },
+  {
     name: 'orgCacheGeneration',
     valid: fc.tuple(validUuid),
     any: fc.tuple(maybeUuid),

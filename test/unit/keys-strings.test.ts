@@ -51,6 +51,7 @@ describe('key strings', () => {
       [k.tenantResolveDomain(H), `mhpay:prod:platform:{tenant-resolve}:tenant:resolve-domain:${H}`],
       [k.tenantResolveSlugMisses(), `mhpay:prod:platform:{tenant-resolve}:tenant:resolve-slug-misses:all`],
       [k.tenantResolveDomainMisses(), `mhpay:prod:platform:{tenant-resolve}:tenant:resolve-domain-misses:all`],
+      [k.tenantResolveGeneration(), `mhpay:prod:platform:{tenant-resolve}:tenant:resolve-generation:all`],
       [k.orgCacheGeneration(ORG), `mhpay:prod:org:{${org}}:cache:generation:${org}`],
       [k.orgSettingsCache(ORG, '0'), `mhpay:prod:org:{${org}}:cache:settings:0`],
       [k.orgMemberCountCache(ORG, 'f'.repeat(32), ID), `mhpay:prod:org:{${org}}:cache:member-count:ffffffffffffffffffffffffffffffff.${id}`],

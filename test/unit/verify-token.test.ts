@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { uuidv7 } from 'uuidv7';
+import { signAccessToken } from '../../lib/auth/tokens/access-token.ts';
 import { createTokenVerifier } from '../../lib/auth/verify-token.ts';
 
 let server: Server;
@@ -124,6 +125,40 @@ describe('HS256 (dev/test)', () => {
       .setProtectedHeader({ alg: 'HS256' })
       .sign(new TextEncoder().encode(secret));
     expect(await verify(expired)).toBeUndefined();
+  });
+});
+
+describe("HS256: a handoff token is its audience's alone", () => {
+  const secret = 'h'.repeat(40);
+  /** What POST /auth/handoff/exchange signs in HS256 mode: this deployment's own token, made out to another app. */
+  const handedTo = (app: string) =>
+    signAccessToken(
+      { hs256: { secret } },
+      { userId: uuidv7(), sessionId: uuidv7(), email: 'a@example.test' },
+      { nowMs: Date.now(), ttlSeconds: 600, audience: app },
+    ).then((signed) => signed.token);
+  const own = () =>
+    signAccessToken(
+      { hs256: { secret } },
+      { userId: uuidv7(), sessionId: uuidv7(), email: 'a@example.test' },
+      { nowMs: Date.now(), ttlSeconds: 600 },
+    ).then((signed) => signed.token);
+
+  it('this deployment (no AUTH_AUDIENCE) refuses a token made out to another app, and takes its own (no aud)', async () => {
+    const verify = createTokenVerifier({ hs256: { secret } }, { maxLifetimeSeconds: 900 });
+    expect(await verify(await handedTo('console'))).toBeUndefined();
+    expect(await verify(await own())).toBeDefined();
+  });
+
+  it('an app checking its own audience takes the token made out to it and refuses one made out to any other', async () => {
+    const asConsole = createTokenVerifier({ hs256: { secret, audience: 'console' } }, { maxLifetimeSeconds: 900 });
+    const asReports = createTokenVerifier({ hs256: { secret, audience: 'reports' } }, { maxLifetimeSeconds: 900 });
+    const forConsole = await handedTo('console');
+    expect(await asConsole(forConsole)).toBeDefined();
+    expect(await asReports(forConsole)).toBeUndefined();
+    expect(await asReports(await handedTo('reports'))).toBeDefined();
+    // A token with no audience at all is no app's.
+    expect(await asConsole(await own())).toBeUndefined();
   });
 });
 

@@ -1,20 +1,31 @@
-// auth.handoff.exchange: the target app trades the code, once, for an access token of the same session, for its audience.
+// auth.handoff.exchange: the target app trades the code, once, for an access token of the same session, for its audience;
+// an app configured with a client secret proves itself first, and every exchange that hands out a token is audited.
+import { writeAudit } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { isSessionRevoked } from '../../runtime/revocation/index.ts';
 import { singleUse } from '../../runtime/single-use/index.ts';
 import type { Deps } from '../../deps.ts';
 import { signAccessToken } from '../tokens/access-token.ts';
+import { authenticateHandoffClient, type HandoffClientRefusal } from './client-auth.ts';
 import { handoffSchema } from './handoff-code.ts';
 
 export type ExchangeHandoffOutcome =
   | { ok: true; accessToken: string; expiresInSeconds: number; userId: string; audience: string }
   /** Unknown, used, expired, for another app, or its session ended meanwhile: one answer. */
-  | { ok: false; reason: 'invalid' };
+  | { ok: false; reason: 'invalid' }
+  /** The app did not prove itself with its client secret: the code was not touched. */
+  | { ok: false; reason: 'client-refused'; refusal: HandoffClientRefusal };
 
 export async function exchangeHandoff(
   deps: Deps,
-  input: { code: string; audience: string; correlationId: string },
+  input: { code: string; audience: string; authorization: string | undefined; correlationId: string },
 ): Promise<ExchangeHandoffOutcome> {
+  const client = await authenticateHandoffClient(deps.config.ssoHandoffClientSecretDigests, input.audience, input.authorization);
+  if (!client.ok) {
+    // Why, and for which app, for the app's operator; never what was sent.
+    deps.logger.warn('handoff_client_refused', { audience: input.audience, reason: client.reason, correlationId: input.correlationId });
+    return { ok: false, reason: 'client-refused', refusal: client.reason };
+  }
   const consumed = await singleUse.consume(deps, 'sso-handoff', handoffSchema, input.code);
   if (!consumed.ok || consumed.value.audience !== input.audience) return { ok: false, reason: 'invalid' };
   const handoff = consumed.value;
@@ -23,9 +34,9 @@ export async function exchangeHandoff(
   const nowMs = deps.clock.now();
   const [rows, revoked] = await Promise.all([
     dbCall('read', 'auth.handoff.session', (signal) =>
-      deps.db.query<{ revoked: boolean; seconds_left: number | null }>(
+      deps.db.query<{ revoked: boolean; seconds_left: number | null; organization_id: string | null }>(
         `SELECT revoked_at IS NOT NULL AS revoked,
-                floor(extract(epoch FROM expires_at - $2::timestamptz))::int AS seconds_left
+                floor(extract(epoch FROM expires_at - $2::timestamptz))::int AS seconds_left, organization_id
            FROM sessions WHERE id = $1`,
         [handoff.sessionId, new Date(nowMs).toISOString()],
         { signal },
@@ -39,6 +50,24 @@ export async function exchangeHandoff(
   const secondsLeft = session?.seconds_left ?? deps.config.signIn.accessTokenTtlSeconds;
   if (secondsLeft < 1) return { ok: false, reason: 'invalid' };
   const ttlSeconds = Math.min(deps.config.signIn.accessTokenTtlSeconds, secondsLeft);
+  // Written before the token is signed: no token leaves without its row (a failure is a 503, the code spent). The row
+  // names the user, the organisation of the session and the app; never the code, the token, the session or a secret.
+  await dbCall('commit', 'auth.handoff.audit', (signal) =>
+    writeAudit(
+      deps.db,
+      {
+        action: 'auth.handoff_exchanged',
+        actorUserId: handoff.userId,
+        organizationId: session?.organization_id ?? null,
+        locationId: null,
+        targetId: handoff.userId,
+        correlationId: input.correlationId,
+        details: { audience: handoff.audience, clientAuthenticated: client.authenticated },
+      },
+      new Date(nowMs),
+      { signal },
+    ),
+  );
   const access = await signAccessToken(
     deps.config.auth,
     { userId: handoff.userId, sessionId: handoff.sessionId, email: handoff.email },

@@ -1,14 +1,21 @@
-// Tenant resolution's keys, pre-auth readable: the public answer per slug or host, and the bounded "no such tenant" sets.
+// Tenant resolution's keys, pre-auth readable: the public answer per slug or host, the bounded "no such tenant" sets, and
+// the generation that keeps a fill read before an invalidation from being stored after it.
 import * as z from 'zod';
 import { defineKey } from '../define-key.ts';
 import { hashed, word } from '../id-segments.ts';
-import { HEX64_MEMBER, json, sortedSet } from '../key-values.ts';
+import { HEX64_MEMBER, json, sortedSet, text } from '../key-values.ts';
 import { platformTagScope } from '../scopes.ts';
 
 /** A resolved tenant's public payload is cached this long: the backstop when an invalidation's DEL is lost. */
 export const RESOLVE_CACHE_TTL_SECONDS = 60;
 /** An unknown or deleted slug or host is remembered this long: a sign-in page retrying a typo costs PostgreSQL once. */
 export const RESOLVE_MISS_TTL_SECONDS = 10;
+
+/**
+ * The resolve generation lives this long after a bump: far longer than a fill in flight (one PostgreSQL read within its
+ * deadline), so a fill that read the generation before a bump can never see it lapse back to the "0" it read.
+ */
+export const RESOLVE_GENERATION_TTL_SECONDS = 3_600;
 
 /** What an anonymous caller may learn about a tenant: a whitelist, the resolve cache's value too. */
 export const publicTenantSchema = z.strictObject({
@@ -55,4 +62,13 @@ export const tenantKeys = {
   tenantResolveDomain: resolved('resolve-domain', 'hostHash', 'host'),
   tenantResolveSlugMisses: misses('resolve-slug-misses'),
   tenantResolveDomainMisses: misses('resolve-domain-misses'),
+  /** Replaced by every invalidation; a fill writes only while it still holds the value its read saw. */
+  tenantResolveGeneration: defineKey({
+    scope: RESOLVE,
+    domain: 'tenant',
+    purpose: 'resolve-generation',
+    id: [word('all')],
+    ttl: { seconds: RESOLVE_GENERATION_TTL_SECONDS },
+    value: text(/^[0-9a-f]{32}$/, 'a generation (32 random hex)'),
+  }),
 };

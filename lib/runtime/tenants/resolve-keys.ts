@@ -9,6 +9,8 @@ export const RESOLVE_SCOPE = { kind: 'platform', tag: 'tenant-resolve' } as cons
 export interface ResolveKeys {
   entry: string;
   misses: string;
+  /** The one resolve generation (every name's): a fill writes only under the one its read saw. */
+  generation: string;
   /** The keyed hash: the entry key's last segment and the member in the miss set. */
   member: HashedSegment;
 }
@@ -20,7 +22,8 @@ export interface ResolveKeys {
 export async function resolveKeys(deps: Pick<Deps, 'keys' | 'config'>, query: ResolveQuery): Promise<ResolveKeys> {
   const name = query.kind === 'slug' ? query.slug : query.host;
   const member = await hashSegment(deps.config.indexHashKey, `${query.kind}:${name}`);
+  const generation = deps.keys.tenantResolveGeneration();
   return query.kind === 'slug'
-    ? { entry: deps.keys.tenantResolveSlug(member), misses: deps.keys.tenantResolveSlugMisses(), member }
-    : { entry: deps.keys.tenantResolveDomain(member), misses: deps.keys.tenantResolveDomainMisses(), member };
+    ? { entry: deps.keys.tenantResolveSlug(member), misses: deps.keys.tenantResolveSlugMisses(), generation, member }
+    : { entry: deps.keys.tenantResolveDomain(member), misses: deps.keys.tenantResolveDomainMisses(), generation, member };
 }

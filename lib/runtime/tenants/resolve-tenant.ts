@@ -11,20 +11,24 @@ import { RESOLVE_SCOPE, resolveKeys } from './resolve-keys.ts';
 
 /**
  * KEYS[1] the caller's limiter counter (throttleCounter, platform:{tenant-resolve}), KEYS[2] the name's entry
- * (tenantResolveSlug or tenantResolveDomain), KEYS[3] the miss set of the same kind; all under one hash tag
+ * (tenantResolveSlug or tenantResolveDomain), KEYS[3] the miss set of the same kind, KEYS[4] the resolve generation
+ * (tenantResolveGeneration); all under one hash tag
  * ARGV[1] seconds left in the window, ARGV[2] the limit, ARGV[3] the name's keyed hash (member of the miss set),
  * ARGV[4] now (unix ms)
- * Returns {count, ttl, 'limited'} over the limit (nothing read), {count, ttl, 'hit', payload}, {count, ttl, 'unknown'}
- * for a remembered miss, or {count, ttl, 'miss'}.
+ * Returns {count, ttl, 'limited'} over the limit (nothing read), {count, ttl, 'hit', generation, payload},
+ * {count, ttl, 'unknown'} for a remembered miss, or {count, ttl, 'miss', generation}. The generation is "0" when none
+ * was ever bumped (or it lapsed) and '' when the stored one is malformed (the fill then writes nothing): the fill
+ * hands it back, so what it read from PostgreSQL is stored only if no invalidation landed in between.
  */
 export const RESOLVE_TENANT = defineScript({
   name: 'tenants.resolve',
-  keys: ['counter', 'entry', 'misses'],
+  keys: ['counter', 'entry', 'misses', 'generation'],
   args: ['windowTtl', 'limit', 'member', 'now'],
   source: `
 local counter_key = KEYS[1]
 local entry_key = KEYS[2]
 local misses_key = KEYS[3]
+local generation_key = KEYS[4]
 local window_ttl = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local member = ARGV[3]
@@ -34,15 +38,21 @@ local count, ttl = hit_throttle(counter_key, window_ttl)
 if count > limit then
   return {count, ttl, 'limited'}
 end
+local generation = redis.call('GET', generation_key)
+if not generation then
+  generation = '0'
+elseif string.len(generation) ~= 32 or not string.match(generation, '^[0-9a-f]+$') then
+  generation = ''
+end
 local payload = redis.call('GET', entry_key)
 if payload then
-  return {count, ttl, 'hit', payload}
+  return {count, ttl, 'hit', generation, payload}
 end
 local expires_at = redis.call('ZSCORE', misses_key, member)
 if expires_at and tonumber(expires_at) > now then
   return {count, ttl, 'unknown'}
 end
-return {count, ttl, 'miss'}
+return {count, ttl, 'miss', generation}
 `,
 });
 
@@ -68,7 +78,7 @@ export async function resolveTenant(deps: Deps, input: ResolveInput): Promise<Re
   try {
     // The throttle client: 500 ms, no retry (a retried INCR would count twice); the cache read rides along.
     reply = await runScript(deps.redis.throttle, RESOLVE_TENANT, {
-      keys: { counter: window.key, entry: keys.entry, misses: keys.misses },
+      keys: { counter: window.key, entry: keys.entry, misses: keys.misses, generation: keys.generation },
       args: { windowTtl: window.ttlSeconds, limit: window.limit, member: keys.member, now: deps.clock.now() },
     });
   } catch (error) {
@@ -81,7 +91,7 @@ export async function resolveTenant(deps: Deps, input: ResolveInput): Promise<Re
     });
     return answer(toTenant(await lookupTenant(deps, input.query)));
   }
-  const [, ttl, outcome, payload] = Array.isArray(reply) ? reply : [];
+  const [, ttl, outcome, generation, payload] = Array.isArray(reply) ? reply : [];
   if (outcome === 'limited') return { ok: false, reason: 'rate-limited', retryAfterSeconds: retryAfter(ttl, window.ttlSeconds) };
   if (outcome === 'unknown') return { ok: false, reason: 'not-found' };
   if (outcome === 'hit') {
@@ -90,7 +100,10 @@ export async function resolveTenant(deps: Deps, input: ResolveInput): Promise<Re
     if (cached !== undefined) return { ok: true, tenant: cached };
   }
   const tenant = toTenant(await lookupTenant(deps, input.query));
-  await rememberResolution(deps, keys, tenant, input.correlationId);
+  await rememberResolution(deps, keys, tenant, {
+    generation: typeof generation === 'string' ? generation : '',
+    correlationId: input.correlationId,
+  });
   return answer(tenant);
 }
 
