@@ -36,6 +36,10 @@ export const AUDIT_ACTIONS = [
   'tenant.cache_invalidated',
   'member.role_changed',
   'member.removed',
+  'mfa.recovery_code_used',
+  'mfa.recovery_codes_replaced',
+  'mfa.removed',
+  'mfa.reset_by_operator',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
