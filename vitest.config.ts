@@ -22,6 +22,7 @@ const throughCluster = [
   'test/integration/invites-{concurrency,faults,interleavings,limits,outcomes}.test.ts',
   'test/integration/members-*.test.ts',
   'test/integration/mfa.test.ts',
+  'test/integration/mfa-recovery.test.ts',
   'test/integration/oidc.test.ts',
   'test/integration/password-reset.test.ts',
   'test/integration/revocation-beside-rbac.test.ts',

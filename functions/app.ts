@@ -20,7 +20,7 @@ import { inviteAcceptanceFunction, invitesFunction } from './invites/index.ts';
 import { membersFunction } from './members/index.ts';
 import { mfaFunction } from './mfa/index.ts';
 import { oidcFunction } from './oidc/index.ts';
-import { opsFunction } from './ops/index.ts';
+import { opsFunction, opsUsersFunction } from './ops/index.ts';
 import { passwordResetFunction } from './password-reset/index.ts';
 import { memberSessionsFunction, sessionsFunction } from './sessions/index.ts';
 import { syrveFunction } from './syrve/index.ts';
@@ -54,6 +54,7 @@ const FUNCTION_MOUNTS = [
   tenantResolveFunction,
   tenantSettingsFunction,
   opsFunction,
+  opsUsersFunction,
 ];
 
 export type ResolveDeps = (c: Context<HonoEnv>) => Deps | Promise<Deps>;

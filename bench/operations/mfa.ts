@@ -1,9 +1,11 @@
-// The second step of an MFA sign-in: POST /auth/mfa/verify of a fresh challenge with the right code (one script, then the session).
+// The second step of an MFA sign-in: POST /auth/mfa/verify of a fresh challenge with the right code (one script, then the
+// session), and POST /auth/mfa/recover of one with an unused recovery code (a read, one script, then the session with the spend).
 import { uuidv7 } from 'uuidv7';
 import { base32Encode, randomBytes, sealSecret, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { totpBinding } from '../../lib/auth/mfa/factor.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { MFA_CHALLENGE_TTL_SECONDS } from '../../lib/auth/mfa/policy.ts';
+import { generateRecoveryCodes, recoveryCodeHashes } from '../../lib/auth/mfa/recovery-codes.ts';
 import { mapConcurrently } from '../concurrently.ts';
 import { expectStatus, type OperationBench } from '../operation.ts';
 import type { BenchStack } from '../stack.ts';
@@ -16,6 +18,8 @@ interface MfaFixture {
   userId: string;
   secret: Uint8Array;
   challengeToken: string;
+  /** One unused recovery code of the user (its hash is in user_mfa_recovery_codes). */
+  recoveryCode: string;
 }
 
 /**
@@ -29,7 +33,9 @@ async function mfaUsers(stack: BenchStack, count: number): Promise<MfaFixture[]>
     const userId = uuidv7();
     const secret = randomBytes(20);
     const sealed = await sealSecret(stack.config.secretsKeys, base32Encode(secret), totpBinding(userId, enrolledAtMs));
-    return { userId, secret, sealed, email: `mfa-${userId.slice(-12)}@example.test` };
+    const recoveryCode = generateRecoveryCodes()[0]!;
+    const [codeHash] = await recoveryCodeHashes(stack.config.indexHashKey, userId, [recoveryCode]);
+    return { userId, secret, sealed, recoveryCode, codeHash: codeHash!, email: `mfa-${userId.slice(-12)}@example.test` };
   });
   for (let start = 0; start < users.length; start += FIXTURE_BATCH) {
     const batch = users.slice(start, start + FIXTURE_BATCH);
@@ -43,6 +49,10 @@ async function mfaUsers(stack: BenchStack, count: number): Promise<MfaFixture[]>
        SELECT id, c, k, $4, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t (id, c, k)`,
       [batch.map((u) => u.userId), batch.map((u) => u.sealed.ciphertext), batch.map((u) => u.sealed.keyId), at],
     );
+    await stack.db.query(
+      'INSERT INTO user_mfa_recovery_codes (user_id, code_hash, created_at) SELECT id, h, $3 FROM unnest($1::uuid[], $2::text[]) AS t (id, h)',
+      [batch.map((u) => u.userId), batch.map((u) => u.codeHash), at],
+    );
   }
   return mapConcurrently(users.length, SETUP_CONCURRENCY, async (i) => {
     const user = users[i]!;
@@ -52,7 +62,7 @@ async function mfaUsers(stack: BenchStack, count: number): Promise<MfaFixture[]>
       email: user.email,
       correlationId: 'bench-setup',
     });
-    return { userId: user.userId, secret: user.secret, challengeToken: issued.challengeToken };
+    return { userId: user.userId, secret: user.secret, challengeToken: issued.challengeToken, recoveryCode: user.recoveryCode };
   });
 }
 
@@ -66,6 +76,18 @@ export const mfaVerifyBench: OperationBench = {
       // The code of now (about 0.05 ms of HMAC inside the timed call): a run may cross step boundaries.
       const code = await totpCode(secret, totpStep(Date.now()));
       await expectStatus('mfa.verify', await stack.request('POST', '/auth/mfa/verify', { body: { challengeToken, code } }), 200);
+    };
+  },
+};
+
+export const mfaRecoverBench: OperationBench = {
+  name: 'mfa.recover',
+  describe: `POST /auth/mfa/recover of a fresh challenge with an unused recovery code (code read, one script, spend + audit + session transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
+  async prepare(stack, count) {
+    const fixtures = await mfaUsers(stack, count);
+    return async (i) => {
+      const { challengeToken, recoveryCode } = fixtures[i]!;
+      await expectStatus('mfa.recover', await stack.request('POST', '/auth/mfa/recover', { body: { challengeToken, recoveryCode } }), 200);
     };
   },
 };

@@ -1,21 +1,59 @@
-// The MFA function: TOTP enrolment (the signed-in user) and the second step of an MFA sign-in (anyone holding a challenge).
+// The MFA function: TOTP enrolment, recovery codes and removal (the signed-in user, with the password and a code), and
+// the second step of an MFA sign-in (anyone holding a challenge), with a TOTP code or a recovery code.
 import { defineFunction } from '../../lib/auth/define-function.ts';
 import { confirmMfa } from '../../lib/auth/mfa/confirm-mfa.ts';
 import { enrolMfa } from '../../lib/auth/mfa/enrol-mfa.ts';
+import { recoverMfa } from '../../lib/auth/mfa/recover-mfa.ts';
+import { removeMfa } from '../../lib/auth/mfa/remove-mfa.ts';
+import { replaceRecoveryCodes } from '../../lib/auth/mfa/replace-recovery-codes.ts';
+import { RECENT_SIGN_IN_SECONDS, type StepUpRefusal } from '../../lib/auth/mfa/step-up.ts';
+import type { VerifyMfaOutcome } from '../../lib/auth/mfa/verify-mfa.ts';
 import { verifyMfa } from '../../lib/auth/mfa/verify-mfa.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { confirmRoute, enrolRoute, verifyRoute } from './routes.ts';
+import { confirmRoute, enrolRoute, recoverRoute, removeRoute, replaceCodesRoute, verifyRoute } from './routes.ts';
 
 // Enrolment is the signed-in user's; the challenge's answer (verify) is public and carries the session's tokens.
 export const mfaFunction = defineFunction({ prefix: '/auth/mfa', auth: 'bearer' });
 
+/** The step-up's refusals as answers: a wrong password and a wrong code are one answer. */
+function stepUpError(refusal: StepUpRefusal) {
+  switch (refusal.reason) {
+    case 'rate-limited':
+      return errors.RATE_LIMITED(refusal.retryAfterSeconds);
+    case 'sign-in-too-old':
+      return errors.REAUTH_FAILED(
+        `this account has no password: sign in again, then make this change within ${RECENT_SIGN_IN_SECONDS / 60} minutes`,
+      );
+    case 'unknown-user':
+      return errors.FORBIDDEN('MFA is for accounts of this service');
+    case 'no-factor':
+      return errors.NOT_FOUND('this account has no confirmed MFA factor');
+    case 'refused':
+      return errors.REAUTH_FAILED();
+  }
+}
+
+function signedInOrRefused(outcome: VerifyMfaOutcome) {
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    throw errors.MFA_INVALID();
+  }
+  return { status: 'signed-in' as const, ...outcome.tokens };
+}
+
 mfaFunction.openapi(enrolRoute, async (c) => {
+  const { password } = c.req.valid('json');
   const principal = await c.get('auth').principal();
-  const outcome = await enrolMfa(c.get('deps'), { userId: principal.userId, correlationId: c.get('correlationId') });
+  const outcome = await enrolMfa(c.get('deps'), {
+    userId: principal.userId,
+    sessionId: principal.sessionId,
+    password,
+    correlationId: c.get('correlationId'),
+  });
   if (!outcome.ok) {
     if (outcome.reason === 'already-enrolled') throw errors.MFA_ALREADY_ENROLLED();
     if (outcome.reason === 'not-configured') throw errors.NOT_CONFIGURED('MFA enrolment (SECRETS_KEYS)');
-    throw errors.FORBIDDEN('MFA enrolment is for accounts of this service');
+    throw stepUpError(outcome);
   }
   // The secret is in this body and nowhere else: no cache may keep it.
   c.header('cache-control', 'no-store');
@@ -31,7 +69,7 @@ mfaFunction.openapi(confirmRoute, async (c) => {
     if (outcome.reason === 'no-pending') throw errors.NOT_FOUND('no pending MFA enrolment; POST /auth/mfa/enrol first');
     throw errors.MFA_CODE_INVALID();
   }
-  return c.body(null, 204);
+  return c.json({ recoveryCodes: outcome.recoveryCodes }, 200);
 });
 
 mfaFunction.openapi(verifyRoute, async (c) => {
@@ -41,9 +79,43 @@ mfaFunction.openapi(verifyRoute, async (c) => {
     userAgent: c.req.header('user-agent'),
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) {
-    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
-    throw errors.MFA_INVALID();
-  }
-  return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
+  return c.json(signedInOrRefused(outcome), 200);
+});
+
+mfaFunction.openapi(recoverRoute, async (c) => {
+  const body = c.req.valid('json');
+  const outcome = await recoverMfa(c.get('deps'), {
+    ...body,
+    userAgent: c.req.header('user-agent'),
+    correlationId: c.get('correlationId'),
+  });
+  return c.json(signedInOrRefused(outcome), 200);
+});
+
+mfaFunction.openapi(replaceCodesRoute, async (c) => {
+  const { password, code } = c.req.valid('json');
+  const principal = await c.get('auth').principal();
+  const outcome = await replaceRecoveryCodes(c.get('deps'), {
+    userId: principal.userId,
+    sessionId: principal.sessionId,
+    password,
+    code,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw stepUpError(outcome);
+  return c.json({ recoveryCodes: outcome.recoveryCodes }, 200);
+});
+
+mfaFunction.openapi(removeRoute, async (c) => {
+  const body = c.req.valid('json');
+  const principal = await c.get('auth').principal();
+  const outcome = await removeMfa(c.get('deps'), {
+    userId: principal.userId,
+    sessionId: principal.sessionId,
+    password: body.password,
+    factorProof: 'code' in body ? { code: body.code } : { recoveryCode: body.recoveryCode },
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw stepUpError(outcome);
+  return c.body(null, 204);
 });

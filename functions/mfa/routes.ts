@@ -1,24 +1,36 @@
-// Route definitions (OpenAPI) of the MFA function: enrol a TOTP factor, confirm it, answer a sign-in challenge.
+// Route definitions (OpenAPI) of the MFA function: enrol a TOTP factor, confirm it, answer a sign-in challenge with a
+// code or a recovery code, replace the recovery codes, remove the factor.
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { sessionTokensSchema } from '../auth/schemas.ts';
-import { confirmBody, enrolResponse, verifyBody } from './schemas.ts';
+import {
+  confirmBody,
+  enrolBody,
+  enrolResponse,
+  recoverBody,
+  recoveryCodesResponse,
+  removeBody,
+  replaceCodesBody,
+  verifyBody,
+} from './schemas.ts';
 
 export const enrolRoute = defineRoute({
   method: 'post',
   path: '/enrol',
-  summary: "Start (or restart) the caller's TOTP enrolment: a fresh secret, pending until a first code confirms it",
-  errors: ['FORBIDDEN', 'MFA_ALREADY_ENROLLED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  summary: "Start (or restart) the caller's TOTP enrolment, with the password: a fresh secret, pending until a first code confirms it",
+  request: { body: jsonBody(enrolBody) },
+  errors: ['FORBIDDEN', 'REAUTH_FAILED', 'MFA_ALREADY_ENROLLED', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: { 201: { description: 'the secret, shown once', ...jsonContent(enrolResponse) } },
 });
 
 export const confirmRoute = defineRoute({
   method: 'post',
   path: '/enrol/confirm',
-  summary: 'Confirm the pending TOTP factor with a first code; from then on sign-in asks for a code',
+  summary: 'Confirm the pending TOTP factor with a first code; from then on sign-in asks for a code. Answers the recovery codes',
+  noStore: true,
   request: { body: jsonBody(confirmBody) },
   errors: ['MFA_CODE_INVALID', 'NOT_FOUND', 'MFA_ALREADY_ENROLLED', 'STORE_UNAVAILABLE'],
-  responses: { 204: { description: 'confirmed' } },
+  responses: { 200: { description: 'confirmed; the recovery codes, shown once', ...jsonContent(recoveryCodesResponse) } },
 });
 
 export const verifyRoute = defineRoute({
@@ -30,4 +42,34 @@ export const verifyRoute = defineRoute({
   request: { body: jsonBody(verifyBody) },
   errors: ['MFA_INVALID', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) } },
+});
+
+export const recoverRoute = defineRoute({
+  method: 'post',
+  path: '/recover',
+  summary: "Answer a sign-in's MFA challenge with a recovery code (each works once), when the authenticator app is lost",
+  auth: 'none',
+  noStore: true,
+  request: { body: jsonBody(recoverBody) },
+  errors: ['MFA_INVALID', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) } },
+});
+
+export const replaceCodesRoute = defineRoute({
+  method: 'post',
+  path: '/recovery-codes',
+  summary: 'Replace the recovery codes with ten new ones (password and a current TOTP code); the old ones stop working',
+  noStore: true,
+  request: { body: jsonBody(replaceCodesBody) },
+  errors: ['REAUTH_FAILED', 'NOT_FOUND', 'FORBIDDEN', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the new recovery codes, shown once', ...jsonContent(recoveryCodesResponse) } },
+});
+
+export const removeRoute = defineRoute({
+  method: 'delete',
+  path: '/',
+  summary: "Remove the caller's TOTP factor and its recovery codes (password and a TOTP or a recovery code)",
+  request: { body: jsonBody(removeBody) },
+  errors: ['REAUTH_FAILED', 'NOT_FOUND', 'FORBIDDEN', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  responses: { 204: { description: 'removed' } },
 });

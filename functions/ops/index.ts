@@ -1,9 +1,11 @@
-// The operator function: suspend, reactivate and forget the cache of any organisation. Operators are not users of a
-// tenant: their bearer secret is checked against OPERATOR_TOKEN_HASHES (lib/auth/operator.ts), and every action is audited.
+// The operator functions: suspend, reactivate and forget the cache of any organisation; reset a user's MFA. Operators
+// are not users of a tenant: their bearer secret is checked against OPERATOR_TOKEN_HASHES (lib/auth/operator.ts), and
+// every action is audited.
 import { defineFunction } from '../../lib/auth/define-function.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { tenants } from '../../lib/runtime/tenants/index.ts';
-import { forgetTenantCacheRoute, reactivateTenantRoute, suspendTenantRoute } from './routes.ts';
+import { resetMfaByOperator } from '../../lib/auth/mfa/reset-mfa.ts';
+import { forgetTenantCacheRoute, reactivateTenantRoute, resetUserMfaRoute, suspendTenantRoute } from './routes.ts';
 
 // no-store on every answer, refusals included.
 export const opsFunction = defineFunction({ prefix: '/ops/tenants/:orgId', auth: 'operator', noStore: true });
@@ -44,4 +46,18 @@ opsFunction.openapi(forgetTenantCacheRoute, async (c) => {
   });
   if (!outcome.ok) throw noTenant();
   return c.json({ organizationId, landed: outcome.landed }, 200);
+});
+
+// A user's account across tenants (the MFA reset); the same guard and no-store as the tenant routes.
+export const opsUsersFunction = defineFunction({ prefix: '/ops/users/:userId', auth: 'operator', noStore: true });
+
+opsUsersFunction.openapi(resetUserMfaRoute, async (c) => {
+  const userId = c.req.valid('param').userId;
+  const outcome = await resetMfaByOperator(c.get('deps'), {
+    userId,
+    operatorId: c.get('operator').id,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw errors.NOT_FOUND('this user has no MFA factor (or there is no such user)');
+  return c.json({ userId, wasConfirmed: outcome.wasConfirmed, recoveryCodesLeft: outcome.recoveryCodesLeft }, 200);
 });

@@ -1,7 +1,7 @@
 // Route definitions (OpenAPI) of the operator function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
-import { forgetResponse, stateResponse, suspendBody, tenantParams } from './schemas.ts';
+import { forgetResponse, mfaResetResponse, stateResponse, suspendBody, tenantParams, userParams } from './schemas.ts';
 
 export const suspendTenantRoute = defineRoute({
   method: 'post',
@@ -28,4 +28,14 @@ export const forgetTenantCacheRoute = defineRoute({
   request: { params: tenantParams },
   errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'invalidated', ...jsonContent(forgetResponse) } },
+});
+
+export const resetUserMfaRoute = defineRoute({
+  method: 'delete',
+  path: '/mfa',
+  summary:
+    "Delete a user's TOTP factor and recovery codes, for a user who lost both (operator); the next sign-in asks for the password alone",
+  request: { params: userParams },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'reset', ...jsonContent(mfaResetResponse) } },
 });

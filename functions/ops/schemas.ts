@@ -24,3 +24,11 @@ export const forgetResponse = z.object({
   organizationId: z.uuid(),
   landed: z.boolean().describe('false: Redis did not confirm; the entries still expire by their TTL (at most 5 minutes).'),
 });
+
+export const userParams = z.strictObject({ userId: uuidId });
+
+export const mfaResetResponse = z.object({
+  userId: z.uuid(),
+  wasConfirmed: z.boolean().describe('false: the factor removed was still pending (never confirmed)'),
+  recoveryCodesLeft: z.int().describe('Unused recovery codes deleted with it'),
+});

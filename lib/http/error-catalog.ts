@@ -108,6 +108,11 @@ export const ERROR_CATALOG = {
     status: 503,
     message: (message: string = 'a store this operation needs is unreachable; try again shortly') => message,
   },
+  /** A signed-in user's MFA change (enrol, remove, new recovery codes) without its proof: one answer whichever part failed (lib/auth/mfa/step-up.ts). */
+  REAUTH_FAILED: {
+    status: 403,
+    message: (message: string = 'the password or the code is wrong, or the code was already used; nothing was changed') => message,
+  },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

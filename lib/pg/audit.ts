@@ -38,6 +38,10 @@ export const AUDIT_ACTIONS = [
   'member.removed',
   'user.registered',
   'auth.handoff_exchanged',
+  'mfa.recovery_code_used',
+  'mfa.recovery_codes_replaced',
+  'mfa.removed',
+  'mfa.reset_by_operator',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

@@ -171,9 +171,10 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       'correlation id',
     ],
     forbiddenPayload: ['the challenge token or its secret', 'TOTP secrets or codes', 'passwords', 'recovery codes'],
-    auditCounterpart: 'session.created (method password+totp) when it is answered; refusals are counted, not audited',
+    auditCounterpart:
+      'session.created (method password+totp) when it is answered, and mfa.recovery_code_used beside it when a recovery code answered it; refusals are counted, not audited',
     cleanup:
-      'Written with its authSessionState by one script at the password step; deleted with it by the verify script on success or on the last wrong code (GET then DEL in one script, never GETDEL); else expires by TTL',
+      'Written with its authSessionState by one script at the password step; deleted with it by the verify or the recover script on success or on the last wrong code (GET then DEL in one script, never GETDEL); else expires by TTL',
     notes:
       'Located by the challenge token itself (user id + challenge id + 32 random bytes); a new challenge leaves the per-user mfa-verify failure counter (throttleCounter) as it is.',
   },

@@ -139,10 +139,10 @@ async function runTheApp(): Promise<void> {
   const mfaOrg = await stack.seedOrganization();
   const password = `pw-${randomBytes(8).toString('hex')}`;
   await setPassword(stack.db, mfaOrg.adminId, password);
-  const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: mfaOrg.adminToken });
+  const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: mfaOrg.adminToken, body: { password } });
   const { secret } = (await enrolled.json()) as { secret: string };
   const code = await totpCode(base32Decode(secret), totpStep(Date.now()));
-  expect((await stack.request('POST', '/auth/mfa/enrol/confirm', { token: mfaOrg.adminToken, body: { code } })).status).toBe(204);
+  expect((await stack.request('POST', '/auth/mfa/enrol/confirm', { token: mfaOrg.adminToken, body: { code } })).status).toBe(200);
   const login = await stack.request('POST', '/auth/login', {
     body: { organizationId: mfaOrg.organizationId, email: mfaOrg.adminEmail, password },
     headers: { [TEST_CLIENT_IP_HEADER]: '127.9.0.1' },

@@ -54,8 +54,10 @@ const login = (user: MfaUser, ip = freshIp()) =>
 const verify = (challengeToken: string, totp: string) =>
   stack.request('POST', '/auth/mfa/verify', { body: { challengeToken, code: totp } });
 
-async function enrol(org: Org): Promise<string> {
-  const response = await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken });
+/** Enrols the org's admin, giving it `password` first (enrolment asks for it). */
+async function enrol(org: Org, password = `pw-${uuidv7()}`): Promise<string> {
+  await setPassword(stack.db, org.adminId, password);
+  const response = await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken, body: { password } });
   expect(response.status).toBe(201);
   return ((await response.json()) as { secret: string }).secret;
 }
@@ -64,10 +66,9 @@ async function enrol(org: Org): Promise<string> {
 async function mfaUser(): Promise<MfaUser> {
   const org = await stack.seedOrganization();
   const password = `pw-${uuidv7()}`;
-  await setPassword(stack.db, org.adminId, password);
-  const secret = await enrol(org);
+  const secret = await enrol(org, password);
   const confirmed = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: await code(secret) } });
-  expect(confirmed.status).toBe(204);
+  expect(confirmed.status).toBe(200);
   return { org, password, secret };
 }
 
@@ -110,7 +111,9 @@ async function sessionCount(userId: string): Promise<number> {
 describe('enrolment', () => {
   it('hands out a secret once, keeps it sealed and pending until a first code confirms it, and audits both steps', async () => {
     const org = await stack.seedOrganization();
-    const response = await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken });
+    const password = `pw-${uuidv7()}`;
+    await setPassword(stack.db, org.adminId, password);
+    const response = await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken, body: { password } });
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const { secret, otpauthUri } = (await response.json()) as { secret: string; otpauthUri: string };
@@ -137,7 +140,12 @@ describe('enrolment', () => {
     expect(((await notDigits.json()) as ErrorBody).error.code).toBe('MFA_CODE_INVALID');
 
     const good = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: await code(secret) } });
-    expect(good.status).toBe(204);
+    expect(good.status).toBe(200);
+    expect(good.headers.get('cache-control')).toBe('no-store');
+    const { recoveryCodes } = (await good.json()) as { recoveryCodes: string[] };
+    expect(recoveryCodes).toHaveLength(10);
+    for (const recoveryCode of recoveryCodes) expect(recoveryCode).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
+    expect(new Set(recoveryCodes).size).toBe(10);
     const confirmed = await stack.db.query('SELECT confirmed_at FROM user_mfa WHERE user_id = $1', [org.adminId]);
     expect(confirmed.rows[0].confirmed_at).toBeInstanceOf(Date);
     const audit = await stack.db.query(
@@ -146,15 +154,15 @@ describe('enrolment', () => {
     );
     expect(audit.rows).toEqual([
       { action: 'mfa.enrolled', details: { factor: 'totp' } },
-      { action: 'mfa.confirmed', details: { factor: 'totp' } },
+      { action: 'mfa.confirmed', details: { factor: 'totp', recoveryCodeCount: 10 } },
     ]);
 
     // A confirmed factor is neither confirmed again nor replaced.
     for (const [path, body] of [
       ['/auth/mfa/enrol/confirm', { code: await code(secret, 1) }],
-      ['/auth/mfa/enrol', undefined],
+      ['/auth/mfa/enrol', { password }],
     ] as const) {
-      const again = await stack.request('POST', path, { token: org.adminToken, ...(body !== undefined ? { body } : {}) });
+      const again = await stack.request('POST', path, { token: org.adminToken, body });
       expect(again.status).toBe(409);
       expect(((await again.json()) as ErrorBody).error.code).toBe('MFA_ALREADY_ENROLLED');
     }
@@ -164,22 +172,23 @@ describe('enrolment', () => {
 
   it('a new enrolment before confirmation replaces the pending secret: the old one no longer confirms', async () => {
     const org = await stack.seedOrganization();
-    const first = await enrol(org);
-    const second = await enrol(org);
+    const password = `pw-${uuidv7()}`;
+    const first = await enrol(org, password);
+    const second = await enrol(org, password);
     expect(second).not.toBe(first);
     const stale = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: await code(first) } });
     if ((await code(first)) !== (await code(second))) expect(stale.status).toBe(400);
     const fresh = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: await code(second, 1) } });
-    expect(fresh.status).toBe(204);
+    expect(fresh.status).toBe(200);
   });
 
   it('needs a token, a pending factor, and an account of this service', async () => {
-    expect((await stack.request('POST', '/auth/mfa/enrol')).status).toBe(401);
+    expect((await stack.request('POST', '/auth/mfa/enrol', { body: {} })).status).toBe(401);
     const org = await stack.seedOrganization();
     const nothing = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: '123456' } });
     expect(nothing.status).toBe(404);
     const stranger = await stack.token({ userId: uuidv7(), email: 'idp-user@example.test' });
-    const refused = await stack.request('POST', '/auth/mfa/enrol', { token: stranger });
+    const refused = await stack.request('POST', '/auth/mfa/enrol', { token: stranger, body: { password: 'anything' } });
     expect(refused.status).toBe(403);
     const bad = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: '123456', extra: 1 } });
     expect(bad.status).toBe(400);
@@ -377,7 +386,16 @@ describe('the OpenAPI document', () => {
     expect(login.oneOf.map((variant) => variant.properties.status.enum)).toEqual([['signed-in'], ['mfa-required']]);
     // 403: TENANT_SUSPENDED, when the login's organisation was suspended after the challenge was issued.
     expect(Object.keys(doc.paths['/auth/mfa/verify']!.post.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500', '503']);
-    expect(Object.keys(doc.paths['/auth/mfa/enrol']!.post.responses).sort()).toEqual(['201', '401', '403', '409', '500', '503']);
+    expect(Object.keys(doc.paths['/auth/mfa/enrol']!.post.responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '409',
+      '429',
+      '500',
+      '503',
+    ]);
   });
 });
 
@@ -455,7 +473,7 @@ describe('failures', () => {
       [org.adminId],
     );
     expect(audit.rows[0].n).toBe(0);
-    expect((await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: totp } })).status).toBe(204);
+    expect((await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: totp } })).status).toBe(200);
   });
 
   it('PostgreSQL down: the verification answers 503 before touching the challenge', async () => {
@@ -534,7 +552,7 @@ describe('canary', () => {
       responses.push({ name, text: `${JSON.stringify([...response.headers])}\n${await response.clone().text()}` });
       return response;
     };
-    const enrolled = await record('enrol', await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken }));
+    const enrolled = await record('enrol', await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken, body: { password } }));
     user.secret = ((await enrolled.json()) as { secret: string }).secret;
     const codes = [await wrongCode(user.secret), await code(user.secret), await code(user.secret, 1)];
     await record(

@@ -103,11 +103,12 @@ async function status(response: Promise<Response>): Promise<number> {
 }
 
 /** Gives the org's admin a password; `login` signs in with it (or another), always from the same fresh address. */
-async function signInAs(org: Org): Promise<{ login: (password?: string) => Promise<Response> }> {
+async function signInAs(org: Org): Promise<{ password: string; login: (password?: string) => Promise<Response> }> {
   const password = `pw-${uuidv7()}`;
   await setPassword(stack.db, org.adminId, password);
   const ip = freshIp();
   return {
+    password,
     login: (given = password) =>
       stack.request('POST', '/auth/login', {
         body: { organizationId: org.organizationId, email: org.adminEmail, password: given },
@@ -263,16 +264,16 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     await expectAgreement();
   });
 
-  it('MFA: enrol, confirm, the challenge of a login, a wrong code, the right one, the same code again', async () => {
+  it('MFA: enrol, confirm, the challenge of a login, a wrong code, the right one, the same code again, a recovery code', async () => {
     const org = await stack.seedOrganization();
-    const { login } = await signInAs(org);
-    const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken });
+    const { login, password } = await signInAs(org);
+    const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken, body: { password } });
     expect(enrolled.status).toBe(201);
     const { secret } = (await enrolled.json()) as { secret: string };
     const code = (offset = 0) => totpCode(base32Decode(secret), totpStep(Date.now()) + offset);
-    expect(await status(stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: await code() } }))).toBe(
-      204,
-    );
+    const confirmed = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: await code() } });
+    expect(confirmed.status).toBe(200);
+    const { recoveryCodes } = (await confirmed.json()) as { recoveryCodes: string[] };
     const challenged = await login();
     expect(challenged.status).toBe(200);
     const { challengeToken } = (await challenged.json()) as { challengeToken: string };
@@ -286,6 +287,10 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     const again = await login();
     const { challengeToken: secondChallenge } = (await again.json()) as { challengeToken: string };
     expect(await status(stack.request('POST', '/auth/mfa/verify', { body: { challengeToken: secondChallenge, code: next } }))).toBe(401);
+    const recover = (recoveryCode: string) =>
+      stack.request('POST', '/auth/mfa/recover', { body: { challengeToken: secondChallenge, recoveryCode } });
+    expect(await status(recover('aaaaa-aaaaa'))).toBe(401);
+    expect(await status(recover(recoveryCodes[0]!))).toBe(200);
     await expectAgreement();
   });
 

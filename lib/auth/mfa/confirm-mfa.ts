@@ -1,12 +1,15 @@
-// mfa.confirm: the first code proves the user's app holds the pending secret; its step is burned, then the factor counts.
+// mfa.confirm: the first code proves the user's app holds the pending secret; its step is burned, then the factor counts
+// and its ten recovery codes are stored (as hashes) in the same transaction; the codes themselves are shown once.
 import { matchTotp } from '../../crypto/index.ts';
 import { auditStatement } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { mfa, TOTP_DRIFT_STEPS } from './index.ts';
 import type { Deps } from '../../deps.ts';
 import { readTotpFactor } from './factor.ts';
+import { generateRecoveryCodes, RECOVERY_CODE_COUNT, recoveryCodeHashes, replaceRecoveryCodesStatement } from './recovery-codes.ts';
 
-export type ConfirmOutcome = { ok: true } | { ok: false; reason: 'no-pending' | 'already-enrolled' | 'wrong-code' };
+export type ConfirmOutcome =
+  { ok: true; recoveryCodes: string[] } | { ok: false; reason: 'no-pending' | 'already-enrolled' | 'wrong-code' };
 
 /**
  * The code's step is burned in the replay guard before PostgreSQL confirms (SET NX: of two confirmations with one code
@@ -22,8 +25,11 @@ export async function confirmMfa(deps: Deps, input: { userId: string; code: stri
   if (step === undefined) return { ok: false, reason: 'wrong-code' };
   if (!(await mfa.burnTotpStep(deps, { userId: input.userId, step }))) return { ok: false, reason: 'wrong-code' };
   const now = new Date(nowMs);
+  const recoveryCodes = generateRecoveryCodes();
+  const hashes = await recoveryCodeHashes(deps.config.indexHashKey, input.userId, recoveryCodes);
   const statements = [
     { text: 'SELECT mfa_confirm($1, $2, $3)', params: [input.userId, factor.ciphertext, now.toISOString()] },
+    replaceRecoveryCodesStatement({ userId: input.userId, ciphertext: factor.ciphertext, hashes, now }),
     auditStatement(
       {
         action: 'mfa.confirmed',
@@ -32,7 +38,7 @@ export async function confirmMfa(deps: Deps, input: { userId: string; code: stri
         locationId: null,
         targetId: input.userId,
         correlationId: input.correlationId,
-        details: { factor: 'totp' },
+        details: { factor: 'totp', recoveryCodeCount: RECOVERY_CODE_COUNT },
       },
       now,
     ),
@@ -45,5 +51,5 @@ export async function confirmMfa(deps: Deps, input: { userId: string; code: stri
     if (sqlState(error) === 'RS404') return { ok: false, reason: 'wrong-code' };
     throw error;
   }
-  return { ok: true };
+  return { ok: true, recoveryCodes };
 }

@@ -1,9 +1,11 @@
-// mfa.enrol: a fresh TOTP secret, sealed into a pending user_mfa row with its audit row; the secret is shown once.
+// mfa.enrol: after the step-up (the password, or a recent sign-in without one), a fresh TOTP secret, sealed into a
+// pending user_mfa row with its audit row; the secret is shown once.
 import { base32Encode, randomBytes, sealSecret, TOTP_STEP_SECONDS } from '../../crypto/index.ts';
 import { auditStatement } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { totpBinding } from './factor.ts';
+import { stepUp, type StepUpRefusal } from './step-up.ts';
 
 /** 160 bits, the HMAC-SHA1 block the RFC 4226 secret size recommends. */
 const SECRET_BYTES = 20;
@@ -11,14 +13,28 @@ const SECRET_BYTES = 20;
 const ISSUER = 'runstate';
 
 export type EnrolOutcome =
-  { ok: true; secret: string; otpauthUri: string } | { ok: false; reason: 'already-enrolled' | 'unknown-user' | 'not-configured' };
+  | { ok: true; secret: string; otpauthUri: string }
+  | { ok: false; reason: 'already-enrolled' }
+  | { ok: false; reason: 'not-configured' }
+  /** 'unknown-user' among them: a token whose user this database does not know (an external identity provider's). */
+  | StepUpRefusal;
+
+export interface EnrolInput {
+  userId: string;
+  sessionId: string;
+  password: string | undefined;
+  correlationId: string;
+}
 
 /**
  * A repeat before confirmation replaces the pending secret (the old one never confirms); a confirmed factor is
- * refused, not replaced, so a stolen access token alone cannot swap a user's factor for its own.
+ * refused, not replaced. The step-up comes first: a stolen access token alone cannot put a factor of its own on an
+ * account without one (which would lock the owner out at the next sign-in).
  */
-export async function enrolMfa(deps: Deps, input: { userId: string; correlationId: string }): Promise<EnrolOutcome> {
+export async function enrolMfa(deps: Deps, input: EnrolInput): Promise<EnrolOutcome> {
   if (deps.config.secretsKeys.length === 0) return { ok: false, reason: 'not-configured' };
+  const proof = await stepUp(deps, input);
+  if (!proof.ok) return proof;
   const nowMs = deps.clock.now();
   const now = new Date(nowMs);
   const secret = base32Encode(randomBytes(SECRET_BYTES));

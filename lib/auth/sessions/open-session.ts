@@ -2,6 +2,7 @@
 // transaction; only then are tokens signed.
 import { uuidv7 } from 'uuidv7';
 import { auditStatement, type AuditEvent } from '../../pg/audit.ts';
+import type { Statement } from '../../pg/db.ts';
 import { errors } from '../../http/app-error.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
@@ -27,6 +28,8 @@ export interface OpenSessionInput {
   correlationId: string;
   /** Audit events of the sign-in itself (auth.oidc_signed_in), committed in the same transaction as the session. */
   alsoAudit?: readonly AuditEvent[];
+  /** Statements of the sign-in itself run first in that transaction (a recovery code spent): one that raises opens no session. */
+  first?: readonly Statement[];
 }
 
 export async function openSession(deps: Deps, input: OpenSessionInput): Promise<SessionTokens> {
@@ -36,6 +39,7 @@ export async function openSession(deps: Deps, input: OpenSessionInput): Promise<
   const expiresAtMs = nowMs + deps.config.signIn.sessionTtlSeconds * 1000;
   const refresh = await issueRefreshToken();
   const statements = [
+    ...(input.first ?? []),
     {
       // last_seen_at starts at the opening: the idle timeout counts from there until the first refresh.
       text: `INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at, last_seen_at, user_agent, method)

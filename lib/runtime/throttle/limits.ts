@@ -30,6 +30,9 @@ export interface ThrottleLimit {
  * tenant-resolve, per client IP (platform scope under the resolve cache's hash tag; the IP is keyed-hashed): 60 per
  * minute. A sign-in page resolves once per visit, an office behind one NAT a few dozen times a minute at most; guessing
  * workspace names gets one a second, and its misses cost PostgreSQL at most that (docs/design/tenants.md#tenant-resolution).
+ * mfa-reauth, per user (user scope; every attempt, counted before the KDF): 10 per 15 minutes. The password (and code)
+ * a signed-in user gives to enrol, remove a factor or replace recovery codes: a person does this rarely and mistypes
+ * once or twice; someone holding a stolen access token gets 10 password guesses per window, and the token ends first.
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -40,6 +43,7 @@ export const THROTTLE_LIMITS = {
   'password-reset': { limit: 5, windowSeconds: 3_600 },
   'mfa-verify': { limit: 10, windowSeconds: 900 },
   'tenant-resolve': { limit: 60, windowSeconds: 60 },
+  'mfa-reauth': { limit: 10, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
