@@ -9,7 +9,7 @@ import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
 import { listMembersBench } from './members.ts';
-import { mfaVerifyBench } from './mfa.ts';
+import { mfaVerifyBench, mfaVerifyForgedBench } from './mfa.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { sessionsListBench } from './sessions.ts';
@@ -28,6 +28,7 @@ export const operationBenches: OperationBench[] = [
   contextGetBench,
   ...singleUseBenches,
   mfaVerifyBench,
+  mfaVerifyForgedBench,
   ...tenantBenches,
   sessionsListBench,
   listMembersBench,

@@ -161,6 +161,7 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       'challenge id',
       'user id',
       'SHA-256 (hex) verifier of the challenge token',
+      "the user's credential epoch when the password was checked (a password change since refuses the session)",
       'created/expiry timestamps',
       `attempts left (${MFA_CHALLENGE_ATTEMPTS} at issue)`,
       'correlation id',
@@ -249,7 +250,13 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
   },
   passwordResetToken: {
     ttl: `Exactly ${SINGLE_USE_TTL_SECONDS['password-reset']} s from the request`,
-    allowedPayload: ['user id', 'organization id', 'issued-at timestamp', 'correlation id'],
+    allowedPayload: [
+      'user id',
+      'organization id',
+      "the user's credential epoch at issue (a password change since makes the link invalid)",
+      'issued-at timestamp',
+      'correlation id',
+    ],
     forbiddenPayload: ['the token', 'the email', 'passwords or password hashes'],
     auditCounterpart: 'auth.password_reset, written by the confirm (the request writes no audit row)',
     cleanup: 'Consumed (GET+DEL, one script) by confirm; expire by TTL; a miss is the same answer as never issued',

@@ -14,6 +14,11 @@ export const THROTTLE_ACTIONS = [
   'mfa-verify',
   'password-reset',
   'tenant-resolve',
+  'password-reset-ip',
+  'password-reset-confirm-ip',
+  'mfa-verify-ip',
+  'refresh-ip',
+  'mfa-recover-ip',
 ] as const;
 
 export const throttleKeys = {

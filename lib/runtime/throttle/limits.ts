@@ -30,6 +30,17 @@ export interface ThrottleLimit {
  * tenant-resolve, per client IP (platform scope under the resolve cache's hash tag; the IP is keyed-hashed): 60 per
  * minute. A sign-in page resolves once per visit, an office behind one NAT a few dozen times a minute at most; guessing
  * workspace names gets one a second, and its misses cost PostgreSQL at most that (docs/design/tenants.md#tenant-resolution).
+ * Every "-ip" row below counts per client address as ipSubject gives it (an IPv6 caller per /64), platform scope:
+ * password-reset-ip, reset requests: 30 per hour. People forget passwords one at a time; a whole office asking within
+ * the hour still fits, while walking a list of emails to fill inboxes (each email has its own 5) stops at 30.
+ * password-reset-confirm-ip, reset confirms: 20 per 15 minutes. A person confirms once or twice; every confirm with a
+ * live link costs a KDF, and a guessed token a Redis round trip, so this bounds both per address.
+ * mfa-verify-ip, MFA verifications: 100 per 15 minutes, like login-ip (each follows a login). The per-user mfa-verify
+ * counts wrong codes; this counts every attempt, forged challenges included, which cost the user no counter.
+ * refresh-ip, refreshes: 600 per 15 minutes. A client refreshes once per access token (15 minutes), so an office of a
+ * few hundred people with a tab or two each fits; a caller spraying refresh tokens at PostgreSQL does not.
+ * mfa-recover-ip, MFA recovery-code answers: 30 per 15 minutes, for the recovery route when it lands (each answer
+ * checks codes against stored hashes: fewer than verify, as a person uses a recovery code rarely).
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -40,6 +51,11 @@ export const THROTTLE_LIMITS = {
   'password-reset': { limit: 5, windowSeconds: 3_600 },
   'mfa-verify': { limit: 10, windowSeconds: 900 },
   'tenant-resolve': { limit: 60, windowSeconds: 60 },
+  'password-reset-ip': { limit: 30, windowSeconds: 3_600 },
+  'password-reset-confirm-ip': { limit: 20, windowSeconds: 900 },
+  'mfa-verify-ip': { limit: 100, windowSeconds: 900 },
+  'refresh-ip': { limit: 600, windowSeconds: 900 },
+  'mfa-recover-ip': { limit: 30, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
