@@ -63,7 +63,7 @@ async function mfaUsers(stack: BenchStack, count: number): Promise<MfaFixture[]>
 
 export const mfaVerifyBench: OperationBench = {
   name: 'mfa.verify',
-  describe: `POST /auth/mfa/verify of a fresh challenge with the right code (factor read, one script, session + audit transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
+  describe: `POST /auth/mfa/verify of a fresh challenge with the right code (the per-address counter beside the challenge's read, the factor read, one script, session + audit transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
   async prepare(stack, count) {
     const fixtures = await mfaUsers(stack, count);
     return async (i) => {
