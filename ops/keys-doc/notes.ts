@@ -221,7 +221,8 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     notes:
       'A per-subject limiter on a tenant endpoint uses the tenant scope, so one tenant cannot exhaust ' +
       "another tenant's bucket; pre-auth limiters (by IP) use the platform scope (the tenant-resolve limiter " +
-      'under the platform:{tenant-resolve} hash tag, beside the cache its script reads).',
+      'under the platform:{tenant-resolve} hash tag, beside the cache its script reads). A per-IP subject is an IPv4 ' +
+      "address or an IPv6 address's /64 (lib/runtime/throttle/ip-subject.ts), hashed like every subject.",
   },
   jobCache: {
     ttl: `Exactly ${JOB_CACHE_TTL_SECONDS} s from the last heartbeat, set again by every heartbeat (JOB_CACHE_TTL_SECONDS; only APP_ENV=test may shorten it); not a system of record: the jobs row in PostgreSQL is`,
