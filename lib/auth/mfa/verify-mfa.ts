@@ -2,7 +2,6 @@
 // per-address counter beside a read of the challenge), then PostgreSQL gives the factor, the code gives a step, one
 // script decides, and only then is the session opened, at the credential epoch the password step read.
 import { matchTotp, totpStep } from '../../crypto/index.ts';
-import { throttle } from '../../runtime/throttle/index.ts';
 import { mfa, readChallengeToken, TOTP_DRIFT_STEPS } from './index.ts';
 import type { Deps } from '../../deps.ts';
 import { openSessionAtEpoch } from '../sessions/open-session.ts';
@@ -28,11 +27,15 @@ export async function verifyMfa(
 ): Promise<VerifyMfaOutcome> {
   const target = readChallengeToken(input.challengeToken);
   if (target === undefined) return { ok: false, reason: 'invalid' };
-  // A forged or stale token ends here: no PostgreSQL round trip and no secret opened for it.
-  const [byIp, challenge] = await Promise.all([
-    throttle.hitIp(deps, { action: 'mfa-verify-ip', clientIp: input.clientIp, correlationId: input.correlationId }),
-    peekChallenge(deps, { token: input.challengeToken, ...target }),
-  ]);
+  // The per-address counter and the challenge's read in one request: a forged or stale token ends here, with no
+  // PostgreSQL round trip and no secret opened for it.
+  const { byIp, challenge } = await peekChallenge(deps, {
+    token: input.challengeToken,
+    ...target,
+    action: 'mfa-verify-ip',
+    clientIp: input.clientIp,
+    correlationId: input.correlationId,
+  });
   if (!byIp.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byIp.retryAfterSeconds };
   if (challenge === undefined) return { ok: false, reason: 'invalid' };
   const factor = await readTotpFactor(deps, target.userId);
