@@ -1,5 +1,5 @@
 // The second step of an MFA sign-in: POST /auth/mfa/verify of a fresh challenge with the right code (the per-address
-// counter beside the challenge's read, the factor, one script, then the session), and of a forged challenge token.
+// counter and the challenge's read in one pipeline, the factor, one script, then the session), and of a forged token.
 import { uuidv7 } from 'uuidv7';
 import { base32Encode, randomBytes, sealSecret, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { totpBinding } from '../../lib/auth/mfa/factor.ts';
@@ -63,7 +63,7 @@ async function mfaUsers(stack: BenchStack, count: number): Promise<MfaFixture[]>
 
 export const mfaVerifyBench: OperationBench = {
   name: 'mfa.verify',
-  describe: `POST /auth/mfa/verify of a fresh challenge with the right code (the per-address counter beside the challenge's read, the factor read, one script, session + audit transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
+  describe: `POST /auth/mfa/verify of a fresh challenge with the right code (the per-address counter and the challenge's read in one pipeline, the factor read, one script, session + audit transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
   async prepare(stack, count) {
     const fixtures = await mfaUsers(stack, count);
     return async (i) => {
@@ -88,7 +88,7 @@ function verify(stack: BenchStack, body: { challengeToken: string; code: string 
 export const mfaVerifyForgedBench: OperationBench = {
   name: 'mfa.verify.forged',
   describe:
-    'POST /auth/mfa/verify of a well-formed challenge token that names no challenge: the per-address counter beside one read of the challenge, then 401; no PostgreSQL round trip, no secret opened',
+    'POST /auth/mfa/verify of a well-formed challenge token that names no challenge: the per-address counter and one read of the challenge in one pipeline, then 401; no PostgreSQL round trip, no secret opened',
   async prepare(stack) {
     return async (i) => {
       // Well-formed (a user id, a challenge id, 32 random bytes): only Redis can tell it was never issued.
