@@ -32,6 +32,8 @@ const throughCluster = [
   'test/integration/sso-handoff.test.ts',
   'test/integration/syrve-*.test.ts',
   'test/integration/tenant-*.test.ts',
+  'test/integration/password-reset-epoch.test.ts',
+  'test/integration/throttle-ip.test.ts',
 ];
 
 export default defineConfig({

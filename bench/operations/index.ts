@@ -9,7 +9,7 @@ import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
 import { listMembersBench } from './members.ts';
-import { mfaRecoverBench, mfaVerifyBench } from './mfa.ts';
+import { mfaRecoverBench, mfaVerifyBench, mfaVerifyForgedBench } from './mfa.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { sessionsListBench } from './sessions.ts';
@@ -30,6 +30,7 @@ export const operationBenches: OperationBench[] = [
   ...singleUseBenches,
   mfaVerifyBench,
   mfaRecoverBench,
+  mfaVerifyForgedBench,
   ...tenantBenches,
   sessionsListBench,
   listMembersBench,

@@ -1,11 +1,14 @@
-// The second step of an MFA sign-in: POST /auth/mfa/verify of a fresh challenge with the right code (one script, then the
-// session), and POST /auth/mfa/recover of one with an unused recovery code (a read, one script, then the session with the spend).
+// The second step of an MFA sign-in: POST /auth/mfa/verify of a fresh challenge with the right code (the per-address
+// counter and the challenge's read in one pipeline, the factor, one script, then the session), of a forged token, and
+// POST /auth/mfa/recover of one with an unused recovery code (a read, one script, then the session with the spend).
 import { uuidv7 } from 'uuidv7';
 import { base32Encode, randomBytes, sealSecret, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { totpBinding } from '../../lib/auth/mfa/factor.ts';
+import { issueChallengeToken } from '../../lib/auth/mfa/challenge-token.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { MFA_CHALLENGE_TTL_SECONDS } from '../../lib/auth/mfa/policy.ts';
 import { generateRecoveryCodes, recoveryCodeHashes } from '../../lib/auth/mfa/recovery-codes.ts';
+import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { mapConcurrently } from '../concurrently.ts';
 import { expectStatus, type OperationBench } from '../operation.ts';
 import type { BenchStack } from '../stack.ts';
@@ -60,6 +63,8 @@ async function mfaUsers(stack: BenchStack, count: number): Promise<MfaFixture[]>
       userId: user.userId,
       organizationId: org.organizationId,
       email: user.email,
+      // The fixtures set no password: the epoch of a user whose password never changed.
+      credentialEpoch: 0,
       correlationId: 'bench-setup',
     });
     return { userId: user.userId, secret: user.secret, challengeToken: issued.challengeToken, recoveryCode: user.recoveryCode };
@@ -68,14 +73,37 @@ async function mfaUsers(stack: BenchStack, count: number): Promise<MfaFixture[]>
 
 export const mfaVerifyBench: OperationBench = {
   name: 'mfa.verify',
-  describe: `POST /auth/mfa/verify of a fresh challenge with the right code (factor read, one script, session + audit transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
+  describe: `POST /auth/mfa/verify of a fresh challenge with the right code (the per-address counter and the challenge's read in one pipeline, the factor read, one script, session + audit transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
   async prepare(stack, count) {
     const fixtures = await mfaUsers(stack, count);
     return async (i) => {
       const { secret, challengeToken } = fixtures[i]!;
       // The code of now (about 0.05 ms of HMAC inside the timed call): a run may cross step boundaries.
       const code = await totpCode(secret, totpStep(Date.now()));
-      await expectStatus('mfa.verify', await stack.request('POST', '/auth/mfa/verify', { body: { challengeToken, code } }), 200);
+      await expectStatus('mfa.verify', await verify(stack, { challengeToken, code }, callerIp(1, i)), 200);
+    };
+  },
+};
+
+/**
+ * A caller address of its own per call (10.<bench + 100>.<hi>.<lo>), so the per-address mfa-verify-ip limiter (100 per
+ * 15 minutes) never answers instead of the operation; the composed app reads it from TEST_CLIENT_IP_HEADER.
+ */
+const callerIp = (bench: number, i: number) => `10.${100 + bench}.${(i >> 8) & 255}.${i & 255}`;
+
+function verify(stack: BenchStack, body: { challengeToken: string; code: string }, ip: string) {
+  return stack.request('POST', '/auth/mfa/verify', { body, headers: { [TEST_CLIENT_IP_HEADER]: ip } });
+}
+
+export const mfaVerifyForgedBench: OperationBench = {
+  name: 'mfa.verify.forged',
+  describe:
+    'POST /auth/mfa/verify of a well-formed challenge token that names no challenge: the per-address counter and one read of the challenge in one pipeline, then 401; no PostgreSQL round trip, no secret opened',
+  async prepare(stack) {
+    return async (i) => {
+      // Well-formed (a user id, a challenge id, 32 random bytes): only Redis can tell it was never issued.
+      const challengeToken = issueChallengeToken(uuidv7(), uuidv7());
+      await expectStatus('mfa.verify.forged', await verify(stack, { challengeToken, code: '123456' }, callerIp(2, i)), 401);
     };
   },
 };

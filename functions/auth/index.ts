@@ -30,8 +30,14 @@ authFunction.openapi(signInRoute, async (c) => {
   }
   if (outcome.kind === 'mfa-required') {
     // The password was right; the session waits for the code (POST /auth/mfa/verify, functions/mfa/).
-    const { userId, organizationId, email } = outcome.user;
-    const challenge = await mfa.issueChallenge(c.get('deps'), { userId, organizationId, email, correlationId: c.get('correlationId') });
+    const { userId, organizationId, email, credentialEpoch } = outcome.user;
+    const challenge = await mfa.issueChallenge(c.get('deps'), {
+      userId,
+      organizationId,
+      email,
+      credentialEpoch,
+      correlationId: c.get('correlationId'),
+    });
     return c.json({ status: 'mfa-required' as const, ...challenge }, 200);
   }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
@@ -40,9 +46,13 @@ authFunction.openapi(signInRoute, async (c) => {
 authFunction.openapi(refreshRoute, async (c) => {
   const outcome = await refreshSession(c.get('deps'), {
     refreshToken: c.req.valid('json').refreshToken,
+    clientIp: c.get('clientIp'),
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw outcome.reason === 'suspended' ? errors.TENANT_SUSPENDED() : errors.REFRESH_INVALID();
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    throw outcome.reason === 'suspended' ? errors.TENANT_SUSPENDED() : errors.REFRESH_INVALID();
+  }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });
 

@@ -24,7 +24,7 @@ export const refreshRoute = defineRoute({
   summary: 'Exchange a refresh token for a new access token and the next refresh token',
   noStore: true,
   request: { body: jsonBody(refreshBody) },
-  errors: ['REFRESH_INVALID', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
+  errors: ['REFRESH_INVALID', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: {
     200: { description: 'refreshed, or (a retry within the grace) the same next refresh token again', ...jsonContent(sessionTokensSchema) },
   },

@@ -76,6 +76,7 @@ mfaFunction.openapi(verifyRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await verifyMfa(c.get('deps'), {
     ...body,
+    clientIp: c.get('clientIp'),
     userAgent: c.req.header('user-agent'),
     correlationId: c.get('correlationId'),
   });
@@ -86,6 +87,7 @@ mfaFunction.openapi(recoverRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await recoverMfa(c.get('deps'), {
     ...body,
+    clientIp: c.get('clientIp'),
     userAgent: c.req.header('user-agent'),
     correlationId: c.get('correlationId'),
   });

@@ -50,8 +50,14 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
   }
   if (outcome.kind === 'mfa-required') {
     // The provider vouched for the email; a confirmed TOTP factor of ours is still asked for, as after a password.
-    const { userId, organizationId, email } = outcome.user;
-    const challenge = await mfa.issueChallenge(deps, { userId, organizationId, email, correlationId: c.get('correlationId') });
+    const { userId, organizationId, email, credentialEpoch } = outcome.user;
+    const challenge = await mfa.issueChallenge(deps, {
+      userId,
+      organizationId,
+      email,
+      credentialEpoch,
+      correlationId: c.get('correlationId'),
+    });
     return c.json({ status: 'mfa-required' as const, ...challenge }, 200);
   }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);

@@ -14,7 +14,7 @@ passwordResetFunction.openapi(requestResetRoute, async (c) => {
   const body = c.req.valid('json');
   const outcome = await requestReset(
     c.get('deps'),
-    { organizationId: body.organizationId, email: body.email, correlationId: c.get('correlationId') },
+    { organizationId: body.organizationId, email: body.email, clientIp: c.get('clientIp'), correlationId: c.get('correlationId') },
     c.get('defer'),
   );
   if (!outcome.ok) {
@@ -29,8 +29,13 @@ passwordResetFunction.openapi(requestResetRoute, async (c) => {
 
 passwordResetFunction.openapi(confirmResetRoute, async (c) => {
   const { token, newPassword } = c.req.valid('json');
-  const outcome = await confirmReset(c.get('deps'), { token, newPassword, correlationId: c.get('correlationId') });
-  if (!outcome.ok) throw errors.RESET_INVALID();
+  const outcome = await confirmReset(c.get('deps'), {
+    token,
+    newPassword,
+    clientIp: c.get('clientIp'),
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw outcome.reason === 'rate-limited' ? errors.RATE_LIMITED(outcome.retryAfterSeconds) : errors.RESET_INVALID();
   return c.body(null, 204);
 });
 

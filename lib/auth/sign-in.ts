@@ -5,7 +5,7 @@ import { dbCall } from '../pg/unavailable.ts';
 import { throttle } from '../runtime/throttle/index.ts';
 import type { Deps } from '../deps.ts';
 import { verifyPassword } from './password.ts';
-import { openSession } from './sessions/open-session.ts';
+import { openSessionAtEpoch } from './sessions/open-session.ts';
 import type { SessionTokens } from './sessions/session-tokens.ts';
 import { canSignTokens } from './tokens/access-token.ts';
 
@@ -13,7 +13,7 @@ export interface SignInInput {
   organizationId: string;
   email: string;
   password: string;
-  /** The caller's address as the runtime's edge reports it; undefined counts under one shared "unknown" bucket. */
+  /** The caller's address as the runtime's edge reports it, counted as ipSubject gives it (lib/runtime/throttle/ip-subject.ts). */
   clientIp: string | undefined;
   /** The client's User-Agent header, recorded with the session. */
   userAgent: string | undefined;
@@ -26,6 +26,8 @@ export interface VerifiedUser {
   email: string;
   organizationId: string;
   mfaEnrolled: boolean;
+  /** The credential epoch the password was checked at (migrations/0015): the MFA challenge carries it to the session. */
+  credentialEpoch: number;
 }
 
 export type SignInOutcome =
@@ -42,6 +44,7 @@ interface UserRow {
   id: string;
   email: string;
   password_hash: string | null;
+  credential_epoch: number;
   mfa_enrolled: boolean;
   tenant_suspended: boolean;
 }
@@ -57,15 +60,10 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
       subject: email,
       correlationId: input.correlationId,
     }),
-    throttle.hit(deps, {
-      action: 'login-ip',
-      scope: { kind: 'platform' },
-      subject: input.clientIp ?? 'unknown',
-      correlationId: input.correlationId,
-    }),
+    throttle.hitIp(deps, { action: 'login-ip', clientIp: input.clientIp, correlationId: input.correlationId }),
     dbCall('read', 'auth.signIn.user', (signal) =>
       deps.db.query<UserRow>(
-        `SELECT u.id, u.email, u.password_hash, EXISTS (
+        `SELECT u.id, u.email, u.password_hash, u.credential_epoch, EXISTS (
                   SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
                 EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended
            FROM users u
@@ -90,15 +88,19 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
     email: user.email,
     organizationId: input.organizationId,
     mfaEnrolled: user.mfa_enrolled,
+    credentialEpoch: user.credential_epoch,
   };
   if (verified.mfaEnrolled) return { ok: true, kind: 'mfa-required', user: verified };
-  const tokens = await openSession(deps, {
+  // The password was checked at this epoch: a reset committed since (between the read and here) opens no session.
+  const tokens = await openSessionAtEpoch(deps, {
     userId: user.id,
     email: user.email,
     organizationId: input.organizationId,
     method: 'password',
     userAgent: input.userAgent,
     correlationId: input.correlationId,
+    credentialEpoch: user.credential_epoch,
   });
+  if (tokens === 'credentials-changed') return { ok: false, reason: 'invalid-credentials' };
   return { ok: true, kind: 'signed-in', tokens };
 }

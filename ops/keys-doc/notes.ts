@@ -166,6 +166,7 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       'challenge id',
       'user id',
       'SHA-256 (hex) verifier of the challenge token',
+      "the user's credential epoch when the password was checked (a password change since refuses the session)",
       'created/expiry timestamps',
       `attempts left (${MFA_CHALLENGE_ATTEMPTS} at issue)`,
       'correlation id',
@@ -226,7 +227,8 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     notes:
       'A per-subject limiter on a tenant endpoint uses the tenant scope, so one tenant cannot exhaust ' +
       "another tenant's bucket; pre-auth limiters (by IP) use the platform scope (the tenant-resolve limiter " +
-      'under the platform:{tenant-resolve} hash tag, beside the cache its script reads).',
+      'under the platform:{tenant-resolve} hash tag, beside the cache its script reads). A per-IP subject is an IPv4 ' +
+      "address or an IPv6 address's /64 (lib/runtime/throttle/ip-subject.ts), hashed like every subject.",
   },
   jobCache: {
     ttl: `Exactly ${JOB_CACHE_TTL_SECONDS} s from the last heartbeat, set again by every heartbeat (JOB_CACHE_TTL_SECONDS; only APP_ENV=test may shorten it); not a system of record: the jobs row in PostgreSQL is`,
@@ -273,7 +275,13 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
   },
   passwordResetToken: {
     ttl: `Exactly ${SINGLE_USE_TTL_SECONDS['password-reset']} s from the request`,
-    allowedPayload: ['user id', 'organization id', 'issued-at timestamp', 'correlation id'],
+    allowedPayload: [
+      'user id',
+      'organization id',
+      "the user's credential epoch at issue (a password change since makes the link invalid)",
+      'issued-at timestamp',
+      'correlation id',
+    ],
     forbiddenPayload: ['the token', 'the email', 'passwords or password hashes'],
     auditCounterpart: 'auth.password_reset, written by the confirm (the request writes no audit row)',
     cleanup: 'Consumed (GET+DEL, one script) by confirm; expire by TTL; a miss is the same answer as never issued',

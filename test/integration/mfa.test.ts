@@ -204,7 +204,7 @@ describe('enrolment', () => {
 });
 
 describe('sign-in with MFA', () => {
-  it('a login of an enrolled user returns a challenge, not tokens; the verification signs in with one Redis round trip', async () => {
+  it('a login of an enrolled user returns a challenge, not tokens; the verification signs in with two Redis requests', async () => {
     const user = await mfaUser();
     const response = await login(user);
     expect(response.status).toBe(200);
@@ -223,7 +223,7 @@ describe('sign-in with MFA', () => {
       expect(ttl).toBeLessThanOrEqual(300);
     }
     const challenge = JSON.parse((await stack.redis.get(keys.challenge))!) as Record<string, unknown>;
-    expect(challenge).toMatchObject({ userId: user.org.adminId, verifier: await sha256Hex(token), attemptsLeft: 5 });
+    expect(challenge).toMatchObject({ userId: user.org.adminId, verifier: await sha256Hex(token), attemptsLeft: 5, credentialEpoch: 1 });
     const state = JSON.parse((await stack.redis.get(keys.sessionState))!) as Record<string, unknown>;
     expect(state).toMatchObject({
       organizationId: user.org.organizationId,
@@ -233,7 +233,8 @@ describe('sign-in with MFA', () => {
 
     stack.redisProxy.stats.reset();
     const verified = await verify(token, await code(user.secret, 1));
-    expect(stack.redisProxy.stats.requests).toBe(1);
+    // The per-address counter and the challenge's read in one pipeline (cheap refusals first), then the answer script.
+    expect(stack.redisProxy.stats.requests).toBe(2);
     expect(verified.status).toBe(200);
     const tokens = (await verified.json()) as { status: string; accessToken: string; refreshToken: string; organizationId: string };
     expect(tokens.status).toBe('signed-in');
@@ -435,12 +436,20 @@ describe('failures', () => {
     const totp = await code(user.secret, 1);
     // The script must be cached: a cold EVALSHA's late NOSCRIPT would mean no EVAL, so nothing landing at all.
     await expectMfaInvalid(await verify(`rsm_${base64urlEncode(new Uint8Array(64))}`, totp));
-    stack.redisProxy.faults.set({ delayMs: 2_600 });
+    // Redis slows down only once the challenge has been read (the counter and the read, one pipeline, then the factor
+    // from PostgreSQL, held 600 ms here): the late request is the answer script.
+    const before = stack.redisProxy.stats.requests;
+    stack.neonProxy.faults.set({ delayMs: 600 });
     let response: Response;
     try {
-      response = await verify(token, totp);
+      const pending = verify(token, totp);
+      while (stack.redisProxy.stats.requests < before + 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      stack.redisProxy.faults.set({ delayMs: 2_600 });
+      response = await pending;
     } finally {
       stack.redisProxy.faults.clear();
+      stack.neonProxy.faults.clear();
     }
     expect(response.status).toBe(503);
     await new Promise((resolve) => setTimeout(resolve, 1_000));

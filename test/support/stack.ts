@@ -1,7 +1,7 @@
 // The integration harness: the local stack in this process (so tests can break its proxies), the real app, and inspectors.
 import { inject } from 'vitest';
 import pg from 'pg';
-import { composeApp } from '../../local/stack/app.ts';
+import { composeApp, TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
 import type { DepsOverrides } from '../../lib/create-deps.ts';
 import { systemClock } from '../../lib/deps.ts';
@@ -43,7 +43,18 @@ export async function startStack(options: StackOptions = {}) {
     ...(options.inviteTtlSeconds !== undefined ? { INVITE_TTL_SECONDS: String(options.inviteTtlSeconds) } : {}),
     ...options.env,
   };
-  const { app, config, deps, request } = composeApp(env, { ...options.deps, logger: createJsonLogger((line) => logs.push(line)) });
+  const composed = composeApp(env, { ...options.deps, logger: createJsonLogger((line) => logs.push(line)) });
+  const { app, config, deps } = composed;
+  // A caller address of its own per request unless the test names one: every test file shares one Redis, and the
+  // per-address limiters (lib/runtime/throttle/limits.ts) would otherwise count all of them in one "unknown" bucket.
+  let addresses = 0;
+  const request: typeof composed.request = (method, path, requestOptions = {}) => {
+    const named = Object.keys(requestOptions.headers ?? {}).some((name) => name.toLowerCase() === TEST_CLIENT_IP_HEADER);
+    if (named) return composed.request(method, path, requestOptions);
+    addresses += 1;
+    const address = `127.${100 + (Math.floor(addresses / 65_536) % 100)}.${Math.floor(addresses / 256) % 256}.${addresses % 256}`;
+    return composed.request(method, path, { ...requestOptions, headers: { ...requestOptions.headers, [TEST_CLIENT_IP_HEADER]: address } });
+  };
   // Inspectors talk to the servers directly, to check what the app really left behind.
   const db = new pg.Client({ connectionString: services.databaseUrl });
   await db.connect();

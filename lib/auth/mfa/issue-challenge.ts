@@ -35,6 +35,8 @@ export interface IssueChallengeInput {
   organizationId: string;
   /** The email the password was verified for, as PostgreSQL holds it. */
   email: string;
+  /** users.credential_epoch as the password step read it: the session opens only while it still holds (migrations/0015). */
+  credentialEpoch: number;
   correlationId: string;
 }
 
@@ -53,6 +55,7 @@ export async function issueChallenge(deps: Deps, input: IssueChallengeInput): Pr
   const challenge = encodeJson(challengeRecord, {
     challengeId,
     userId: input.userId,
+    credentialEpoch: input.credentialEpoch,
     verifier: await sha256Hex(challengeToken),
     createdAtUtc,
     expiresAtUtc,

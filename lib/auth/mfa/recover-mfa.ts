@@ -3,9 +3,10 @@
 import { computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
-import { openSession } from '../sessions/open-session.ts';
+import { openSessionAtEpoch } from '../sessions/open-session.ts';
 import { answerChallengeWithRecoveryCode } from './answer-recovery.ts';
 import { readChallengeToken } from './challenge-token.ts';
+import { peekChallenge } from './peek-challenge.ts';
 import { normalizeRecoveryCode, recoveryCodeHash } from './recovery-codes.ts';
 import type { VerifyMfaOutcome } from './verify-mfa.ts';
 
@@ -22,10 +23,27 @@ const CODE_SPENT = 'RS410';
  */
 export async function recoverMfa(
   deps: Deps,
-  input: { challengeToken: string; recoveryCode: string; userAgent: string | undefined; correlationId: string },
+  input: {
+    challengeToken: string;
+    recoveryCode: string;
+    clientIp: string | undefined;
+    userAgent: string | undefined;
+    correlationId: string;
+  },
 ): Promise<VerifyMfaOutcome> {
   const target = readChallengeToken(input.challengeToken);
   if (target === undefined) return { ok: false, reason: 'invalid' };
+  // As verify: the per-address counter and the challenge's read in one request, so a forged or stale token costs no
+  // PostgreSQL read and no code hash.
+  const { byIp, challenge } = await peekChallenge(deps, {
+    token: input.challengeToken,
+    ...target,
+    action: 'mfa-recover-ip',
+    clientIp: input.clientIp,
+    correlationId: input.correlationId,
+  });
+  if (!byIp.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byIp.retryAfterSeconds };
+  if (challenge === undefined) return { ok: false, reason: 'invalid' };
   const normalized = normalizeRecoveryCode(input.recoveryCode);
   const codeHash = normalized === undefined ? undefined : await recoveryCodeHash(deps.config.indexHashKey, target.userId, normalized);
   // A malformed code is a wrong code: it counts like one, without a query.
@@ -62,7 +80,8 @@ export async function recoverMfa(
     2,
   );
   try {
-    const tokens = await openSession(deps, {
+    // The epoch the answered challenge carries: a password changed since the password step opens no session.
+    const tokens = await openSessionAtEpoch(deps, {
       userId: target.userId,
       email: answer.sessionState.email,
       organizationId: answer.sessionState.organizationId,
@@ -70,11 +89,13 @@ export async function recoverMfa(
       method: 'password+totp',
       userAgent: input.userAgent,
       correlationId: input.correlationId,
+      credentialEpoch: answer.challenge.credentialEpoch,
       first: [
         { text: 'SELECT mfa_spend_recovery_code($1, $2, $3)', params: [target.userId, codeHash, now.toISOString()] },
         { text: audit.text, params: [target.userId, ...audit.params] },
       ],
     });
+    if (tokens === 'credentials-changed') return { ok: false, reason: 'invalid' };
     return { ok: true, tokens };
   } catch (error) {
     if (sqlState(error) === CODE_SPENT) return { ok: false, reason: 'invalid' };

@@ -44,6 +44,7 @@ class Refused extends Error {
 interface MemberRow {
   id: string;
   email: string;
+  credential_epoch: number;
   mfa_enrolled: boolean;
   tenant_suspended: boolean;
 }
@@ -74,6 +75,7 @@ export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): 
     email: member.email,
     organizationId: started.organizationId,
     mfaEnrolled: member.mfa_enrolled,
+    credentialEpoch: member.credential_epoch,
   };
   // As with a password: the provider vouched for the email, not for this deployment's second factor.
   if (user.mfaEnrolled) return { ok: true, kind: 'mfa-required', user };
@@ -137,7 +139,7 @@ async function verifiedEmail(deps: Deps, client: ProviderClient, parameters: URL
 async function findMember(deps: Deps, email: string, organizationId: string): Promise<MemberRow | undefined> {
   const rows = await dbCall('read', 'auth.oidc.member', (signal) =>
     deps.db.query<MemberRow>(
-      `SELECT u.id, u.email, EXISTS (
+      `SELECT u.id, u.email, u.credential_epoch, EXISTS (
                 SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
               EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended
          FROM users u

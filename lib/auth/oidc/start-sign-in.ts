@@ -27,12 +27,7 @@ export async function startOidcSignIn(deps: Deps, input: StartOidcInput): Promis
   if (provider === undefined) return { ok: false, reason: 'unknown-provider' };
   // Each start writes a key: the sign-in IP bucket (shared with password login, fail open) bounds what one address can pile up.
   const [byIp, client] = await Promise.all([
-    throttle.hit(deps, {
-      action: 'login-ip',
-      scope: { kind: 'platform' },
-      subject: input.clientIp ?? 'unknown',
-      correlationId: input.correlationId,
-    }),
+    throttle.hitIp(deps, { action: 'login-ip', clientIp: input.clientIp, correlationId: input.correlationId }),
     providerClient(provider, deps.config.appEnv, deps.clock.now()).catch((error: unknown) => {
       deps.logger.warn('oidc_provider_unavailable', {
         provider: provider.id,

@@ -1,51 +1,74 @@
-// auth.passwordReset.confirm: the token is consumed once, then PostgreSQL sets the password and revokes every open
-// session of the user in one transaction, and the denylist makes the revocations effective at once.
+// auth.passwordReset.confirm: the token is consumed once, then PostgreSQL sets the password (only at the credential
+// epoch the link was issued at) and revokes every open session of the user in one transaction, and the denylist makes
+// the revocations effective at once.
 import { auditStatement } from '../../pg/audit.ts';
-import { dbCall } from '../../pg/unavailable.ts';
+import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { singleUse } from '../../runtime/single-use/index.ts';
+import { throttle } from '../../runtime/throttle/index.ts';
 import type { Deps } from '../../deps.ts';
 import { hashPassword } from '../password.ts';
 import { afterRevocation } from '../sessions/after-revocation.ts';
 import { resetSchema } from './reset-token.ts';
 
+/** The SQLSTATE of migrations/0015_credential_epoch.sql's auth_set_password_at_epoch. */
+const CREDENTIALS_CHANGED = 'RS410';
+
 export type ConfirmResetOutcome =
   | { ok: true; revokedCount: number; denylistPending: string[] }
-  /** Unknown, used, expired or malformed: one answer. */
-  | { ok: false; reason: 'invalid' };
+  /** Unknown, used, expired, malformed, or issued before a later password change: one answer. */
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
 
 export async function confirmReset(
   deps: Deps,
-  input: { token: string; newPassword: string; correlationId: string },
+  input: { token: string; newPassword: string; clientIp: string | undefined; correlationId: string },
 ): Promise<ConfirmResetOutcome> {
+  // Counted before the consume, and not beside it: a refusal after the consume would spend the link it refuses.
+  const byIp = await throttle.hitIp(deps, {
+    action: 'password-reset-confirm-ip',
+    clientIp: input.clientIp,
+    correlationId: input.correlationId,
+  });
+  if (!byIp.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byIp.retryAfterSeconds };
   // Consumed before the derivation: a guessed token costs one Redis round trip, never a 100 000-iteration KDF.
   const consumed = await singleUse.consume(deps, 'password-reset', resetSchema, input.token);
   if (!consumed.ok) return { ok: false, reason: 'invalid' };
   const passwordHash = await hashPassword(input.newPassword);
-  const { userId, organizationId } = consumed.value;
+  const { userId, organizationId, credentialEpoch } = consumed.value;
   const now = new Date(deps.clock.now());
-  const results = await dbCall('commit', 'auth.passwordReset.confirm', (signal) =>
-    deps.db.transaction(
-      [
-        { text: 'UPDATE users SET password_hash = $2 WHERE id = $1', params: [userId, passwordHash] },
-        {
-          text: 'UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
-          params: [userId, now.toISOString()],
-        },
-        auditStatement(
+  let results: Record<string, unknown>[][];
+  try {
+    results = await dbCall('commit', 'auth.passwordReset.confirm', (signal) =>
+      deps.db.transaction(
+        [
+          // Raises RS410 when the password changed since the link was issued (another link, a racing confirm): the
+          // whole transaction rolls back. The trigger of migrations/0015 moves the epoch on, which ends every other
+          // link and MFA challenge of the user.
+          { text: 'SELECT auth_set_password_at_epoch($1, $2, $3)', params: [userId, passwordHash, credentialEpoch] },
+          // A statement of its own, after the lock the first took: it sees a session a racing sign-in committed meanwhile.
           {
-            action: 'auth.password_reset',
-            actorUserId: userId,
-            organizationId,
-            locationId: null,
-            targetId: userId,
-            correlationId: input.correlationId,
+            text: 'UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
+            params: [userId, now.toISOString()],
           },
-          now,
-        ),
-      ],
-      { signal },
-    ),
-  );
+          auditStatement(
+            {
+              action: 'auth.password_reset',
+              actorUserId: userId,
+              organizationId,
+              locationId: null,
+              targetId: userId,
+              correlationId: input.correlationId,
+            },
+            now,
+          ),
+        ],
+        { signal },
+      ),
+    );
+  } catch (error) {
+    if (sqlState(error) === CREDENTIALS_CHANGED) return { ok: false, reason: 'invalid' };
+    throw error;
+  }
   const sessionIds = (results[1] ?? []).map((row) => String(row.id));
   // No token was presented: every entry covers the longest access-token lifetime, as an admin's revoke does.
   const { denylistPending } = await afterRevocation(deps, {

@@ -11,6 +11,8 @@ import { resetSchema } from './reset-token.ts';
 export interface RequestResetInput {
   organizationId: string;
   email: string;
+  /** The caller's address as the runtime reports it, counted per ipSubject (lib/runtime/throttle/ip-subject.ts). */
+  clientIp: string | undefined;
   correlationId: string;
 }
 
@@ -29,14 +31,19 @@ export async function requestReset(
   const linkBase = deps.config.passwordReset?.linkBase;
   if (linkBase === undefined) return { ok: false, reason: 'not-configured' };
   const email = normalizeEmail(input.email);
-  // The tenant is in the key (docs/design/password-reset.md#password-reset): tenant A's requests never use up tenant B's bucket.
-  const counted = await throttle.hit(deps, {
-    action: 'password-reset',
-    scope: { kind: 'org', id: input.organizationId },
-    subject: email,
-    correlationId: input.correlationId,
-  });
-  if (!counted.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: counted.retryAfterSeconds };
+  // The tenant is in the key (docs/design/password-reset.md#password-reset): tenant A's requests never use up tenant B's
+  // bucket. The per-address counter rides beside it: one Redis round trip for both.
+  const counted = await Promise.all([
+    throttle.hit(deps, {
+      action: 'password-reset',
+      scope: { kind: 'org', id: input.organizationId },
+      subject: email,
+      correlationId: input.correlationId,
+    }),
+    throttle.hitIp(deps, { action: 'password-reset-ip', clientIp: input.clientIp, correlationId: input.correlationId }),
+  ]);
+  const refusal = counted.find((outcome) => !outcome.allowed);
+  if (refusal !== undefined && !refusal.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: refusal.retryAfterSeconds };
   const delivery = deliverReset(deps, { ...input, email }, linkBase).catch((error: unknown) => {
     // Nothing of the message (it holds the link) and no email: the correlation id finds the request.
     deps.logger.error('password_reset_delivery_failed', { errorKind: errorKind(error), correlationId: input.correlationId });
@@ -48,8 +55,8 @@ export async function requestReset(
 
 async function deliverReset(deps: Deps, input: RequestResetInput, linkBase: string): Promise<void> {
   const rows = await dbCall('read', 'auth.passwordReset.user', (signal) =>
-    deps.db.query<{ id: string; email: string }>(
-      `SELECT u.id, u.email FROM users u
+    deps.db.query<{ id: string; email: string; credential_epoch: number }>(
+      `SELECT u.id, u.email, u.credential_epoch FROM users u
         WHERE u.email = $1 AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)`,
       [input.email, input.organizationId],
       { signal },
@@ -60,6 +67,8 @@ async function deliverReset(deps: Deps, input: RequestResetInput, linkBase: stri
   const token = await singleUse.issue(deps, 'password-reset', resetSchema, {
     userId: user.id,
     organizationId: input.organizationId,
+    // The link sets the password only at this epoch: any password change before its use ends it (migrations/0015).
+    credentialEpoch: user.credential_epoch,
     issuedAtUtc: new Date(deps.clock.now()).toISOString(),
     correlationId: input.correlationId,
   });

@@ -16,6 +16,8 @@ export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 /** The SQLSTATE of migrations/0013_members.sql's sessions_refuse_suspended_organization. */
 const SUSPENDED_ORGANIZATION = 'RS403';
+/** The SQLSTATE of migrations/0015_credential_epoch.sql's auth_require_credential_epoch. */
+const CREDENTIALS_CHANGED = 'RS410';
 
 export interface OpenSessionInput {
   userId: string;
@@ -32,13 +34,36 @@ export interface OpenSessionInput {
   first?: readonly Statement[];
 }
 
-export async function openSession(deps: Deps, input: OpenSessionInput): Promise<SessionTokens> {
+export function openSession(deps: Deps, input: OpenSessionInput): Promise<SessionTokens> {
+  return open(deps, input, undefined) as Promise<SessionTokens>;
+}
+
+/**
+ * A session for a sign-in that checked the password at `credentialEpoch` (users.credential_epoch): the same transaction,
+ * led by auth_require_credential_epoch, so a password changed since (a reset between the password step and now, the MFA
+ * step included) opens nothing: 'credentials-changed'. No extra round trip: the guard is one more statement of it.
+ */
+export async function openSessionAtEpoch(
+  deps: Deps,
+  input: OpenSessionInput & { credentialEpoch: number },
+): Promise<SessionTokens | 'credentials-changed'> {
+  return open(deps, input, input.credentialEpoch);
+}
+
+async function open(
+  deps: Deps,
+  input: OpenSessionInput,
+  credentialEpoch: number | undefined,
+): Promise<SessionTokens | 'credentials-changed'> {
   const nowMs = deps.clock.now();
   const now = new Date(nowMs);
   const sessionId = uuidv7();
   const expiresAtMs = nowMs + deps.config.signIn.sessionTtlSeconds * 1000;
   const refresh = await issueRefreshToken();
   const statements = [
+    ...(credentialEpoch === undefined
+      ? []
+      : [{ text: 'SELECT auth_require_credential_epoch($1, $2)', params: [input.userId, credentialEpoch] }]),
     ...(input.first ?? []),
     {
       // last_seen_at starts at the opening: the idle timeout counts from there until the first refresh.
@@ -73,11 +98,15 @@ export async function openSession(deps: Deps, input: OpenSessionInput): Promise<
     ),
     ...(input.alsoAudit ?? []).map((event) => auditStatement(event, now)),
   ];
-  await dbCall('commit', 'auth.session.open', (signal) => deps.db.transaction(statements, { signal })).catch((error: unknown) => {
-    // The sessions insert refuses a suspended organisation (migrations/0013_members.sql): the same 403 whichever way
-    // the user signed in, also when the suspension landed after the sign-in's own read of the state.
-    throw sqlState(error) === SUSPENDED_ORGANIZATION ? errors.TENANT_SUSPENDED() : error;
-  });
+  const opened = await dbCall('commit', 'auth.session.open', (signal) => deps.db.transaction(statements, { signal })).catch(
+    (error: unknown) => {
+      if (credentialEpoch !== undefined && sqlState(error) === CREDENTIALS_CHANGED) return 'credentials-changed' as const;
+      // The sessions insert refuses a suspended organisation (migrations/0013_members.sql): the same 403 whichever way
+      // the user signed in, also when the suspension landed after the sign-in's own read of the state.
+      throw sqlState(error) === SUSPENDED_ORGANIZATION ? errors.TENANT_SUSPENDED() : error;
+    },
+  );
+  if (opened === 'credentials-changed') return opened;
   return sessionTokens(
     deps,
     { sessionId, userId: input.userId, email: input.email, organizationId: input.organizationId, expiresAtMs },

@@ -4,6 +4,7 @@
 import { uuidv7 } from 'uuidv7';
 import { dbCall } from '../../pg/unavailable.ts';
 import { revokeSession } from '../../runtime/revocation/index.ts';
+import { throttle } from '../../runtime/throttle/index.ts';
 import type { Deps } from '../../deps.ts';
 import { refreshTokenHash, successorRefreshToken } from '../tokens/refresh-token.ts';
 import { sessionTokens, type SessionTokens } from './session-tokens.ts';
@@ -13,7 +14,9 @@ export type RefreshOutcome =
   /** Unknown, malformed, spent (reuse: the session is now revoked), idle (now revoked) or ended: one answer for all. */
   | { ok: false; reason: 'invalid' }
   /** The session's organisation is suspended: nothing was spent, the session stays, and the same token works once it is reactivated. */
-  | { ok: false; reason: 'suspended' };
+  | { ok: false; reason: 'suspended' }
+  /** The caller's address is over refresh-ip: nothing was spent. */
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
 
 interface RefreshRow {
   outcome: 'rotated' | 'retried' | 'suspended' | 'reused' | 'idle' | 'ended' | 'unknown';
@@ -24,11 +27,21 @@ interface RefreshRow {
   email: string | null;
 }
 
-export async function refreshSession(deps: Deps, input: { refreshToken: string; correlationId: string }): Promise<RefreshOutcome> {
+export async function refreshSession(
+  deps: Deps,
+  input: { refreshToken: string; clientIp: string | undefined; correlationId: string },
+): Promise<RefreshOutcome> {
+  // The token's form first (a malformed one costs nothing), then the per-address counter before PostgreSQL: the
+  // statement spends the token, so the counter must decide before it, not beside it. The successor's HMAC, local work,
+  // runs while the counter's round trip is out.
   const presentedHash = await refreshTokenHash(input.refreshToken);
   if (presentedHash === undefined) return { ok: false, reason: 'invalid' };
   // The same presented token always derives the same successor: a retry finds its hash stored, a first use stores it.
-  const successor = await successorRefreshToken(deps.config.indexHashKey, input.refreshToken);
+  const [byIp, successor] = await Promise.all([
+    throttle.hitIp(deps, { action: 'refresh-ip', clientIp: input.clientIp, correlationId: input.correlationId }),
+    successorRefreshToken(deps.config.indexHashKey, input.refreshToken),
+  ]);
+  if (!byIp.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byIp.retryAfterSeconds };
   const nowMs = deps.clock.now();
   const { sessionIdleTimeoutSeconds, refreshRetryGraceSeconds } = deps.config.signIn;
   const rows = await dbCall('commit', 'auth.session.refresh', (signal) =>

@@ -16,10 +16,14 @@ export const TOTP_REPLAY_GUARD_MAX_SECONDS = 120;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-/** The challenge: whose it is, the SHA-256 of its token, and how many wrong codes it still takes. */
+/**
+ * The challenge: whose it is, the SHA-256 of its token, how many wrong codes it still takes, and the user's credential
+ * epoch the password was checked at (migrations/0015: a password change since refuses the challenge's session).
+ */
 export const challengeRecord = z.strictObject({
   challengeId: z.uuid(),
   userId: z.uuid(),
+  credentialEpoch: z.number().int().min(0),
   verifier: z.string().regex(HEX64),
   createdAtUtc: z.iso.datetime(),
   expiresAtUtc: z.iso.datetime(),

@@ -19,10 +19,14 @@ export const SINGLE_USE_TTL_SECONDS = {
 
 export type SingleUseKind = keyof typeof SINGLE_USE_TTL_SECONDS;
 
-/** What a password-reset token stands for while it lives: whose password it may set, in which organisation. */
+/**
+ * What a password-reset token stands for while it lives: whose password it may set, in which organisation, and the
+ * user's credential epoch when it was issued (migrations/0015: any password change since makes the link invalid).
+ */
 export const resetSchema = z.strictObject({
   userId: z.uuid(),
   organizationId: z.uuid(),
+  credentialEpoch: z.number().int().min(0),
   issuedAtUtc: z.iso.datetime(),
   correlationId: z.string().min(1).max(128),
 });

@@ -15,6 +15,11 @@ export const THROTTLE_ACTIONS = [
   'password-reset',
   'tenant-resolve',
   'mfa-reauth',
+  'password-reset-ip',
+  'password-reset-confirm-ip',
+  'mfa-verify-ip',
+  'refresh-ip',
+  'mfa-recover-ip',
 ] as const;
 
 export const throttleKeys = {

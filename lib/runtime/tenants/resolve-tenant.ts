@@ -3,7 +3,7 @@
 import type { Deps } from '../../deps.ts';
 import { errorKind } from '../../log/logger.ts';
 import { decodeJson, defineScript, runScript } from '../../redis/index.ts';
-import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
+import { ipSubject, LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
 import { lookupTenant, type ResolveQuery } from './lookup.ts';
 import { publicTenantSchema, toPublicTenant, type PublicTenant } from './public-tenant.ts';
 import { rememberResolution } from './remember.ts';
@@ -58,7 +58,7 @@ return {count, ttl, 'miss', generation}
 
 export interface ResolveInput {
   query: ResolveQuery;
-  /** The caller's address as the runtime's edge reports it; undefined counts under one shared "unknown" bucket. */
+  /** The caller's address as the runtime's edge reports it, counted as ipSubject gives it (an IPv6 caller per /64). */
   clientIp: string | undefined;
   correlationId: string;
 }
@@ -71,7 +71,7 @@ export type ResolveOutcome =
 
 export async function resolveTenant(deps: Deps, input: ResolveInput): Promise<ResolveOutcome> {
   const [window, keys] = await Promise.all([
-    throttleWindow(deps, { action: 'tenant-resolve', scope: RESOLVE_SCOPE, subject: input.clientIp ?? 'unknown' }),
+    throttleWindow(deps, { action: 'tenant-resolve', scope: RESOLVE_SCOPE, subject: ipSubject(input.clientIp) }),
     resolveKeys(deps, input.query),
   ]);
   let reply: unknown;

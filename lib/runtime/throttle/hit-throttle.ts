@@ -3,7 +3,7 @@ import { errorKind } from '../../log/logger.ts';
 import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_THROTTLE_HIT } from './lua.ts';
-import { throttleWindow, type ThrottleSubject } from './window.ts';
+import { throttleWindow, type ThrottleSubject, type ThrottleWindow } from './window.ts';
 
 /**
  * KEYS[1] throttle counter (registry row throttleCounter)
@@ -44,6 +44,11 @@ export async function hitThrottle(deps: Deps, target: ThrottleSubject & { correl
     deps.logger.warn('throttle_unavailable', { action: target.action, errorKind: errorKind(error), correlationId: target.correlationId });
     return { allowed: true };
   }
+  return throttleOutcome(reply, window);
+}
+
+/** What THROTTLE_HIT's reply `{count, seconds left}` means in `window`; anything unreadable lets the hit through. */
+export function throttleOutcome(reply: unknown, window: ThrottleWindow): ThrottleOutcome {
   const [count, ttl] = Array.isArray(reply) ? reply : [];
   if (typeof count !== 'number' || count <= window.limit) return { allowed: true };
   return { allowed: false, retryAfterSeconds: retryAfter(ttl, window.ttlSeconds) };

@@ -33,6 +33,17 @@ export interface ThrottleLimit {
  * mfa-reauth, per user (user scope; every attempt, counted before the KDF): 10 per 15 minutes. The password (and code)
  * a signed-in user gives to enrol, remove a factor or replace recovery codes: a person does this rarely and mistypes
  * once or twice; someone holding a stolen access token gets 10 password guesses per window, and the token ends first.
+ * Every "-ip" row below counts per client address as ipSubject gives it (an IPv6 caller per /64), platform scope:
+ * password-reset-ip, reset requests: 30 per hour. People forget passwords one at a time; a whole office asking within
+ * the hour still fits, while walking a list of emails to fill inboxes (each email has its own 5) stops at 30.
+ * password-reset-confirm-ip, reset confirms: 20 per 15 minutes. A person confirms once or twice; every confirm with a
+ * live link costs a KDF, and a guessed token a Redis round trip, so this bounds both per address.
+ * mfa-verify-ip, MFA verifications: 100 per 15 minutes, like login-ip (each follows a login). The per-user mfa-verify
+ * counts wrong codes; this counts every attempt, forged challenges included, which cost the user no counter.
+ * refresh-ip, refreshes: 600 per 15 minutes. A client refreshes once per access token (15 minutes), so an office of a
+ * few hundred people with a tab or two each fits; a caller spraying refresh tokens at PostgreSQL does not.
+ * mfa-recover-ip, MFA recovery-code answers: 30 per 15 minutes (each answer
+ * checks codes against stored hashes: fewer than verify, as a person uses a recovery code rarely).
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -44,6 +55,11 @@ export const THROTTLE_LIMITS = {
   'mfa-verify': { limit: 10, windowSeconds: 900 },
   'tenant-resolve': { limit: 60, windowSeconds: 60 },
   'mfa-reauth': { limit: 10, windowSeconds: 900 },
+  'password-reset-ip': { limit: 30, windowSeconds: 3_600 },
+  'password-reset-confirm-ip': { limit: 20, windowSeconds: 900 },
+  'mfa-verify-ip': { limit: 100, windowSeconds: 900 },
+  'refresh-ip': { limit: 600, windowSeconds: 900 },
+  'mfa-recover-ip': { limit: 30, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
