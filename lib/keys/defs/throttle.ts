@@ -14,6 +14,8 @@ export const THROTTLE_ACTIONS = [
   'mfa-verify',
   'password-reset',
   'tenant-resolve',
+  'oidc-audit-ip',
+  'oidc-audit-org',
 ] as const;
 
 export const throttleKeys = {

@@ -30,6 +30,11 @@ export interface ThrottleLimit {
  * tenant-resolve, per client IP (platform scope under the resolve cache's hash tag; the IP is keyed-hashed): 60 per
  * minute. A sign-in page resolves once per visit, an office behind one NAT a few dozen times a minute at most; guessing
  * workspace names gets one a second, and its misses cost PostgreSQL at most that (docs/design/tenants.md#tenant-resolution).
+ * oidc-audit-ip, per client IP (platform scope; the IP is keyed-hashed): 20 auth.oidc_failed rows per 15 minutes. A
+ * person whose sign-in fails retries a few times; past 20 the refusals stand but only the log records them.
+ * oidc-audit-org, per organisation (its scope): 200 auth.oidc_failed rows per hour, whatever the number of addresses, so
+ * a flood of failed callbacks adds at most 4 800 rows a day to an organisation's trail and cannot bury its real events
+ * in the export window (docs/design/oidc.md#oidc-sign-in). Counted only for hits the IP bucket let through.
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -40,6 +45,8 @@ export const THROTTLE_LIMITS = {
   'password-reset': { limit: 5, windowSeconds: 3_600 },
   'mfa-verify': { limit: 10, windowSeconds: 900 },
   'tenant-resolve': { limit: 60, windowSeconds: 60 },
+  'oidc-audit-ip': { limit: 20, windowSeconds: 900 },
+  'oidc-audit-org': { limit: 200, windowSeconds: 3_600 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
