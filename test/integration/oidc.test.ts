@@ -18,6 +18,7 @@ import { freshIp } from '../support/tenants.ts';
 
 const APP_ORIGIN = 'http://127.0.0.1:8787';
 const BINDING_COOKIE = 'rs_oidc_binding';
+const SECURE_CALLBACK = 'https://127.0.0.1:8787/auth/oidc/fakehttps/callback';
 const callbackOf = (provider: string) => `${APP_ORIGIN}/auth/oidc/${provider}/callback`;
 const FAILED_BODY = JSON.stringify({
   error: { code: 'OIDC_FAILED', message: 'the sign-in through the identity provider could not be completed; start it again' },
@@ -32,7 +33,12 @@ const answers: string[] = [];
 beforeAll(async () => {
   op = await startLocalOidcProvider({ redirectUri: callbackOf('local') });
   fake = await startFakeOp();
-  const providers = [op.providerEntry('local'), fake.providerEntry('fake', callbackOf('fake'))];
+  const providers = [
+    op.providerEntry('local'),
+    fake.providerEntry('fake', callbackOf('fake')),
+    // The same fake behind an https redirect URI: what a deployment's cookie looks like.
+    fake.providerEntry('fakehttps', SECURE_CALLBACK),
+  ];
   stack = await startStack({ env: { OIDC_PROVIDERS: JSON.stringify(providers) } });
 });
 afterAll(async () => {
@@ -366,6 +372,33 @@ describe('the state is bound to the browser that started it', () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { userId: string }).userId).toBe(org.adminId);
     expect(await stack.redis.exists(stateKey)).toBe(0);
+  });
+});
+
+describe('the binding cookie of an https deployment', () => {
+  it('is __Host- prefixed, Secure, Path=/, HttpOnly and Lax, required at the callback and cleared there', async () => {
+    const org = await stack.seedOrganization();
+    await allow(org, 'fakehttps');
+    fake.mode = 'ok';
+    fake.email = org.adminEmail;
+    const jar = new CookieJar();
+    const start = await app(startUrl(org.organizationId, 'fakehttps'), jar);
+    expect(start.status).toBe(302);
+    expect(start.headers.getSetCookie()).toEqual([
+      expect.stringMatching(
+        new RegExp(`^__Host-${BINDING_COOKIE}=[A-Za-z0-9_-]{43}; Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax$`),
+      ),
+    ]);
+    // The fake approves at once: its redirect goes to the https callback, which the in-process app answers by path.
+    const toCallback = await fetch(new URL(start.headers.get('location')!), { redirect: 'manual' });
+    const callback = new URL(toCallback.headers.get('location')!);
+    expect(callback.href.startsWith(SECURE_CALLBACK)).toBe(true);
+    await expectFailed(await app(callback, new CookieJar()), 'browser');
+    const response = await app(callback, jar);
+    expect(response.status).toBe(200);
+    expect(response.headers.getSetCookie()).toEqual([
+      expect.stringMatching(new RegExp(`^__Host-${BINDING_COOKIE}=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax`)),
+    ]);
   });
 });
 
