@@ -359,7 +359,12 @@ describe('the state is bound to the browser that started it', () => {
     const { callback, jar } = await callbackFor(org);
     const stateKey = await stateKeyOf(callback.searchParams.get('state')!);
     // Another browser: none of our cookies at all, then one with a binding cookie of its own sign-in.
-    await expectFailed(await app(callback, new CookieJar(), freshIp()), 'browser');
+    const refused = await app(callback, new CookieJar(), freshIp());
+    // A refusal clears the cookie too: every answer of the callback does.
+    expect(refused.headers.getSetCookie()).toEqual([
+      expect.stringMatching(new RegExp(`^${BINDING_COOKIE}=; Max-Age=0; Path=/auth/oidc/local/callback;`)),
+    ]);
+    await expectFailed(refused, 'browser');
     const attacker = await issuedState(org);
     await expectFailed(await app(callback, attacker.jar, freshIp()), 'browser');
     // A cookie of the right name and shape but not this state's.
