@@ -10,6 +10,7 @@ import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
 import { listMembersBench } from './members.ts';
 import { mfaRecoverBench, mfaVerifyBench, mfaVerifyForgedBench } from './mfa.ts';
+import { oidcStartBench } from './oidc.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { sessionsListBench } from './sessions.ts';
@@ -34,6 +35,7 @@ export const operationBenches: OperationBench[] = [
   ...tenantBenches,
   sessionsListBench,
   listMembersBench,
+  oidcStartBench,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];

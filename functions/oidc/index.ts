@@ -5,6 +5,7 @@ import { startOidcSignIn } from '../../lib/auth/oidc/start-sign-in.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
+import { clearBindingCookie, readBindingCookie, setBindingCookie } from './binding-cookie.ts';
 import { oidcCallbackRoute, startOidcRoute } from './routes.ts';
 
 // no-store on every answer, errors included: these URLs carry a state or a code, and the callback's body carries tokens.
@@ -12,35 +13,49 @@ import { oidcCallbackRoute, startOidcRoute } from './routes.ts';
 export const oidcFunction = defineFunction({ prefix: '/auth/oidc', auth: 'none', noStore: true });
 
 const unknownProvider = () => errors.NOT_FOUND('no such OpenID provider on this deployment');
+// One answer for an organisation that does not exist and one that does not allow the provider: nothing to tell apart.
+const notForOrganization = () => errors.NOT_FOUND('no such OpenID provider for this organisation');
 
 oidcFunction.openapi(startOidcRoute, async (c) => {
   const deps = c.get('deps');
   // A sign-in that could not end in tokens must not send anyone to the provider.
   if (!canSignTokens(deps.config.auth)) throw errors.NOT_CONFIGURED('sign-in (AUTH_SIGNING_KEYS)');
+  const providerId = c.req.valid('param').provider;
+  const provider = deps.config.oidcProviders.find((candidate) => candidate.id === providerId);
+  if (provider === undefined) throw unknownProvider();
   const outcome = await startOidcSignIn(deps, {
-    providerId: c.req.valid('param').provider,
+    providerId,
     organizationId: c.req.valid('query').organizationId,
     clientIp: c.get('clientIp'),
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
-    if (outcome.reason === 'unknown-provider') throw unknownProvider();
+    if (outcome.reason === 'unknown-provider') throw notForOrganization();
     if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw errors.UPSTREAM_FAILED('identity-provider');
   }
+  // A new start replaces this browser's binding: only its latest sign-in can complete here.
+  setBindingCookie(c, provider, outcome.browserBinding, outcome.expiresInSeconds);
   return c.redirect(outcome.location, 302);
 });
 
 oidcFunction.openapi(oidcCallbackRoute, async (c) => {
   const deps = c.get('deps');
   const providerId = c.req.valid('param').provider;
-  if (!deps.config.oidcProviders.some((provider) => provider.id === providerId)) throw unknownProvider();
+  const provider = deps.config.oidcProviders.find((candidate) => candidate.id === providerId);
+  if (provider === undefined) throw unknownProvider();
+  // Read, then cleared on every answer from here on (error answers keep the headers set on the context): it is good
+  // for this one callback, and a browser that got here has no further use for it.
+  const browserBinding = readBindingCookie(c, provider);
+  clearBindingCookie(c, provider);
   if (!canSignTokens(deps.config.auth)) throw errors.NOT_CONFIGURED('sign-in (AUTH_SIGNING_KEYS)');
   // The raw query, as the provider sent it: oauth4webapi reads iss and error from it (a repeated parameter never gets here: 400).
   const outcome = await completeOidcSignIn(deps, {
     providerId,
     parameters: new URL(c.req.url).searchParams,
+    browserBinding,
     userAgent: c.req.header('user-agent'),
+    clientIp: c.get('clientIp'),
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {

@@ -14,13 +14,22 @@ const noStoreHeaders = {
 export const startOidcRoute = defineRoute({
   method: 'get',
   path: '/{provider}/start',
-  summary: 'Begin signing in to an organisation through an OpenID provider: a redirect to its sign-in page',
+  summary:
+    'Begin signing in to an organisation through an OpenID provider it lists: a redirect to its sign-in page, and a cookie binding the sign-in to this browser',
   request: { params: providerParams, query: startQuery },
   errors: ['NOT_FOUND', 'RATE_LIMITED', 'UPSTREAM_FAILED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
     302: {
       description: "to the provider's authorization endpoint, with a single-use state (10 minutes), a nonce and a PKCE S256 challenge",
-      headers: { location: { description: "the provider's authorization URL", schema: { type: 'string' as const } }, ...noStoreHeaders },
+      headers: {
+        location: { description: "the provider's authorization URL", schema: { type: 'string' as const } },
+        'set-cookie': {
+          description:
+            'the browser binding cookie the callback requires (HttpOnly, SameSite=Lax, 10 minutes; __Host- and Secure when the deployment is https)',
+          schema: { type: 'string' as const },
+        },
+        ...noStoreHeaders,
+      },
     },
   },
 });
@@ -28,7 +37,8 @@ export const startOidcRoute = defineRoute({
 export const oidcCallbackRoute = defineRoute({
   method: 'get',
   path: '/{provider}/callback',
-  summary: 'The provider sends the browser back here; the state is consumed once, and a verified, linked email signs in',
+  summary:
+    'The provider sends the browser back here; the state is consumed once, only by the browser that started it, and a verified, linked email signs in',
   request: { params: providerParams, query: callbackQuery },
   errors: ['OIDC_FAILED', 'TENANT_SUSPENDED', 'NOT_FOUND', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {

@@ -8,7 +8,7 @@ export { signInResponseSchema } from '../auth/schemas.ts';
 export const providerParams = z.strictObject({ provider: z.string().min(1).max(64) });
 
 export const startQuery = z.strictObject({
-  organizationId: uuidId.describe('The organisation to sign in to; the account must hold a role there.'),
+  organizationId: uuidId.describe('The organisation to sign in to; it must list the provider, and the account must hold a role there.'),
 });
 
 // Not strict: providers add parameters of their own (iss, session_state, scope, authuser…), which oauth4webapi reads or ignores.

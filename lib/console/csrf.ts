@@ -6,7 +6,7 @@ import type { HonoEnv } from '../http/hono-env.ts';
 import { readCookie, writeCookie } from './cookies.ts';
 
 export const CSRF_HEADER = 'x-csrf-token';
-/** Keeps this HMAC apart from every other use of INDEX_HASH_KEY (the OIDC verifier and nonce use their own labels). */
+/** Keeps this HMAC apart from every other use of INDEX_HASH_KEY (each use has a label of its own). */
 const LABEL = 'runstate/console-csrf/v1\0';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -39,6 +39,9 @@ export const DEMO = {
 
 export const DEMO_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 
+/** The id npm start gives its local OpenID provider in OIDC_PROVIDERS. */
+export const DEMO_OIDC_PROVIDER_ID = 'local';
+
 export async function seedDemo(client: SeedClient, jwtSecret: string, options: DemoTokenOptions = {}): Promise<SeedResult> {
   await client.query('BEGIN');
   try {
@@ -61,6 +64,11 @@ export async function seedDemo(client: SeedClient, jwtSecret: string, options: D
       [DEMO.adminRoleAssignmentId, adminUserId, DEMO.organizationId],
     );
     const names = await seedDemoTenantNames(client, DEMO.organizationId);
+    // The demo tenant lists the local OpenID provider (local/oidc/demo.ts), so its start link works.
+    await client.query(`INSERT INTO oidc_provider_organizations (organization_id, provider_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      DEMO.organizationId,
+      DEMO_OIDC_PROVIDER_ID,
+    ]);
     await client.query('COMMIT');
     const token = await demoToken(jwtSecret, adminUserId, DEMO.adminEmail, options);
     return {

@@ -1,5 +1,6 @@
 // npm start's part of OIDC: the local provider with the demo admin's account, the OIDC_PROVIDERS the app is given
 // (never printed: it holds the client secret), and what the banner says about it.
+import { DEMO_OIDC_PROVIDER_ID } from '../launcher/seed.ts';
 import type { Teardown } from '../stack/teardown.ts';
 import { startLocalOidcProvider } from './provider.ts';
 
@@ -18,14 +19,18 @@ export async function startDemoOidc(
 ): Promise<DemoOidc> {
   if (env.OIDC_PROVIDERS) return { env: {}, lines: [] };
   const base = `http://127.0.0.1:${demo.appPort}`;
-  const provider = await startLocalOidcProvider({ redirectUri: `${base}/auth/oidc/local/callback`, accounts: [demo.adminEmail] });
+  // The demo seed lists this provider for the demo organisation (oidc_provider_organizations, local/launcher/seed.ts).
+  const provider = await startLocalOidcProvider({
+    redirectUri: `${base}/auth/oidc/${DEMO_OIDC_PROVIDER_ID}/callback`,
+    accounts: [demo.adminEmail],
+  });
   stack.add('local OpenID provider', provider.close);
   return {
-    env: { OIDC_PROVIDERS: JSON.stringify([provider.providerEntry('local')]) },
+    env: { OIDC_PROVIDERS: JSON.stringify([provider.providerEntry(DEMO_OIDC_PROVIDER_ID)]) },
     lines: [
       `Sign in through the local OpenID provider (${provider.issuer}): open this link in a browser, log in as ${demo.adminEmail}`,
       '(any password: its dev login form checks only the login), approve, and the callback answers the tokens POST /auth/login gives:',
-      `  ${base}/auth/oidc/local/start?organizationId=${demo.organizationId}`,
+      `  ${base}/auth/oidc/${DEMO_OIDC_PROVIDER_ID}/start?organizationId=${demo.organizationId}`,
     ],
   };
 }

@@ -302,16 +302,19 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
   },
   oidcState: {
     ttl: `Exactly ${SINGLE_USE_TTL_SECONDS['oidc-state']} s from the start of the sign-in`,
-    allowedPayload: ['provider id', 'organization id', 'issued-at timestamp', 'correlation id'],
-    forbiddenPayload: [
-      'the state value',
-      'the PKCE verifier and the nonce (both derived from the state under INDEX_HASH_KEY, stored nowhere)',
-      'authorization codes',
-      'ID or access tokens',
-      'client secrets',
+    allowedPayload: [
+      'provider id',
+      'organization id',
+      'SHA-256 of the browser binding cookie',
+      'the random PKCE verifier of this start (a secret: only here, never in a key, log, answer or audit row)',
+      'the random nonce of this start',
+      'issued-at timestamp',
+      'correlation id',
     ],
-    auditCounterpart: 'auth.oidc_signed_in and auth.oidc_failed, written by the callback from the consumed value',
-    cleanup: 'Consumed (GET+DEL, one script) by the callback before anything else; expire by TTL',
+    forbiddenPayload: ['the state value', 'the binding cookie itself', 'authorization codes', 'ID or access tokens', 'client secrets'],
+    auditCounterpart: 'auth.oidc_signed_in and auth.oidc_failed (throttled), written by the callback from the value',
+    cleanup:
+      'Consumed by the callback before anything else, by one script that deletes it only when the hash of the browser binding cookie matches (a callback from another browser leaves it); expire by TTL',
   },
   consoleDevLogin: {
     ttl: `Exactly ${SINGLE_USE_TTL_SECONDS['console-dev-login']} s from npm start's banner (APP_ENV=dev only)`,

@@ -1,18 +1,24 @@
 // OIDC sign-in against a real OpenID provider (local/oidc/provider.ts), a fake one for the ID-token checks a real one
-// never fails (test/support/fake-op.ts), and real Redis and PostgreSQL: the state is spent once, the code exchanged
-// with the derived PKCE verifier, the ID token checked, the verified email linked within the state's organisation.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// never fails (test/support/fake-op.ts), and real Redis and PostgreSQL: the state is spent once and only by the browser
+// that started it, the code exchanged with the state's random PKCE verifier, the ID token checked, the provider allowed
+// for the organisation, the verified email linked within the state's organisation, and failure rows throttled.
+import { createHash } from 'node:crypto';
+import { beforeEach, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { uuidv7 } from 'uuidv7';
-import { pkceVerifierFor } from '../../lib/auth/oidc/derived-secrets.ts';
+import { auditOidcFailure } from '../../lib/auth/oidc/failure-audit.ts';
 import { sha256Hex } from '../../lib/crypto/index.ts';
+import { THROTTLE_LIMITS } from '../../lib/runtime/throttle/index.ts';
+import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { startLocalOidcProvider, type LocalOidcProvider } from '../../local/oidc/provider.ts';
 import { startFakeOp, type FakeOp, type FakeOpMode } from '../support/fake-op.ts';
-import { TEST_INDEX_HASH_KEY } from '../support/fixtures.ts';
-import { signInThroughBrowser } from '../support/oidc.ts';
+import { CookieJar, signInThroughBrowser } from '../support/oidc.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { freshIp } from '../support/tenants.ts';
 
 const APP_ORIGIN = 'http://127.0.0.1:8787';
+const BINDING_COOKIE = 'rs_oidc_binding';
+const SECURE_CALLBACK = 'https://127.0.0.1:8787/auth/oidc/fakehttps/callback';
 const callbackOf = (provider: string) => `${APP_ORIGIN}/auth/oidc/${provider}/callback`;
 const FAILED_BODY = JSON.stringify({
   error: { code: 'OIDC_FAILED', message: 'the sign-in through the identity provider could not be completed; start it again' },
@@ -27,7 +33,12 @@ const answers: string[] = [];
 beforeAll(async () => {
   op = await startLocalOidcProvider({ redirectUri: callbackOf('local') });
   fake = await startFakeOp();
-  const providers = [op.providerEntry('local'), fake.providerEntry('fake', callbackOf('fake'))];
+  const providers = [
+    op.providerEntry('local'),
+    fake.providerEntry('fake', callbackOf('fake')),
+    // The same fake behind an https redirect URI: what a deployment's cookie looks like.
+    fake.providerEntry('fakehttps', SECURE_CALLBACK),
+  ];
   stack = await startStack({ env: { OIDC_PROVIDERS: JSON.stringify(providers) } });
 });
 afterAll(async () => {
@@ -38,34 +49,78 @@ afterAll(async () => {
 
 type Org = Awaited<ReturnType<TestStack['seedOrganization']>>;
 
-async function app(url: URL): Promise<Response> {
-  const response = await stack.app.request(`${url.pathname}${url.search}`);
-  const headers = [...response.headers.entries()].map(([name, value]) => `${name}: ${value}`);
-  // /start's Location carries the state by design (its one way to the browser); every other answer must carry none.
-  if (!url.pathname.endsWith('/start')) answers.push(`${headers.join('\n')}\n${await response.clone().text()}`);
+/** Each test calls from an address of its own, so the per-IP buckets (login-ip, oidc-audit-ip) of one never fill another's. */
+let clientIp = freshIp();
+beforeEach(() => {
+  clientIp = freshIp();
+});
+
+/** Our app as a browser reaches it: `cookie` is that browser's cookie header for the URL ('' for a browser without any). */
+async function send(url: URL, cookie: string, ip = clientIp): Promise<Response> {
+  const headers: Record<string, string> = { [TEST_CLIENT_IP_HEADER]: ip, ...(cookie !== '' ? { cookie } : {}) };
+  const response = await stack.app.request(`${url.pathname}${url.search}`, { headers });
+  const lines = [...response.headers.entries()].map(([name, value]) => `${name}: ${value}`);
+  // /start's Location carries the state, and its Set-Cookie the binding, by design (their one way to the browser);
+  // every other answer must carry neither.
+  if (!url.pathname.endsWith('/start')) answers.push(`${lines.join('\n')}\n${await response.clone().text()}`);
   return response;
+}
+
+/** One request from the browser whose cookies are `jar` (none: a browser that never started this sign-in). */
+async function app(url: URL, jar?: CookieJar, ip?: string): Promise<Response> {
+  const response = await send(url, jar?.header(url) ?? '', ip);
+  jar?.store(response);
+  return response;
+}
+
+/** The organisation lists the provider (migrations/0016_oidc_provider_organizations.sql). */
+async function allow(org: Org, ...providers: string[]): Promise<void> {
+  for (const provider of providers) {
+    await stack.db.query('INSERT INTO oidc_provider_organizations (organization_id, provider_id) VALUES ($1, $2)', [
+      org.organizationId,
+      provider,
+    ]);
+  }
+}
+
+async function failureRows(organizationId: string): Promise<Array<{ details: { provider: string; reason: string } }>> {
+  const result = await stack.db.query(
+    "SELECT details FROM audit_events WHERE organization_id = $1 AND action = 'auth.oidc_failed' ORDER BY id",
+    [organizationId],
+  );
+  return result.rows as Array<{ details: { provider: string; reason: string } }>;
 }
 
 const startUrl = (organizationId: string, provider = 'local') =>
   new URL(`${APP_ORIGIN}/auth/oidc/${provider}/start?organizationId=${organizationId}`);
 
-/** The flow up to the provider's redirect to our callback, not delivered yet. */
-async function callbackFor(org: Org, provider = 'local'): Promise<URL> {
-  const { callbackUrl } = await signInThroughBrowser(startUrl(org.organizationId, provider), {
+/** The whole flow in one browser, up to our callback's answer. */
+function signIn(org: Org, options: { provider?: string; email?: string; jar?: CookieJar } = {}) {
+  return signInThroughBrowser(startUrl(org.organizationId, options.provider), {
     appOrigin: APP_ORIGIN,
-    app,
+    app: (url, cookie) => send(url, cookie),
+    email: options.email ?? org.adminEmail,
+    ...(options.jar !== undefined ? { appJar: options.jar } : {}),
+  });
+}
+
+/** The flow up to the provider's redirect to our callback, not delivered yet, and the browser (jar) that started it. */
+async function callbackFor(org: Org, provider = 'local'): Promise<{ callback: URL; jar: CookieJar }> {
+  const { callbackUrl, appJar } = await signInThroughBrowser(startUrl(org.organizationId, provider), {
+    appOrigin: APP_ORIGIN,
+    app: (url, cookie) => send(url, cookie),
     email: org.adminEmail,
     stopAtCallback: true,
   });
   expect(callbackUrl).toBeDefined();
-  return callbackUrl!;
+  return { callback: callbackUrl!, jar: appJar };
 }
 
-/** A fresh state issued by /start (the provider never sees it). */
-async function issuedState(org: Org, provider = 'local'): Promise<string> {
-  const response = await app(startUrl(org.organizationId, provider));
+/** A fresh state issued by /start to the browser `jar` (a new one unless given); the provider never sees it. */
+async function issuedState(org: Org, provider = 'local', jar = new CookieJar()): Promise<{ state: string; jar: CookieJar }> {
+  const response = await app(startUrl(org.organizationId, provider), jar);
   expect(response.status).toBe(302);
-  return new URL(response.headers.get('location')!).searchParams.get('state')!;
+  return { state: new URL(response.headers.get('location')!).searchParams.get('state')!, jar };
 }
 
 function withParams(url: URL, params: Record<string, string>): URL {
@@ -87,19 +142,33 @@ async function expectFailed(response: Response, reason: string): Promise<void> {
   expect(lastFailureReason()).toBe(reason);
 }
 
+/** A new organisation that lists the local provider (and the fake), whose admin has an account at the local provider. */
 async function localMember(): Promise<Org> {
   const org = await stack.seedOrganization();
+  await allow(org, 'local', 'fake');
   op.addAccount(org.adminEmail);
   return org;
 }
 
+async function stateKeyOf(state: string): Promise<string> {
+  const [key] = await stack.redis.keys(`*${await sha256Hex(state)}`);
+  expect(key).toBeDefined();
+  return key!;
+}
+
 describe('OIDC sign-in through the local provider', () => {
-  it('the full flow signs in: the login body, no-store and no-referrer, audit rows, and an access token that works', async () => {
+  it('the full flow signs in: the login body, no-store and no-referrer, the binding cookie set and cleared, audit rows, and an access token that works', async () => {
     const org = await localMember();
-    const start = await app(startUrl(org.organizationId));
+    const jar = new CookieJar();
+    const start = await app(startUrl(org.organizationId), jar);
     expect(start.status).toBe(302);
     expect(start.headers.get('cache-control')).toBe('no-store');
     expect(start.headers.get('referrer-policy')).toBe('no-referrer');
+    // Over plain http: no Secure and so no __Host- prefix; HttpOnly, Lax, and the callback's own path only.
+    const [setCookie] = start.headers.getSetCookie();
+    expect(setCookie).toMatch(
+      new RegExp(`^${BINDING_COOKIE}=[A-Za-z0-9_-]{43}; Max-Age=600; Path=/auth/oidc/local/callback; HttpOnly; SameSite=Lax$`),
+    );
     const location = new URL(start.headers.get('location')!);
     expect(location.origin).toBe(op.issuer);
     expect(Object.fromEntries(location.searchParams)).toMatchObject({
@@ -111,13 +180,27 @@ describe('OIDC sign-in through the local provider', () => {
     });
     const state = location.searchParams.get('state')!;
     expect(state).toMatch(/^rso_[A-Za-z0-9_-]{43}$/);
-    const [stateKey] = await stack.redis.keys(`*${await sha256Hex(state)}`);
-    expect(await stack.redis.ttl(stateKey!)).toBeGreaterThanOrEqual(599);
+    const stateKey = await stateKeyOf(state);
+    expect(await stack.redis.ttl(stateKey)).toBeGreaterThanOrEqual(599);
+    // The state keeps the SHA-256 of the cookie, never the cookie.
+    const binding = jar.get(BINDING_COOKIE)!;
+    const kept = JSON.parse((await stack.redis.get(stateKey))!) as Record<string, string>;
+    expect(kept.browserHash).toBe(createHash('sha256').update(binding).digest('hex'));
+    expect(JSON.stringify(kept)).not.toContain(binding);
 
-    const { response } = await signInThroughBrowser(location, { appOrigin: APP_ORIGIN, app, email: org.adminEmail });
+    const { response } = await signInThroughBrowser(location, {
+      appOrigin: APP_ORIGIN,
+      app: (url, cookie) => send(url, cookie),
+      email: org.adminEmail,
+      appJar: jar,
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.getSetCookie()).toEqual([
+      expect.stringMatching(new RegExp(`^${BINDING_COOKIE}=; Max-Age=0; Path=/auth/oidc/local/callback; HttpOnly; SameSite=Lax`)),
+    ]);
+    expect(jar.get(BINDING_COOKIE)).toBeUndefined();
     const body = (await response.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
       ['status', 'tokenType', 'accessToken', 'expiresInSeconds', 'refreshToken', 'userId', 'organizationId', 'sessionExpiresAtUtc'].sort(),
@@ -126,7 +209,7 @@ describe('OIDC sign-in through the local provider', () => {
     const claims = decodeJwt(body.accessToken as string);
     expect(claims).toMatchObject({ sub: org.adminId, email: org.adminEmail, email_verified: true });
     expect((await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: body.accessToken as string })).status).toBe(200);
-    expect(await stack.redis.exists(stateKey!)).toBe(0);
+    expect(await stack.redis.exists(stateKey)).toBe(0);
 
     const audit = await stack.db.query(
       'SELECT action, details FROM audit_events WHERE organization_id = $1 AND actor_user_id = $2 ORDER BY action',
@@ -140,92 +223,105 @@ describe('OIDC sign-in through the local provider', () => {
     expect(refreshed.status).toBe(200);
   });
 
-  it('a replayed callback (the same code and state again) fails', async () => {
+  it('a replayed callback (the same code and state again, from the same browser) fails', async () => {
     const org = await localMember();
-    const callback = await callbackFor(org);
-    expect((await app(callback)).status).toBe(200);
-    await expectFailed(await app(callback), 'state');
+    const { callback, jar } = await callbackFor(org);
+    const cookie = jar.header(callback);
+    expect((await app(callback, jar)).status).toBe(200);
+    // The browser dropped the cleared cookie; a replay that kept it finds the state spent all the same.
+    await expectFailed(await send(callback, cookie), 'state');
   });
 
   it("a provider's code delivered with another live state fails at the exchange (the PKCE verifier is the state's)", async () => {
     const org = await localMember();
-    const callback = await callbackFor(org);
-    const otherState = await issuedState(org);
-    await expectFailed(await app(withParams(callback, { state: otherState })), 'code');
+    const { callback, jar } = await callbackFor(org);
+    // A second start in the same browser: its cookie now binds the other state.
+    const { state: otherState } = await issuedState(org, 'local', jar);
+    await expectFailed(await app(withParams(callback, { state: otherState }), jar), 'code');
   });
 
   it('a wrong state fails with the one answer: never issued, malformed, missing, expired, or issued for another provider', async () => {
     const org = await localMember();
-    const callback = await callbackFor(org);
-    await expectFailed(await app(withParams(callback, { state: `rso_${'A'.repeat(43)}` })), 'state');
-    await expectFailed(await app(withParams(callback, { state: 'not-a-state' })), 'state');
+    const { callback, jar } = await callbackFor(org);
+    // The browser's cookie as it was: each answer below clears it in a jar, and the last request must still carry it.
+    const cookie = jar.header(callback);
+    await expectFailed(await send(withParams(callback, { state: `rso_${'A'.repeat(43)}` }), cookie), 'state');
+    await expectFailed(await send(withParams(callback, { state: 'not-a-state' }), cookie), 'state');
     const missing = new URL(callback);
     missing.searchParams.delete('state');
-    await expectFailed(await app(missing), 'state');
-    await expectFailed(await app(withParams(callback, { state: await issuedState(org, 'fake') })), 'provider-mismatch');
+    await expectFailed(await send(missing, cookie), 'state');
+    const forFake = await issuedState(org, 'fake');
+    await expectFailed(await app(withParams(callback, { state: forFake.state }), forFake.jar), 'browser');
+    // The fake's cookie lives on the fake's callback path: delivered with the cookie itself, it is the wrong provider.
+    const fakeCookie = forFake.jar.header(new URL(callbackOf('fake')));
+    await expectFailed(await send(withParams(callback, { state: forFake.state }), fakeCookie), 'provider-mismatch');
     const expired = await issuedState(org);
-    const [expiredKey] = await stack.redis.keys(`*${await sha256Hex(expired)}`);
-    await stack.redis.pexpire(expiredKey!, 1);
+    await stack.redis.pexpire(await stateKeyOf(expired.state), 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await expectFailed(await app(withParams(callback, { state: expired })), 'state');
+    await expectFailed(await app(withParams(callback, { state: expired.state }), expired.jar), 'state');
     // A repeated parameter is not a callback at all: refused before any state is looked at.
     const doubled = new URL(`${callback.href}&state=${encodeURIComponent(callback.searchParams.get('state')!)}`);
-    expect((await app(doubled)).status).toBe(400);
-    // None of these spent the real state: the callback still signs in once.
-    expect((await app(callback)).status).toBe(200);
+    expect((await send(doubled, cookie)).status).toBe(400);
+    // None of these spent the real state: delivered with its browser's cookie, the callback still signs in once.
+    expect((await send(callback, cookie)).status).toBe(200);
   });
 
-  it('50 parallel callbacks with one state: exactly one signs in (and none with a bad code)', async () => {
+  it('50 parallel callbacks with one state from its browser: exactly one signs in (and none with a bad code)', async () => {
     const org = await localMember();
-    const callback = await callbackFor(org);
-    const statuses = await Promise.all(Array.from({ length: 50 }, () => app(callback).then((r) => r.status)));
+    const { callback, jar } = await callbackFor(org);
+    const cookie = jar.header(callback);
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => send(callback, cookie).then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 401)).toHaveLength(49);
     const sessions = await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [org.adminId]);
     expect(sessions.rows[0].n).toBe(1);
 
-    const badCode = withParams(await callbackFor(org), { code: 'not-the-code' });
-    const badStatuses = await Promise.all(Array.from({ length: 50 }, () => app(badCode).then((r) => r.status)));
+    const second = await callbackFor(org);
+    const badCode = withParams(second.callback, { code: 'not-the-code' });
+    const badCookie = second.jar.header(badCode);
+    const badStatuses = await Promise.all(Array.from({ length: 50 }, () => send(badCode, badCookie).then((r) => r.status)));
     expect(badStatuses.filter((s) => s === 200)).toHaveLength(0);
   });
 
   it("a provider's error answer fails, and spends the state", async () => {
     const org = await localMember();
-    const state = await issuedState(org);
+    const { state, jar } = await issuedState(org);
     const refused = new URL(`${callbackOf('local')}?error=access_denied&state=${state}&iss=${encodeURIComponent(op.issuer)}`);
-    await expectFailed(await app(refused), 'provider-error');
-    await expectFailed(await app(refused), 'state');
+    const cookie = jar.header(refused);
+    await expectFailed(await send(refused, cookie), 'provider-error');
+    await expectFailed(await send(refused, cookie), 'state');
   });
 
   it('an email the provider has not verified fails', async () => {
     const org = await stack.seedOrganization();
+    await allow(org, 'local');
     op.addAccount(org.adminEmail, { emailVerified: false });
-    await expectFailed(await app(await callbackFor(org)), 'email-unverified');
+    const { callback, jar } = await callbackFor(org);
+    await expectFailed(await app(callback, jar), 'email-unverified');
   });
 
   it("an email with no role in the state's organisation fails (nobody is created), audited in that organisation", async () => {
     const org = await localMember();
     const other = await stack.seedOrganization();
+    await allow(other, 'local');
     // A member of `org` signing in to `other`, and a verified stranger.
-    const intoOther = await signInThroughBrowser(startUrl(other.organizationId), { appOrigin: APP_ORIGIN, app, email: org.adminEmail });
+    const intoOther = await signIn(other, { email: org.adminEmail });
     await expectFailed(intoOther.response, 'unlinked');
     const stranger = `stranger-${uuidv7()}@example.test`;
     op.addAccount(stranger);
-    const unknown = await signInThroughBrowser(startUrl(org.organizationId), { appOrigin: APP_ORIGIN, app, email: stranger });
+    const unknown = await signIn(org, { email: stranger });
     await expectFailed(unknown.response, 'unlinked');
     expect((await stack.db.query('SELECT 1 FROM users WHERE email = $1', [stranger])).rowCount).toBe(0);
-    const audit = await stack.db.query("SELECT details FROM audit_events WHERE organization_id = $1 AND action = 'auth.oidc_failed'", [
-      other.organizationId,
-    ]);
-    expect(audit.rows).toEqual([{ details: { provider: 'local', reason: 'unlinked' } }]);
+    expect(await failureRows(other.organizationId)).toEqual([{ details: { provider: 'local', reason: 'unlinked' } }]);
   });
 
   it('costs Redis one round trip per callback (the consume script) and two per start (the IP throttle, the SET)', async () => {
     const org = await localMember();
-    expect((await app(await callbackFor(org))).status).toBe(200); // scripts loaded, metadata and keys cached
-    const callback = await callbackFor(org);
+    const warm = await callbackFor(org);
+    expect((await app(warm.callback, warm.jar)).status).toBe(200); // scripts loaded, metadata and keys cached
+    const { callback, jar } = await callbackFor(org);
     stack.redisProxy.stats.reset();
-    expect((await app(callback)).status).toBe(200);
+    expect((await app(callback, jar)).status).toBe(200);
     expect(stack.redisProxy.stats.requests).toBe(1);
     stack.redisProxy.stats.reset();
     expect((await app(startUrl(org.organizationId))).status).toBe(302);
@@ -238,7 +334,8 @@ describe('OIDC sign-in through the local provider', () => {
       "INSERT INTO user_mfa (user_id, secret_ciphertext, secret_key_id, enrolled_at, confirmed_at) VALUES ($1, 'x', 'k', now(), now())",
       [org.adminId],
     );
-    const response = await app(await callbackFor(org));
+    const { callback, jar } = await callbackFor(org);
+    const response = await app(callback, jar);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { status: string; challengeToken?: string; accessToken?: string };
     expect(body.status).toBe('mfa-required');
@@ -256,17 +353,208 @@ describe('OIDC sign-in through the local provider', () => {
   });
 });
 
+describe('the state is bound to the browser that started it', () => {
+  it('a callback URL replayed from another browser (no cookie, or its own) is refused, spends nothing, and the real browser still signs in', async () => {
+    const org = await localMember();
+    const { callback, jar } = await callbackFor(org);
+    const stateKey = await stateKeyOf(callback.searchParams.get('state')!);
+    // Another browser: none of our cookies at all, then one with a binding cookie of its own sign-in.
+    const refused = await app(callback, new CookieJar(), freshIp());
+    // A refusal clears the cookie too: every answer of the callback does.
+    expect(refused.headers.getSetCookie()).toEqual([
+      expect.stringMatching(new RegExp(`^${BINDING_COOKIE}=; Max-Age=0; Path=/auth/oidc/local/callback;`)),
+    ]);
+    await expectFailed(refused, 'browser');
+    const attacker = await issuedState(org);
+    await expectFailed(await app(callback, attacker.jar, freshIp()), 'browser');
+    // A cookie of the right name and shape but not this state's.
+    await expectFailed(await send(callback, `${BINDING_COOKIE}=${'A'.repeat(43)}`, freshIp()), 'browser');
+    expect(await stack.redis.exists(stateKey)).toBe(1);
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [org.adminId])).rows[0].n).toBe(0);
+    expect((await failureRows(org.organizationId)).map((row) => row.details.reason)).toEqual(['browser', 'browser', 'browser']);
+    // The browser that started it completes it, once.
+    const response = await app(callback, jar);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { userId: string }).userId).toBe(org.adminId);
+    expect(await stack.redis.exists(stateKey)).toBe(0);
+  });
+});
+
+describe('the binding cookie of an https deployment', () => {
+  it('is __Host- prefixed, Secure, Path=/, HttpOnly and Lax, required at the callback and cleared there', async () => {
+    const org = await stack.seedOrganization();
+    await allow(org, 'fakehttps');
+    fake.mode = 'ok';
+    fake.email = org.adminEmail;
+    const jar = new CookieJar();
+    const start = await app(startUrl(org.organizationId, 'fakehttps'), jar);
+    expect(start.status).toBe(302);
+    expect(start.headers.getSetCookie()).toEqual([
+      expect.stringMatching(
+        new RegExp(`^__Host-${BINDING_COOKIE}=[A-Za-z0-9_-]{43}; Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax$`),
+      ),
+    ]);
+    // The fake approves at once: its redirect goes to the https callback, which the in-process app answers by path.
+    const toCallback = await fetch(new URL(start.headers.get('location')!), { redirect: 'manual' });
+    const callback = new URL(toCallback.headers.get('location')!);
+    expect(callback.href.startsWith(SECURE_CALLBACK)).toBe(true);
+    await expectFailed(await app(callback, new CookieJar()), 'browser');
+    const response = await app(callback, jar);
+    expect(response.status).toBe(200);
+    expect(response.headers.getSetCookie()).toEqual([
+      expect.stringMatching(new RegExp(`^__Host-${BINDING_COOKIE}=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Lax`)),
+    ]);
+  });
+});
+
+describe('providers are tied to organisations', () => {
+  it("a tenant's own provider cannot start a sign-in to another tenant, and asserting another tenant's member signs nobody in", async () => {
+    // Tenant A brings its own provider (the fake, which asserts whatever verified email it is told to); tenant B does not list it.
+    const tenantA = await stack.seedOrganization();
+    await allow(tenantA, 'fake');
+    const tenantB = await stack.seedOrganization();
+    await allow(tenantB, 'local');
+    fake.mode = 'ok';
+    fake.email = tenantB.adminEmail;
+    const before = fake.tokensIssued;
+    stack.redisProxy.stats.reset();
+    const intoB = await app(startUrl(tenantB.organizationId, 'fake'));
+    expect(intoB.status).toBe(404);
+    expect(await intoB.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such OpenID provider for this organisation' } });
+    expect(stack.redisProxy.stats.requests).toBe(0);
+    // Through tenant A's own door, B's admin is no member of A: refused, and audited in A only.
+    const { response } = await signIn(tenantA, { provider: 'fake', email: tenantB.adminEmail });
+    expect(fake.tokensIssued).toBe(before + 1);
+    await expectFailed(response, 'unlinked');
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [tenantB.adminId])).rows[0].n).toBe(0);
+    expect(await failureRows(tenantB.organizationId)).toEqual([]);
+    expect(await failureRows(tenantA.organizationId)).toEqual([{ details: { provider: 'fake', reason: 'unlinked' } }]);
+  });
+
+  it('the callback checks again: a provider the organisation dropped while its sign-in page was open signs nobody in', async () => {
+    const org = await stack.seedOrganization();
+    await allow(org, 'fake');
+    fake.mode = 'ok';
+    fake.email = org.adminEmail;
+    const jar = new CookieJar();
+    const started = await app(startUrl(org.organizationId, 'fake'), jar);
+    expect(started.status).toBe(302);
+    // The fake approves at once: its redirect back to our callback carries a code for this state.
+    const toCallback = await fetch(new URL(started.headers.get('location')!), { redirect: 'manual' });
+    await stack.db.query('DELETE FROM oidc_provider_organizations WHERE organization_id = $1', [org.organizationId]);
+    const answer = await app(new URL(toCallback.headers.get('location')!), jar);
+    await expectFailed(answer, 'provider-not-allowed');
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [org.adminId])).rows[0].n).toBe(0);
+  });
+});
+
+describe('an unknown organisation at start', () => {
+  it('is 404 NOT_FOUND and writes nothing: no Redis command at all, no audit row', async () => {
+    const nobody = uuidv7();
+    stack.redisProxy.stats.reset();
+    const response = await app(startUrl(nobody));
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such OpenID provider for this organisation' } });
+    expect(response.headers.getSetCookie()).toEqual([]);
+    expect(stack.redisProxy.stats.requests).toBe(0);
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [nobody])).rows[0].n).toBe(0);
+    // A state naming it is never issued, so no callback can attribute a failure to it either.
+    await expectFailed(await app(new URL(`${callbackOf('local')}?error=access_denied&state=rso_${'B'.repeat(43)}`)), 'state');
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [nobody])).rows[0].n).toBe(0);
+  });
+
+  it('an existing organisation that does not list the provider gets the same answer, and nothing written', async () => {
+    const org = await stack.seedOrganization();
+    stack.redisProxy.stats.reset();
+    const response = await app(startUrl(org.organizationId));
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such OpenID provider for this organisation' } });
+    expect(stack.redisProxy.stats.requests).toBe(0);
+  });
+
+  it('a failure row is never written for an organisation that does not exist', async () => {
+    const nobody = uuidv7();
+    const outcome = await auditOidcFailure(stack.deps, {
+      providerId: 'local',
+      organizationId: nobody,
+      reason: 'state',
+      clientIp: freshIp(),
+      correlationId: 'test',
+    });
+    expect(outcome).toBe('no-organization');
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [nobody])).rows[0].n).toBe(0);
+  });
+});
+
+describe('an audit flood', () => {
+  it('is throttled per address and per organisation: the rows stay bounded while every refusal still answers 401', async () => {
+    const org = await localMember();
+    const perIp = THROTTLE_LIMITS['oidc-audit-ip'].limit;
+    const perOrg = THROTTLE_LIMITS['oidc-audit-org'].limit;
+    // One live state, replayed without its cookie: refused each time and never spent, so it can be replayed at will.
+    const { state } = await issuedState(org);
+    const replay = new URL(`${callbackOf('local')}?error=access_denied&state=${state}`);
+    const flooder = freshIp();
+    for (let i = 0; i < perIp + 5; i++) await expectFailed(await app(replay, undefined, flooder), 'browser');
+    expect(await failureRows(org.organizationId)).toHaveLength(perIp);
+    expect(stack.logs.some((line) => line.includes('"event":"oidc_audit_throttled"'))).toBe(true);
+    // Many addresses: the organisation's own bucket caps the rows whatever their number.
+    const statuses: number[] = [];
+    for (let batch = 0; batch < (perOrg - perIp + 10) / 10; batch++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => app(replay, undefined, freshIp()).then((r) => r.status)));
+      statuses.push(...answers);
+    }
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    expect(await failureRows(org.organizationId)).toHaveLength(perOrg);
+    // Another organisation's trail is untouched by it.
+    const other = await localMember();
+    const { callback, jar } = await callbackFor(other);
+    await expectFailed(await app(withParams(callback, { code: 'not-the-code' }), jar), 'code');
+    expect(await failureRows(other.organizationId)).toEqual([{ details: { provider: 'local', reason: 'code' } }]);
+  });
+});
+
+describe('the PKCE verifier', () => {
+  it('is random per start, kept only in the state, and the token request carries it (seen at the provider)', async () => {
+    const org = await stack.seedOrganization();
+    await allow(org, 'fake');
+    fake.mode = 'ok';
+    fake.email = org.adminEmail;
+    const verifiers: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const jar = new CookieJar();
+      const start = await app(startUrl(org.organizationId, 'fake'), jar);
+      const location = new URL(start.headers.get('location')!);
+      const state = location.searchParams.get('state')!;
+      const kept = JSON.parse((await stack.redis.get(await stateKeyOf(state)))!) as { pkceVerifier: string; nonce: string };
+      expect(kept.pkceVerifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
+      expect(location.searchParams.get('code_challenge')).toBe(createHash('sha256').update(kept.pkceVerifier).digest('base64url'));
+      expect(location.searchParams.get('nonce')).toBe(kept.nonce);
+      const { response } = await signInThroughBrowser(location, {
+        appOrigin: APP_ORIGIN,
+        app: (url, cookie) => send(url, cookie),
+        email: org.adminEmail,
+        appJar: jar,
+      });
+      expect(response.status).toBe(200);
+      const exchange = fake.exchanges.at(-1)!;
+      expect(exchange.state).toBe(state);
+      expect(exchange.codeVerifier).toBe(kept.pkceVerifier);
+      expect(exchange.codeChallenge).toBe(location.searchParams.get('code_challenge'));
+      verifiers.push(kept.pkceVerifier);
+    }
+    expect(new Set(verifiers).size).toBe(2);
+  });
+});
+
 describe('ID tokens a real provider would not send (the fake provider)', () => {
   async function throughFake(mode: FakeOpMode): Promise<{ response: Response; org: Org }> {
     const org = await stack.seedOrganization();
+    await allow(org, 'fake');
     fake.mode = mode;
     fake.email = org.adminEmail;
     const before = fake.tokensIssued;
-    const { response } = await signInThroughBrowser(startUrl(org.organizationId, 'fake'), {
-      appOrigin: APP_ORIGIN,
-      app,
-      email: org.adminEmail,
-    });
+    const { response } = await signIn(org, { provider: 'fake' });
     // The exchange happened (PKCE verified by the fake): what fails below is our check of the ID token.
     expect(fake.tokensIssued).toBe(before + 1);
     return { response, org };
@@ -292,10 +580,11 @@ describe('ID tokens a real provider would not send (the fake provider)', () => {
 describe('Redis down', () => {
   it('the callback fails closed with 503, spends nothing, and signs in once Redis is back', async () => {
     const org = await localMember();
-    const callback = await callbackFor(org);
+    const { callback, jar } = await callbackFor(org);
+    const cookie = jar.header(callback);
     stack.redisProxy.faults.set({ refuse: true });
     try {
-      const response = await app(callback);
+      const response = await send(callback, cookie);
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).not.toBeNull();
       const start = await app(startUrl(org.organizationId));
@@ -305,7 +594,7 @@ describe('Redis down', () => {
     }
     const sessions = await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [org.adminId]);
     expect(sessions.rows[0].n).toBe(0);
-    expect((await app(callback)).status).toBe(200);
+    expect((await send(callback, cookie)).status).toBe(200);
   });
 });
 
@@ -322,7 +611,8 @@ describe('the local provider', () => {
     });
     expect(status).toBe(421);
     const org = await stack.seedOrganization();
-    const flow = await signInThroughBrowser(startUrl(org.organizationId), { appOrigin: APP_ORIGIN, app, email: org.adminEmail });
+    await allow(org, 'local');
+    const flow = await signIn(org);
     expect(flow.callbackUrl).toBeUndefined();
     expect(flow.response.status).toBeGreaterThanOrEqual(400);
   });
@@ -350,27 +640,35 @@ async function everything(): Promise<string> {
 }
 
 describe('canary', () => {
-  it('the PKCE verifier, the state, the code and the client secret are in no key, value, row, log or answer', async () => {
+  it('the state, the binding cookie, the code and the client secret are in no key, value, row, log or answer; the PKCE verifier only in its state while it lives', async () => {
     const org = await localMember();
-    const callback = await callbackFor(org);
+    const { callback, jar } = await callbackFor(org);
     const state = callback.searchParams.get('state')!;
     const code = callback.searchParams.get('code')!;
-    const verifier = await pkceVerifierFor(TEST_INDEX_HASH_KEY, state);
+    const binding = jar.get(BINDING_COOKIE)!;
+    const stateKey = await stateKeyOf(state);
+    const verifier = (JSON.parse((await stack.redis.get(stateKey))!) as { pkceVerifier: string }).pkceVerifier;
     const clientSecret = op.providerEntry('local').clientSecret;
     expect(verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(binding).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    // While the state lives: Redis holds its hash (the key), never the state or the verifier.
+    // While the state lives: Redis holds its hash (the key) and the binding's hash, never the state or the cookie; the
+    // verifier is in the state's value and in no key.
     const live = await redisDump();
     expect(live).toContain(await sha256Hex(state));
-    for (const secret of [state, verifier, clientSecret]) expect(leakForms(secret).filter((form) => live.includes(form))).toEqual([]);
+    for (const secret of [state, binding, clientSecret]) expect(leakForms(secret).filter((form) => live.includes(form))).toEqual([]);
+    expect((await stack.redis.keys('*')).filter((key) => key.includes(verifier))).toEqual([]);
 
-    // Its whole life: signed in, replayed, and a provider error on another state.
-    expect((await app(callback)).status).toBe(200);
+    // Its whole life: signed in, replayed (from this browser and from another), and a provider error on another state.
+    const cookie = jar.header(callback);
+    expect((await app(callback, jar)).status).toBe(200);
+    await send(callback, cookie);
     await app(callback);
-    await app(new URL(`${callbackOf('local')}?error=access_denied&state=${await issuedState(org)}`));
+    const other = await issuedState(org);
+    await app(new URL(`${callbackOf('local')}?error=access_denied&state=${other.state}`), other.jar);
     const haystack = await everything();
     expect(haystack).toContain(org.adminId);
-    for (const secret of [state, verifier, code, clientSecret]) {
+    for (const secret of [state, binding, verifier, code, clientSecret]) {
       expect(leakForms(secret).filter((form) => haystack.includes(form))).toEqual([]);
     }
   });

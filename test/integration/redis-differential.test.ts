@@ -9,8 +9,9 @@ import * as z from 'zod';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled } from '../../lib/cron/run-scheduled.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
-import { base32Decode, totpCode, totpStep } from '../../lib/crypto/index.ts';
-import { SINGLE_USE_TTL_SECONDS, type SingleUseKind } from '../../lib/keys/index.ts';
+import { consumeBoundState } from '../../lib/auth/oidc/consume-state.ts';
+import { base32Decode, sha256Hex, totpCode, totpStep } from '../../lib/crypto/index.ts';
+import { oidcStateSchema, SINGLE_USE_TTL_SECONDS, type SingleUseKind } from '../../lib/keys/index.ts';
 import { defineScript, runScript } from '../../lib/redis/index.ts';
 import { singleUse } from '../../lib/runtime/single-use/index.ts';
 import { startRedisRestProxy, type RedisRestProxy } from '../../local/emulators/upstash/index.ts';
@@ -324,6 +325,24 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     const exchange = () => stack.request('POST', '/auth/handoff/exchange', { body: { code, audience: 'console' } });
     expect(await status(exchange())).toBe(200);
     expect(await status(exchange())).toBe(401);
+    await expectAgreement();
+  });
+
+  it('OIDC state: consumed only with its browser binding (another cookie, none, the right one, then spent)', async () => {
+    const binding = `binding-${uuidv7()}`;
+    const state = await singleUse.issue(stack.deps, 'oidc-state', oidcStateSchema, {
+      providerId: 'local',
+      organizationId: uuidv7(),
+      browserHash: await sha256Hex(binding),
+      pkceVerifier: 'v'.repeat(43),
+      nonce: 'n'.repeat(43),
+      issuedAtUtc: new Date().toISOString(),
+      correlationId: 'differential',
+    });
+    expect((await consumeBoundState(stack.deps, state, 'another-browser')).kind).toBe('other-browser');
+    expect((await consumeBoundState(stack.deps, state, undefined)).kind).toBe('other-browser');
+    expect((await consumeBoundState(stack.deps, state, binding)).kind).toBe('consumed');
+    expect((await consumeBoundState(stack.deps, state, binding)).kind).toBe('none');
     await expectAgreement();
   });
 

@@ -194,11 +194,21 @@ describe('signing in to a suspended organisation', () => {
   it('through the OpenID provider: the callback is refused after every check, with no session', async () => {
     const org = await stack.seedOrganization();
     provider.addAccount(org.adminEmail);
-    const app = async (url: URL) => stack.app.request(`${url.pathname}${url.search}`);
+    await stack.db.query("INSERT INTO oidc_provider_organizations (organization_id, provider_id) VALUES ($1, 'local')", [
+      org.organizationId,
+    ]);
+    const app = async (url: URL, cookie: string) =>
+      stack.app.request(`${url.pathname}${url.search}`, { headers: cookie !== '' ? { cookie } : {} });
     const start = new URL(`${APP_ORIGIN}/auth/oidc/local/start?organizationId=${org.organizationId}`);
-    const { callbackUrl } = await signInThroughBrowser(start, { appOrigin: APP_ORIGIN, app, email: org.adminEmail, stopAtCallback: true });
+    const { callbackUrl, appJar } = await signInThroughBrowser(start, {
+      appOrigin: APP_ORIGIN,
+      app,
+      email: org.adminEmail,
+      stopAtCallback: true,
+    });
     expect((await suspend(org)).status).toBe(200);
-    const callback = await app(callbackUrl!);
+    // Delivered from the browser that started it (its binding cookie), as the provider's redirect would be.
+    const callback = await app(callbackUrl!, appJar.header(callbackUrl!));
     await expectCode(callback, 403, 'TENANT_SUSPENDED');
     expect(callback.headers.get('cache-control')).toBe('no-store');
     expect((await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [org.adminId])).rows[0].n).toBe(0);

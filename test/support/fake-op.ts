@@ -18,6 +18,8 @@ export interface FakeOp {
   email: string;
   /** Token requests answered with an ID token, to show the exchange really happened. */
   readonly tokensIssued: number;
+  /** Every code exchanged, in order: the state it was issued with, the challenge /authorize got and the verifier /token got. */
+  readonly exchanges: readonly Exchange[];
   providerEntry(id: string, redirectUri: string): OidcProviderConfig;
   close(): Promise<void>;
 }
@@ -26,6 +28,13 @@ interface PendingCode {
   redirectUri: string;
   challenge: string;
   nonce: string;
+  state: string;
+}
+
+export interface Exchange {
+  state: string;
+  codeChallenge: string;
+  codeVerifier: string;
 }
 
 export async function startFakeOp(): Promise<FakeOp> {
@@ -42,6 +51,7 @@ export async function startFakeOp(): Promise<FakeOp> {
   const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `http://${host}`;
   const state = { mode: 'ok' as FakeOpMode, email: 'nobody@example.test', tokensIssued: 0 };
+  const exchanges: Exchange[] = [];
 
   const json = (res: ServerResponse, status: number, body: unknown): void =>
     void res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
@@ -81,6 +91,7 @@ export async function startFakeOp(): Promise<FakeOp> {
     if (pending.challenge !== challenge || pending.redirectUri !== form.get('redirect_uri'))
       return json(res, 400, { error: 'invalid_grant' });
     state.tokensIssued++;
+    exchanges.push({ state: pending.state, codeChallenge: pending.challenge, codeVerifier: verifier });
     json(res, 200, {
       access_token: randomBytes(16).toString('base64url'),
       token_type: 'Bearer',
@@ -101,7 +112,7 @@ export async function startFakeOp(): Promise<FakeOp> {
       return json(res, 400, { error: 'invalid_request' });
     }
     const code = randomBytes(24).toString('base64url');
-    codes.set(code, { redirectUri, challenge: p.get('code_challenge') ?? '', nonce: p.get('nonce') ?? '' });
+    codes.set(code, { redirectUri, challenge: p.get('code_challenge') ?? '', nonce: p.get('nonce') ?? '', state: p.get('state') ?? '' });
     const back = new URL(redirectUri);
     back.searchParams.set('code', code);
     back.searchParams.set('state', p.get('state') ?? '');
@@ -148,6 +159,7 @@ export async function startFakeOp(): Promise<FakeOp> {
     get tokensIssued() {
       return state.tokensIssued;
     },
+    exchanges,
     providerEntry: (id, redirectUri) => ({ id, issuer, clientId, clientSecret, redirectUri }),
     close: () =>
       new Promise<void>((resolve, reject) => {

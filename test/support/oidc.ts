@@ -1,7 +1,7 @@
-// Drives the OIDC sign-in as a browser would, with fetch and a small cookie jar: /start's redirect to the local
+// Drives the OIDC sign-in as a browser would, with fetch and small cookie jars: /start's redirect to the local
 // provider, its login and consent forms (their actions read from the HTML), and the redirect back to our callback.
-/** Sends a request for one of our app's URLs (the tests' in-process app) and returns its answer. */
-export type AppFetch = (url: URL) => Promise<Response>;
+/** Sends a request for one of our app's URLs (the tests' in-process app) with the browser's cookies for it. */
+export type AppFetch = (url: URL, cookie: string) => Promise<Response>;
 
 interface Cookie {
   name: string;
@@ -28,6 +28,11 @@ export class CookieJar {
     }
   }
 
+  /** The value of one cookie, whatever its path. */
+  get(name: string): string | undefined {
+    return [...this.cookies.values()].find((cookie) => cookie.name === name)?.value;
+  }
+
   header(url: URL): string {
     return [...this.cookies.values()]
       .filter((cookie) => url.pathname.startsWith(cookie.path))
@@ -44,6 +49,8 @@ export interface BrowserFlowOptions {
   email: string;
   /** Stop when the provider redirects to our callback and return that URL instead of following it. */
   stopAtCallback?: boolean;
+  /** This browser's cookies for our app (a fresh jar unless given): /start's binding cookie lands here. */
+  appJar?: CookieJar;
 }
 
 export interface BrowserFlowResult {
@@ -53,6 +60,8 @@ export interface BrowserFlowResult {
   callbackUrl?: URL;
   /** Every URL visited, in order. */
   visited: URL[];
+  /** The browser's cookies for our app, e.g. to deliver the callback later from this same browser. */
+  appJar: CookieJar;
 }
 
 type Step = { url: URL; method: 'GET' | 'POST'; form?: URLSearchParams };
@@ -60,6 +69,7 @@ type Step = { url: URL; method: 'GET' | 'POST'; form?: URLSearchParams };
 /** Follows the flow from `start` (our /auth/oidc/{provider}/start URL) to our callback's answer. */
 export async function signInThroughBrowser(start: URL, options: BrowserFlowOptions): Promise<BrowserFlowResult> {
   const jar = new CookieJar();
+  const appJar = options.appJar ?? new CookieJar();
   const visited: URL[] = [];
   let next: Step | undefined = { url: start, method: 'GET' };
   let response: Response | undefined;
@@ -73,7 +83,13 @@ export async function signInThroughBrowser(start: URL, options: BrowserFlowOptio
       callbackUrl = current.url;
       if (options.stopAtCallback === true) break;
     }
-    const answer: Response = current.url.origin === options.appOrigin ? await options.app(current.url) : await send(jar, current);
+    let answer: Response;
+    if (current.url.origin === options.appOrigin) {
+      answer = await options.app(current.url, appJar.header(current.url));
+      appJar.store(answer);
+    } else {
+      answer = await send(jar, current);
+    }
     response = answer;
     const location = answer.headers.get('location');
     if (answer.status >= 300 && answer.status < 400 && location !== null) {
@@ -83,7 +99,7 @@ export async function signInThroughBrowser(start: URL, options: BrowserFlowOptio
     }
   }
   if (response === undefined) throw new Error('no request was made');
-  return { response, ...(callbackUrl !== undefined ? { callbackUrl } : {}), visited };
+  return { response, ...(callbackUrl !== undefined ? { callbackUrl } : {}), visited, appJar };
 }
 
 /** One request to the provider, with the jar's cookies, redirects left to the caller. */

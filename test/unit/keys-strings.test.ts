@@ -37,6 +37,10 @@ describe('key strings', () => {
         k.throttleCounter({ kind: 'platform', tag: 'tenant-resolve' }, 'tenant-resolve', H, 0),
         `mhpay:prod:platform:{tenant-resolve}:throttle:counter:tenant-resolve.${H}.0`,
       ],
+      [
+        k.throttleCounter({ kind: 'org', id: ORG }, 'oidc-audit-org', H, 1_700_000_000),
+        `mhpay:prod:org:{${org}}:throttle:counter:oidc-audit-org.${H}.1700000000`,
+      ],
       [k.jobCache({ kind: 'platform' }, ID), `mhpay:prod:platform:job:cache:${id}`],
       [k.revokedSession(ID), `mhpay:prod:platform:auth:revoked-session:${id}`],
       [k.revokedJti(H), `mhpay:prod:platform:auth:revoked-jti:${H}`],

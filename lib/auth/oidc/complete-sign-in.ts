@@ -1,28 +1,31 @@
-// auth.oidc.callback: the provider sends the browser back with a code and our state. The state is consumed once, the
-// code exchanged with the derived PKCE verifier, the ID token checked (oauth4webapi: issuer, audience, nonce, expiry;
-// jose: the signature against the provider's JWKS), and the verified email linked to a member of the state's organisation.
+// auth.oidc.callback: the provider sends the browser back with a code and our state. The state is consumed once, and only
+// by the browser that started it (its binding cookie), the code exchanged with the state's PKCE verifier, the ID token
+// checked (oauth4webapi: issuer, audience, nonce, expiry; jose: the signature against the provider's JWKS), the provider
+// checked again against the organisation's list, and the verified email linked to a member of the state's organisation.
 import * as oauth from 'oauth4webapi';
 import { jwtVerify } from 'jose';
 import { normalizeEmail } from '../../keys/index.ts';
-import { writeAudit } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { singleUse } from '../../runtime/single-use/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import type { Deps } from '../../deps.ts';
 import type { VerifiedUser } from '../sign-in.ts';
 import { openSession } from '../sessions/open-session.ts';
 import type { SessionTokens } from '../sessions/session-tokens.ts';
-import { nonceFor, pkceVerifierFor } from './derived-secrets.ts';
+import { consumeBoundState } from './consume-state.ts';
+import { auditOidcFailure } from './failure-audit.ts';
 import { failureReason, type OidcFailureReason } from './failure-reason.ts';
-import { oidcStateSchema, type OidcState } from './oidc-state.ts';
+import type { OidcState } from './oidc-state.ts';
 import { providerClient, type ProviderClient } from './provider-client.ts';
 
 export interface CompleteOidcInput {
   providerId: string;
   /** The callback's query string as the provider sent it (code, state, iss, or error). */
   parameters: URLSearchParams;
+  /** The binding cookie the browser sent (undefined: none); compared, through its hash, with the state's. */
+  browserBinding: string | undefined;
   /** The browser's User-Agent header, recorded with the session. */
   userAgent: string | undefined;
+  clientIp: string | undefined;
   correlationId: string;
 }
 
@@ -42,33 +45,39 @@ class Refused extends Error {
 }
 
 interface MemberRow {
-  id: string;
-  email: string;
-  credential_epoch: number;
+  /** Null when no user with this email holds a role in the organisation. */
+  id: string | null;
+  email: string | null;
+  credential_epoch: number | null;
   mfa_enrolled: boolean;
   tenant_suspended: boolean;
+  provider_allowed: boolean;
 }
 
 export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): Promise<CompleteOidcOutcome> {
   const provider = deps.config.oidcProviders.find((candidate) => candidate.id === input.providerId);
   if (provider === undefined) return { ok: false, reason: 'unknown-provider' };
   const state = input.parameters.get('state') ?? '';
-  // Consumed before anything else, whatever follows: a state is good for one callback, a failed one included.
-  // Redis down throws (503, fail closed).
-  const consumed = await singleUse.consume(deps, 'oidc-state', oidcStateSchema, state);
-  if (!consumed.ok) return failed(deps, input, 'state', undefined);
-  const started = consumed.value;
+  // Consumed before anything else, whatever follows, and only by the browser it was issued to: a state is good for one
+  // callback, a failed one included. Presented from another browser it is refused and left for its own browser (a
+  // leaked callback URL cannot spend a sign-in that is still in progress). Redis down throws (503, fail closed).
+  const consumed = await consumeBoundState(deps, state, input.browserBinding);
+  if (consumed.kind === 'none') return failed(deps, input, 'state', undefined);
+  const started = consumed.state;
+  if (consumed.kind === 'other-browser') return failed(deps, input, 'browser', started);
   if (started.providerId !== provider.id) return failed(deps, input, 'provider-mismatch', started);
   let email: string;
   try {
     const client = await providerClient(provider, deps.config.appEnv, deps.clock.now());
-    email = await verifiedEmail(deps, client, input.parameters, state);
+    email = await verifiedEmail(client, input.parameters, state, started);
   } catch (error) {
     return failed(deps, input, error instanceof Refused ? error.reason : failureReason(error), started, errorKind(error));
   }
   // From here on PostgreSQL not answering is a 503, as everywhere else; the state is spent either way.
-  const member = await findMember(deps, email, started.organizationId);
-  if (member === undefined) return failed(deps, input, 'unlinked', started);
+  const member = await findMember(deps, email, started.organizationId, provider.id);
+  // Checked again here: the organisation may have dropped the provider while its sign-in page was open.
+  if (!member.provider_allowed) return failed(deps, input, 'provider-not-allowed', started);
+  if (member.id === null || member.email === null || member.credential_epoch === null) return failed(deps, input, 'unlinked', started);
   if (member.tenant_suspended) return { ok: false, reason: 'tenant-suspended' };
   const user: VerifiedUser = {
     userId: member.id,
@@ -102,25 +111,21 @@ export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): 
 }
 
 /** Exchanges the code and returns the ID token's email once every check has passed, or throws. */
-async function verifiedEmail(deps: Deps, client: ProviderClient, parameters: URLSearchParams, state: string): Promise<string> {
+async function verifiedEmail(client: ProviderClient, parameters: URLSearchParams, state: string, started: OidcState): Promise<string> {
   // Checks `state` equals the one consumed, `iss` (RFC 9207) when sent, and turns `error=` into AuthorizationResponseError.
   const callback = oauth.validateAuthResponse(client.as, client.client, parameters, state);
-  const [verifier, nonce] = await Promise.all([
-    pkceVerifierFor(deps.config.indexHashKey, state),
-    nonceFor(deps.config.indexHashKey, state),
-  ]);
   const response = await oauth.authorizationCodeGrantRequest(
     client.as,
     client.client,
     client.clientAuth,
     callback,
     client.config.redirectUri,
-    verifier,
+    started.pkceVerifier,
     client.requestOptions,
   );
   // Claims: iss = the discovered issuer, aud holds client_id (azp when several), exp/iat/nbf, nonce; alg on the list.
   const result = await oauth.processAuthorizationCodeResponse(client.as, client.client, response, {
-    expectedNonce: nonce,
+    expectedNonce: started.nonce,
     requireIdToken: true,
   });
   // oauth4webapi leaves the signature to TLS on this path; jose checks it against the JWKS (docs/design/oidc.md#oidc-sign-in).
@@ -135,21 +140,28 @@ async function verifiedEmail(deps: Deps, client: ProviderClient, parameters: URL
   return payload.email;
 }
 
-/** The user with this email who holds a role in the organisation (the SQL of lib/auth/sign-in.ts); nobody is created. */
-async function findMember(deps: Deps, email: string, organizationId: string): Promise<MemberRow | undefined> {
+/**
+ * One row, always: whether the organisation (not deleted) still lists the provider, whether it is suspended, and the user
+ * with this email who holds a role in it (the SQL of lib/auth/sign-in.ts), or nulls; nobody is created.
+ */
+async function findMember(deps: Deps, email: string, organizationId: string, providerId: string): Promise<MemberRow> {
   const rows = await dbCall('read', 'auth.oidc.member', (signal) =>
     deps.db.query<MemberRow>(
-      `SELECT u.id, u.email, u.credential_epoch, EXISTS (
-                SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
-              EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended
-         FROM users u
-        WHERE u.email = $1
+      `SELECT u.id, u.email, u.credential_epoch,
+              (u.id IS NOT NULL AND EXISTS (
+                SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL)) AS mfa_enrolled,
+              EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended,
+              EXISTS (SELECT 1 FROM oidc_provider_organizations p JOIN organizations o ON o.id = p.organization_id
+                       WHERE p.organization_id = $2 AND p.provider_id = $3 AND o.state <> 'deleted') AS provider_allowed
+         FROM (SELECT 1) AS one
+         LEFT JOIN users u
+           ON u.email = $1
           AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)`,
-      [normalizeEmail(email), organizationId],
+      [normalizeEmail(email), organizationId, providerId],
       { signal },
     ),
   );
-  return rows[0];
+  return rows[0]!;
 }
 
 /** Logs the word (never a code, token, state or message), audits it when the state names an organisation, and refuses. */
@@ -162,32 +174,15 @@ async function failed(
   thrown?: string,
 ): Promise<CompleteOidcOutcome> {
   deps.logger.warn('oidc_sign_in_failed', { provider: input.providerId, reason, errorKind: thrown, correlationId: input.correlationId });
+  // Without a state in hand there is no organisation to attribute it to: the log line is the only record.
   if (started !== undefined) {
-    try {
-      await dbCall('commit', 'auth.oidc.failed', (signal) =>
-        writeAudit(
-          deps.db,
-          {
-            action: 'auth.oidc_failed',
-            actorUserId: null,
-            organizationId: started.organizationId,
-            locationId: null,
-            targetId: null,
-            correlationId: input.correlationId,
-            details: { provider: input.providerId, reason },
-          },
-          new Date(deps.clock.now()),
-          { signal },
-        ),
-      );
-    } catch (error) {
-      // The refusal stands either way; a missing audit row is logged, not turned into a 503.
-      deps.logger.warn('oidc_audit_failed', {
-        provider: input.providerId,
-        errorKind: errorKind(error),
-        correlationId: input.correlationId,
-      });
-    }
+    await auditOidcFailure(deps, {
+      providerId: input.providerId,
+      organizationId: started.organizationId,
+      reason,
+      clientIp: input.clientIp,
+      correlationId: input.correlationId,
+    });
   }
   return { ok: false, reason: 'failed', detail: reason };
 }

@@ -6,7 +6,11 @@ import { ProviderMetadataError } from './provider-client.ts';
 
 export type OidcFailureReason =
   | 'state'
+  /** A live state presented without the binding cookie of the browser that started it (left unspent). */
+  | 'browser'
   | 'provider-mismatch'
+  /** The state's organisation no longer lists this provider (oidc_provider_organizations). */
+  | 'provider-not-allowed'
   | 'provider-error'
   | 'provider-unavailable'
   | 'response'

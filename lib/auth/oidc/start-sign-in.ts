@@ -1,13 +1,15 @@
-// auth.oidc.start: a browser asks to sign in to an organisation through a configured OpenID provider; the answer is
-// the provider's authorization URL with a fresh single-use state, its derived nonce and PKCE challenge.
+// auth.oidc.start: a browser asks to sign in to an organisation through an OpenID provider that organisation allows; the
+// answer is the provider's authorization URL with a fresh single-use state, a random nonce and the S256 challenge of a
+// random PKCE verifier, and the value of the cookie that binds the state to this browser.
 import * as oauth from 'oauth4webapi';
 import { SINGLE_USE_TTL_SECONDS } from '../../keys/index.ts';
+import { randomToken, sha256Hex } from '../../crypto/index.ts';
 import { singleUse } from '../../runtime/single-use/index.ts';
 import { throttle } from '../../runtime/throttle/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import type { Deps } from '../../deps.ts';
-import { nonceFor, pkceVerifierFor } from './derived-secrets.ts';
 import { oidcStateSchema } from './oidc-state.ts';
+import { providerAccess } from './organization-providers.ts';
 import { endpoint, providerClient, type ProviderClient } from './provider-client.ts';
 
 export interface StartOidcInput {
@@ -18,13 +20,18 @@ export interface StartOidcInput {
 }
 
 export type StartOidcOutcome =
-  | { ok: true; location: string; expiresInSeconds: number }
+  /** `browserBinding` goes into the binding cookie and nowhere else; the state keeps only its SHA-256. */
+  | { ok: true; location: string; browserBinding: string; expiresInSeconds: number }
+  /** No such provider, or the organisation does not exist or does not allow it: one answer, and nothing written. */
   | { ok: false; reason: 'unknown-provider' | 'provider-unavailable' }
   | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
 
 export async function startOidcSignIn(deps: Deps, input: StartOidcInput): Promise<StartOidcOutcome> {
   const provider = deps.config.oidcProviders.find((candidate) => candidate.id === input.providerId);
   if (provider === undefined) return { ok: false, reason: 'unknown-provider' };
+  // Before anything is written (no throttle counter, no state): an organisation that does not exist or does not list
+  // this provider gets nothing from this route, so it cannot be used to fill Redis or another tenant's audit trail.
+  if ((await providerAccess(deps, provider.id, input.organizationId)) !== 'allowed') return { ok: false, reason: 'unknown-provider' };
   // Each start writes a key: the sign-in IP bucket (shared with password login, fail open) bounds what one address can pile up.
   const [byIp, client] = await Promise.all([
     throttle.hitIp(deps, { action: 'login-ip', clientIp: input.clientIp, correlationId: input.correlationId }),
@@ -47,33 +54,41 @@ export async function startOidcSignIn(deps: Deps, input: StartOidcInput): Promis
     deps.logger.warn('oidc_provider_unavailable', { provider: provider.id, step: 'metadata', correlationId: input.correlationId });
     return { ok: false, reason: 'provider-unavailable' };
   }
+  // Random per start (RFC 7636 section 4.1: 32 random bytes, 43 characters of base64url), kept only in the state's value.
+  const pkceVerifier = oauth.generateRandomCodeVerifier();
+  const nonce = oauth.generateRandomNonce();
+  const browserBinding = randomToken(32);
   // Redis down throws (503): a sign-in whose state cannot be kept must not begin.
   const state = await singleUse.issue(deps, 'oidc-state', oidcStateSchema, {
     providerId: provider.id,
     organizationId: input.organizationId,
+    browserHash: await sha256Hex(browserBinding),
+    pkceVerifier,
+    nonce,
     issuedAtUtc: new Date(deps.clock.now()).toISOString(),
     correlationId: input.correlationId,
   });
   return {
     ok: true,
-    location: await authorizationUrl(deps, client, authorizationEndpoint, state),
+    location: await authorizationUrl(client, authorizationEndpoint, { state, nonce, pkceVerifier }),
+    browserBinding,
     expiresInSeconds: SINGLE_USE_TTL_SECONDS['oidc-state'],
   };
 }
 
-async function authorizationUrl(deps: Deps, client: ProviderClient, base: URL, state: string): Promise<string> {
-  const [verifier, nonce] = await Promise.all([
-    pkceVerifierFor(deps.config.indexHashKey, state),
-    nonceFor(deps.config.indexHashKey, state),
-  ]);
+async function authorizationUrl(
+  client: ProviderClient,
+  base: URL,
+  request: { state: string; nonce: string; pkceVerifier: string },
+): Promise<string> {
   const url = new URL(base);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', client.config.clientId);
   url.searchParams.set('redirect_uri', client.config.redirectUri);
   url.searchParams.set('scope', 'openid email');
-  url.searchParams.set('state', state);
-  url.searchParams.set('nonce', nonce);
-  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+  url.searchParams.set('state', request.state);
+  url.searchParams.set('nonce', request.nonce);
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(request.pkceVerifier));
   url.searchParams.set('code_challenge_method', 'S256');
   return url.href;
 }

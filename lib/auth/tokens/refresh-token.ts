@@ -5,8 +5,8 @@ import { base64urlEncode, hmacSha256, randomToken, sha256Hex } from '../../crypt
 const PREFIX = 'rsr_';
 const PATTERN = /^rsr_[A-Za-z0-9_-]{43}$/;
 
-// A purpose of its own under INDEX_HASH_KEY, as the OIDC verifier and nonce have (lib/auth/oidc/derived-secrets.ts):
-// no value derived for another purpose ever equals a successor.
+// A purpose of its own under INDEX_HASH_KEY, so that
+// no value derived under that key for another purpose ever equals a successor.
 const SUCCESSOR_LABEL = 'runstate/auth/refresh-successor/v1\n';
 
 export interface IssuedRefreshToken {

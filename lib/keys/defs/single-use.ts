@@ -41,11 +41,16 @@ export const handoffSchema = z.strictObject({
   correlationId: z.string().min(1).max(128),
 });
 
-/** What an OIDC state stands for while it lives: who started the sign-in, where, with which provider. The nonce and the
- * PKCE verifier are not here: both are derived from the state itself (lib/auth/oidc/derived-secrets.ts). */
+/** What an OIDC state stands for while it lives: who started the sign-in, where, with which provider, the browser it is
+ * bound to (the SHA-256 of its binding cookie, never the cookie), and the random PKCE verifier and nonce of this one
+ * start (lib/auth/oidc/start-sign-in.ts). The verifier is a secret: it is in this value and nowhere else. */
 export const oidcStateSchema = z.strictObject({
   providerId: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
   organizationId: z.uuid(),
+  browserHash: z.string().regex(/^[0-9a-f]{64}$/),
+  // RFC 7636 section 4.1: 43 to 128 unreserved characters.
+  pkceVerifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/),
+  nonce: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
   issuedAtUtc: z.iso.datetime(),
   correlationId: z.string().min(1).max(128),
 });

@@ -20,6 +20,8 @@ export const THROTTLE_ACTIONS = [
   'mfa-verify-ip',
   'refresh-ip',
   'mfa-recover-ip',
+  'oidc-audit-ip',
+  'oidc-audit-org',
 ] as const;
 
 export const throttleKeys = {

@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { singleUseKey } from './single-use-token.ts';
 
 /**
- * KEYS[1] the single-use key (passwordResetToken, ssoHandoffCode, oidcState or consoleDevLogin)
+ * KEYS[1] the single-use key (passwordResetToken, ssoHandoffCode or consoleDevLogin; the OIDC callback consumes its state with lib/auth/oidc/consume-state.ts)
  * Returns the value, deleted in the same step, or false when there is none. Run once (atMostOnce): a retry after a
  * lost reply would find nothing, and the caller's answer would then be "invalid" for a token it did consume.
  */

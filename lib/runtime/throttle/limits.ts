@@ -44,6 +44,11 @@ export interface ThrottleLimit {
  * few hundred people with a tab or two each fits; a caller spraying refresh tokens at PostgreSQL does not.
  * mfa-recover-ip, MFA recovery-code answers: 30 per 15 minutes (each answer
  * checks codes against stored hashes: fewer than verify, as a person uses a recovery code rarely).
+ * oidc-audit-ip, per client address (as ipSubject gives it): 20 auth.oidc_failed rows per 15 minutes. A
+ * person whose sign-in fails retries a few times; past 20 the refusals stand but only the log records them.
+ * oidc-audit-org, per organisation (its scope): 200 auth.oidc_failed rows per hour, whatever the number of addresses, so
+ * a flood of failed callbacks adds at most 4 800 rows a day to an organisation's trail and cannot bury its real events
+ * in the export window (docs/design/oidc.md#oidc-sign-in). Counted only for hits the IP bucket let through.
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -60,6 +65,8 @@ export const THROTTLE_LIMITS = {
   'mfa-verify-ip': { limit: 100, windowSeconds: 900 },
   'refresh-ip': { limit: 600, windowSeconds: 900 },
   'mfa-recover-ip': { limit: 30, windowSeconds: 900 },
+  'oidc-audit-ip': { limit: 20, windowSeconds: 900 },
+  'oidc-audit-org': { limit: 200, windowSeconds: 3_600 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
