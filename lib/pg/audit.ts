@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'member.removed',
   'user.registered',
+  'tenant.domain_verified',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
