@@ -121,6 +121,8 @@ tenantSettingsFunction.openapi(verifyDomainRoute, async (c) => {
         throw errors.DOMAIN_NOT_VERIFIED();
       case 'resolver-failed':
         throw errors.DNS_LOOKUP_FAILED();
+      case 'rate-limited':
+        throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
       default:
         throw errors.NOT_FOUND('no pending claim of this domain in this organisation');
     }

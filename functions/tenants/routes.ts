@@ -72,6 +72,7 @@ export const verifyDomainRoute = defineRoute({
     'DOMAIN_TAKEN',
     'DOMAIN_NOT_VERIFIED',
     'DNS_LOOKUP_FAILED',
+    'RATE_LIMITED',
     'NOT_CONFIGURED',
     'STORE_UNAVAILABLE',
   ],

@@ -307,6 +307,23 @@ describe('the resolver', () => {
     await expectNothingChanged(tenant, domain, record);
   }, 15_000);
 
+  it('an organisation looping on verify is held to 30 lookups in 10 minutes (429 with retry-after); another is not', async () => {
+    const tenant = await seedTenant(stack);
+    const other = await seedTenant(stack);
+    const domain = newDomain('loop');
+    expect((await putDomains(tenant, [domain])).status).toBe(200);
+    expect((await putDomains(other, [domain])).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await verify(tenant, domain)).status);
+    expect(statuses.every((status) => status === 409)).toBe(true);
+    const limited = await verify(tenant, domain);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Over the limit, DNS is not asked.
+    expect(doh.queries).toHaveLength(30);
+    expect((await verify(other, domain)).status).toBe(409);
+  });
+
   it('not configured: 503 NOT_CONFIGURED, and claims still work', async () => {
     const env = Object.fromEntries(Object.entries(stack.env).filter(([name]) => name !== 'DOMAIN_VERIFY_DOH_URL'));
     const unconfigured = composeApp(env);

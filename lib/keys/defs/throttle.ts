@@ -14,6 +14,7 @@ export const THROTTLE_ACTIONS = [
   'mfa-verify',
   'password-reset',
   'tenant-resolve',
+  'domain-verify',
 ] as const;
 
 export const throttleKeys = {

@@ -6,11 +6,13 @@ import type { Deps } from '../../deps.ts';
 import { computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { lookupTxt } from '../../upstream/dns/index.ts';
+import { throttle } from '../throttle/index.ts';
 import { challengeName, challengeValue, verifiedView, type DomainView } from './domain-claims.ts';
 import { invalidateTenant } from './invalidate-tenant.ts';
 
 export type VerifyDomainOutcome =
   | { ok: true; domain: DomainView }
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
   | {
       ok: false;
       /**
@@ -51,6 +53,14 @@ export async function verifyDomain(
   if (claim.theirs) return { ok: false, reason: 'domain-taken' };
   if (claim.token === null) return { ok: false, reason: 'not-found' };
 
+  // Counted only when DNS is about to be asked: every lookup is an outbound request (fails open, as every throttle).
+  const counted = await throttle.hit(deps, {
+    action: 'domain-verify',
+    scope: { kind: 'org', id: input.organizationId },
+    subject: input.organizationId,
+    correlationId: input.correlationId,
+  });
+  if (!counted.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: counted.retryAfterSeconds };
   const lookup = await lookupTxt(resolver.dohUrl, challengeName(input.domain));
   if (!lookup.ok) {
     // The reason as a word; never the resolver's body, the domain or the token.

@@ -30,6 +30,8 @@ export interface ThrottleLimit {
  * tenant-resolve, per client IP (platform scope under the resolve cache's hash tag; the IP is keyed-hashed): 60 per
  * minute. A sign-in page resolves once per visit, an office behind one NAT a few dozen times a minute at most; guessing
  * workspace names gets one a second, and its misses cost PostgreSQL at most that (docs/design/tenants.md#tenant-resolution).
+ * domain-verify, per organisation: 30 per 10 minutes. An admin retries while DNS propagates, a few times per domain;
+ * each verify is an outbound DNS-over-HTTPS request of up to 3 s, so a loop on it is held to one every 20 s.
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -40,6 +42,7 @@ export const THROTTLE_LIMITS = {
   'password-reset': { limit: 5, windowSeconds: 3_600 },
   'mfa-verify': { limit: 10, windowSeconds: 900 },
   'tenant-resolve': { limit: 60, windowSeconds: 60 },
+  'domain-verify': { limit: 30, windowSeconds: 600 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
