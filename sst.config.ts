@@ -43,6 +43,8 @@ export default $config({
       APP_ENV: $app.stage === 'production' ? 'prod' : 'staging',
       // The admin console (docs/console.md): off unless the deploying shell says CONSOLE_ENABLED=true.
       CONSOLE_ENABLED: process.env.CONSOLE_ENABLED === 'true' ? 'true' : 'false',
+      // Custom-domain verification's DNS-over-HTTPS resolver (docs/deploy.md): from the deploying shell; unset, it answers 503.
+      ...(process.env.DOMAIN_VERIFY_DOH_URL ? { DOMAIN_VERIFY_DOH_URL: process.env.DOMAIN_VERIFY_DOH_URL } : {}),
     };
     for (const [variable, secret] of Object.entries(SECRET_ENVIRONMENT)) environment[variable] = new sst.Secret(secret).value;
     for (const [variable, [secret, placeholder]] of Object.entries(OPTIONAL_SECRET_ENVIRONMENT)) {

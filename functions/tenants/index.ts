@@ -1,10 +1,18 @@
-// The tenant function: the public resolve (before sign-in), and an OrganizationAdmin's settings, branding, domains and
-// member count. Suspension and cache invalidation are the operator's (functions/ops).
+// The tenant function: the public resolve (before sign-in), and an OrganizationAdmin's settings, branding, domains (their
+// claims and DNS verification) and member count. Suspension and cache invalidation are the operator's (functions/ops).
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { defineFunction } from '../../lib/auth/define-function.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { normalizeHost, normalizeSlug, tenants, type ResolveQuery } from '../../lib/runtime/tenants/index.ts';
-import { memberCountRoute, readSettingsRoute, resolveTenantRoute, setDomainsRoute, updateBrandingRoute } from './routes.ts';
+import {
+  listDomainsRoute,
+  memberCountRoute,
+  readSettingsRoute,
+  resolveTenantRoute,
+  setDomainsRoute,
+  updateBrandingRoute,
+  verifyDomainRoute,
+} from './routes.ts';
 
 // The resolve is public and not cached outside: the server's cache is the one with invalidation, and a browser or CDN
 // copy would outlive a suspension.
@@ -80,4 +88,44 @@ tenantSettingsFunction.openapi(setDomainsRoute, async (c) => {
     throw errors.NOT_FOUND('no such organisation');
   }
   return c.json({ domains: outcome.domains }, 200);
+});
+
+tenantSettingsFunction.openapi(listDomainsRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId;
+  const deps = c.get('deps');
+  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  const outcome = await tenants.listDomains(deps, { organizationId });
+  if (!outcome.ok) throw errors.NOT_FOUND('no such organisation');
+  return c.json({ domains: outcome.domains }, 200);
+});
+
+tenantSettingsFunction.openapi(verifyDomainRoute, async (c) => {
+  const { orgId: organizationId, domain: raw } = c.req.valid('param');
+  const deps = c.get('deps');
+  const admin = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
+  // The schema checked the shape (a hostname); only this normal form reaches the resolver's query, never the raw text.
+  const domain = (normalizeHost(raw) as { host: string }).host;
+  const outcome = await tenants.verifyDomain(deps, {
+    organizationId,
+    actorUserId: admin.userId,
+    domain,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    switch (outcome.reason) {
+      case 'not-configured':
+        throw errors.NOT_CONFIGURED('domain verification (DOMAIN_VERIFY_DOH_URL)');
+      case 'domain-taken':
+        throw errors.DOMAIN_TAKEN();
+      case 'record-missing':
+        throw errors.DOMAIN_NOT_VERIFIED();
+      case 'resolver-failed':
+        throw errors.DNS_LOOKUP_FAILED();
+      case 'rate-limited':
+        throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+      default:
+        throw errors.NOT_FOUND('no pending claim of this domain in this organisation');
+    }
+  }
+  return c.json({ domain: outcome.domain }, 200);
 });

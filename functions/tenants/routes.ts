@@ -4,6 +4,7 @@ import { jsonBody, jsonContent, orgParams } from '../../lib/http/route-schemas.t
 import {
   brandingBody,
   brandingResponse,
+  domainParams,
   domainsBody,
   domainsResponse,
   memberCountQuery,
@@ -11,6 +12,7 @@ import {
   resolveQuery,
   resolveResponse,
   settingsResponse,
+  verifyDomainResponse,
 } from './schemas.ts';
 
 export const resolveTenantRoute = defineRoute({
@@ -43,10 +45,38 @@ export const updateBrandingRoute = defineRoute({
 export const setDomainsRoute = defineRoute({
   method: 'put',
   path: '/domains',
-  summary: "Replace the organisation's custom domains (OrganizationAdmin)",
+  summary: "Replace the organisation's custom domains; a new one is pending until verified (OrganizationAdmin)",
   request: { params: orgParams, body: jsonBody(domainsBody) },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'DOMAIN_TAKEN', 'STORE_UNAVAILABLE'],
-  responses: { 200: { description: 'the domains now', ...jsonContent(domainsResponse) } },
+  responses: { 200: { description: 'the domains now, each with its status', ...jsonContent(domainsResponse) } },
+});
+
+export const listDomainsRoute = defineRoute({
+  method: 'get',
+  path: '/domains',
+  summary: "The organisation's custom domains, verified and pending, with the TXT record each pending one waits for (OrganizationAdmin)",
+  request: { params: orgParams },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the domains', ...jsonContent(domainsResponse) } },
+});
+
+export const verifyDomainRoute = defineRoute({
+  method: 'post',
+  path: '/domains/{domain}/verify',
+  summary: 'Prove a pending domain by its DNS TXT record, looked up through the configured resolver (OrganizationAdmin)',
+  request: { params: domainParams },
+  errors: [
+    'FORBIDDEN',
+    'TENANT_SUSPENDED',
+    'NOT_FOUND',
+    'DOMAIN_TAKEN',
+    'DOMAIN_NOT_VERIFIED',
+    'DNS_LOOKUP_FAILED',
+    'RATE_LIMITED',
+    'NOT_CONFIGURED',
+    'STORE_UNAVAILABLE',
+  ],
+  responses: { 200: { description: 'verified: it resolves from now on', ...jsonContent(verifyDomainResponse) } },
 });
 
 export const memberCountRoute = defineRoute({

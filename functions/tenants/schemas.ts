@@ -4,6 +4,7 @@ import { uuidId } from '../../lib/http/route-schemas.ts';
 import {
   isChoosableSlug,
   isCustomDomain,
+  MAX_CLAIMABLE_DOMAIN_LENGTH,
   MAX_DOMAINS_PER_ORGANIZATION,
   normalizeHost,
   normalizeSlug,
@@ -79,25 +80,53 @@ export const brandingResponse = z.object({
   }),
 });
 
+/** A domain an organisation may claim: a host of two labels or more, short enough for its challenge name to be one. */
+const claimableDomain = z
+  .string()
+  .max(254)
+  .superRefine((raw, ctx) => {
+    const problem = hostMessage(raw);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    else if (!isCustomDomain((normalizeHost(raw) as { host: string }).host)) {
+      ctx.addIssue({ code: 'custom', message: 'a domain of at least two labels (example.com)' });
+    } else if ((normalizeHost(raw) as { host: string }).host.length > MAX_CLAIMABLE_DOMAIN_LENGTH) {
+      ctx.addIssue({ code: 'custom', message: `at most ${MAX_CLAIMABLE_DOMAIN_LENGTH} characters (its TXT challenge name must fit 253)` });
+    }
+  });
+
 export const domainsBody = z.strictObject({
   domains: z
-    .array(
-      z
-        .string()
-        .max(254)
-        .superRefine((raw, ctx) => {
-          const problem = hostMessage(raw);
-          if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-          else if (!isCustomDomain((normalizeHost(raw) as { host: string }).host)) {
-            ctx.addIssue({ code: 'custom', message: 'a domain of at least two labels (example.com)' });
-          }
-        }),
-    )
+    .array(claimableDomain)
     .max(MAX_DOMAINS_PER_ORGANIZATION)
-    .describe('The whole set: domains left out are removed. Lowercased, a trailing dot dropped.'),
+    .describe(
+      'The whole set, verified and pending: domains left out are removed. Lowercased, a trailing dot dropped. A new one is a pending claim until verified.',
+    ),
 });
 
-export const domainsResponse = z.object({ domains: z.array(z.string()) });
+export const domainParams = z.strictObject({
+  orgId: uuidId,
+  domain: claimableDomain.describe('The claimed domain (case-insensitive, a trailing dot dropped).'),
+});
+
+const domainView = z.object({
+  domain: z.string(),
+  status: z.enum(['verified', 'pending']).describe('verified: it resolves; pending: it waits for its TXT record and resolves nowhere.'),
+  verifiedAt: z.iso
+    .datetime()
+    .nullable()
+    .describe('When its TXT record proved it; null while pending, and for a domain held before verification existed.'),
+  txtRecord: z
+    .object({
+      name: z.string().describe('`_runstate-challenge.<domain>`'),
+      value: z.string().describe("`runstate-verification=<token>`: this claim's own token."),
+    })
+    .nullable()
+    .describe('The TXT record to publish, while pending; null once verified.'),
+});
+
+export const domainsResponse = z.object({ domains: z.array(domainView) });
+
+export const verifyDomainResponse = z.object({ domain: domainView });
 
 export const memberCountQuery = z.strictObject({
   locationId: uuidId.optional().describe('An Outlet of the organisation: who can act there (a role there or organisation-wide).'),

@@ -102,6 +102,8 @@ export interface Config {
   jobCacheTtlSeconds: number;
   /** The admin console at /console (CONSOLE_ENABLED; default: on in dev, off elsewhere). */
   console: { enabled: boolean };
+  /** The DNS-over-HTTPS resolver that verifies custom domains (DOMAIN_VERIFY_DOH_URL); unset: verification answers 503. */
+  domainVerify?: { dohUrl: string };
 }
 
 export class ConfigError extends Error {
@@ -223,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   ) {
     problems.push('NOTIFY_EMAIL_API_URL: must be a public https URL in staging/prod');
   }
+  if (e.DOMAIN_VERIFY_DOH_URL !== undefined) problems.push(...dohUrlProblems(e.DOMAIN_VERIFY_DOH_URL, production));
   const maxLifetime = e.ACCESS_TOKEN_MAX_LIFETIME_SECONDS ?? ACCESS_TOKEN_MAX_LIFETIME_SECONDS;
   const accessTokenTtl = e.ACCESS_TOKEN_TTL_SECONDS ?? Math.min(ACCESS_TOKEN_TTL_SECONDS, maxLifetime);
   if (accessTokenTtl > maxLifetime) {
@@ -285,7 +288,24 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     jobCacheTtlSeconds: e.JOB_CACHE_TTL_SECONDS ?? JOB_CACHE_TTL_SECONDS,
     console: { enabled: e.CONSOLE_ENABLED === undefined ? e.APP_ENV === 'dev' : e.CONSOLE_ENABLED === 'true' },
+    ...(e.DOMAIN_VERIFY_DOH_URL !== undefined ? { domainVerify: { dohUrl: e.DOMAIN_VERIFY_DOH_URL } } : {}),
   };
+}
+
+/**
+ * The resolver decides who owns a domain, so its answers must not be forgeable on the way: https, except a loopback
+ * fake in dev and test (local/emulators/doh). No credentials or fragment (the query string is ours to set).
+ */
+function dohUrlProblems(raw: string, production: boolean): string[] {
+  const url = new URL(raw);
+  const problems: string[] = [];
+  if (production && (url.protocol !== 'https:' || isLoopback(raw)))
+    problems.push('DOMAIN_VERIFY_DOH_URL: must be a public https URL in staging/prod');
+  if (!production && url.protocol !== 'https:' && !isLoopback(raw))
+    problems.push('DOMAIN_VERIFY_DOH_URL: must be https (plain http only for a loopback resolver in dev and test)');
+  if (url.username !== '' || url.password !== '' || url.hash !== '')
+    problems.push('DOMAIN_VERIFY_DOH_URL: must not hold credentials or a fragment');
+  return problems;
 }
 
 function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConfig | undefined {

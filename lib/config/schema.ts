@@ -87,4 +87,6 @@ export const envSchema = z.object({
   CRON_TASK_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   /** The admin console at /console (docs/console.md): on by default in dev only. */
   CONSOLE_ENABLED: z.enum(['true', 'false']).optional(),
+  /** A DNS-over-HTTPS resolver's JSON API (`GET ?name=…&type=TXT`) that checks custom domains' TXT records; unset: no verification. */
+  DOMAIN_VERIFY_DOH_URL: httpUrl.optional(),
 });

@@ -113,6 +113,13 @@ export const ERROR_CATALOG = {
     status: 403,
     message: (message: string = 'the password or the code is wrong, or the code was already used; nothing was changed') => message,
   },
+  /** The resolver answered and the domain's `_runstate-challenge` TXT does not hold this claim's value (yet); the claim stays pending. */
+  DOMAIN_NOT_VERIFIED: {
+    status: 409,
+    message: 'the TXT record shown for this domain was not found at its challenge name; publish it, wait for DNS, and try again',
+  },
+  /** The DNS-over-HTTPS resolver could not be reached, was late or gave no usable answer; nothing was changed. */
+  DNS_LOOKUP_FAILED: { status: 502, message: 'the DNS resolver did not answer usably in time; nothing was changed; try again' },
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

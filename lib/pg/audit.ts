@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = [
   'mfa.recovery_codes_replaced',
   'mfa.removed',
   'mfa.reset_by_operator',
+  'tenant.domain_verified',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

@@ -23,6 +23,7 @@ import { writeStackFile } from './stack-file.ts';
 import { createTeardown } from '../stack/teardown.ts';
 import { createFolderMailbox } from '../mailbox/folder-mailbox.ts';
 import { startDemoOidc } from '../oidc/demo.ts';
+import { startDemoDomainResolver } from './domain-resolver.ts';
 
 class Interrupted extends Error {}
 
@@ -87,6 +88,9 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     stack,
   );
   checkpoint();
+  // Custom-domain verification asks a fake resolver on loopback, never real DNS (local/launcher/domain-resolver.ts).
+  const dns = await startDemoDomainResolver(env, dataDir, database.url, stack);
+  checkpoint();
 
   // The two demo passwords are the launcher's, for the seed and the fake; the app never gets them.
   const config = loadConfig({
@@ -102,6 +106,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     // Invite links likewise point at this server's own invite page.
     INVITE_LINK_BASE: env.INVITE_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/invites/accept`,
     ...oidc.env,
+    ...dns.env,
   });
   const tokenOptions: DemoTokenOptions = {
     ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
@@ -196,6 +201,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
             : 'off (CONSOLE_ENABLED=false)',
         ],
         ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
+        ['DNS', dns.description],
         [
           'Mailbox',
           `${displayPath(mailboxDir)}: password-reset links and emailed invitations land here, one JSON file (0600) per message; nothing is sent`,

@@ -93,7 +93,8 @@ async function walk(org: Org, token: string, ids: Record<string, string> = {}): 
   const lines: string[] = [];
   for (const route of await orgRoutes()) {
     const path = route.template.replace(/\{(\w+)\}/g, (_, name: string) =>
-      name === 'orgId' ? org.organizationId : (ids[name] ?? uuidv7()),
+      // A {domain} is a hostname, not an id (POST /orgs/{orgId}/domains/{domain}/verify).
+      name === 'orgId' ? org.organizationId : (ids[name] ?? (name === 'domain' ? 'walk.example' : uuidv7())),
     );
     const response = await stack.request(route.method, path, { token, ...(route.body !== undefined ? { body: route.body } : {}) });
     lines.push(`${route.method} ${route.template} → ${response.status} ${(await errorCode(response)) ?? ''}`);

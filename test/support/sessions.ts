@@ -52,7 +52,8 @@ export async function authenticatedRoutes(stack: TestStack, ids: Record<string, 
     for (const [method, operation] of Object.entries(operations)) {
       // Bearer-token (JWT) routes only: the /ops routes take an operator's secret, which no denylist covers.
       if (!(operation.security ?? []).some((scheme) => typeof scheme === 'object' && scheme !== null && 'bearerAuth' in scheme)) continue;
-      const path = template.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? uuidv7());
+      // A {domain} is a hostname, not an id (POST /orgs/{orgId}/domains/{domain}/verify): an id would stop at its schema.
+      const path = template.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? (name === 'domain' ? 'walk.example' : uuidv7()));
       routes.push([method.toUpperCase(), path]);
     }
   }

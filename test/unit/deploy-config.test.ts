@@ -67,6 +67,8 @@ const PLAIN_SETTINGS = [
   // Optional too, and put in as a secret for the same reason of care: digests, not secrets, but the list says who may
   // suspend any tenant, so changing it is a privilege grant (docs/deploy.md#operators).
   'OPERATOR_TOKEN_HASHES',
+  // The DNS-over-HTTPS resolver that verifies custom domains; unset, verification answers 503.
+  'DOMAIN_VERIFY_DOH_URL',
 ];
 /** The Node server's port, and what only dev/test accept (staging and prod refuse them: checked below). */
 const LOCAL_ONLY: Record<string, string | undefined> = {

@@ -22,6 +22,7 @@ export const THROTTLE_ACTIONS = [
   'mfa-recover-ip',
   'oidc-audit-ip',
   'oidc-audit-org',
+  'domain-verify',
 ] as const;
 
 export const throttleKeys = {

@@ -49,6 +49,8 @@ export interface ThrottleLimit {
  * oidc-audit-org, per organisation (its scope): 200 auth.oidc_failed rows per hour, whatever the number of addresses, so
  * a flood of failed callbacks adds at most 4 800 rows a day to an organisation's trail and cannot bury its real events
  * in the export window (docs/design/oidc.md#oidc-sign-in). Counted only for hits the IP bucket let through.
+ * domain-verify, per organisation: 30 per 10 minutes. An admin retries while DNS propagates, a few times per domain;
+ * each verify is an outbound DNS-over-HTTPS request of up to 3 s, so a loop on it is held to one every 20 s.
  */
 export const THROTTLE_LIMITS = {
   'invite-create': { limit: 120, windowSeconds: 600 },
@@ -67,6 +69,7 @@ export const THROTTLE_LIMITS = {
   'mfa-recover-ip': { limit: 30, windowSeconds: 900 },
   'oidc-audit-ip': { limit: 20, windowSeconds: 900 },
   'oidc-audit-org': { limit: 200, windowSeconds: 3_600 },
+  'domain-verify': { limit: 30, windowSeconds: 600 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;

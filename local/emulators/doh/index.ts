@@ -1,0 +1,2 @@
+// The fake DNS-over-HTTPS resolver (docs/design/local-stack.md#the-local-stack).
+export { startFakeDoh, type FakeDoh } from './server.ts';
