@@ -83,7 +83,11 @@ describe('redactKey', () => {
 
 describe('the read-only gate', () => {
   it('lets the audit’s commands through in any letter case and refuses every other', () => {
-    expect(() => assertReadOnly(READ_ONLY_COMMANDS.map((name) => [name.toUpperCase(), 'k']))).not.toThrow();
+    expect(() => assertReadOnly(READ_ONLY_COMMANDS.map((name) => [name.toUpperCase(), name === 'info' ? 'memory' : 'k']))).not.toThrow();
+    // INFO only for its memory section (the eviction policy): the others name clients' addresses and the keyspace.
+    expect(() => assertReadOnly([['info', 'MEMORY']])).not.toThrow();
+    for (const args of [[], ['clients'], ['all'], ['memory', 'clients']])
+      expect(() => assertReadOnly([['info', ...args]]), args.join(' ')).toThrow(/INFO memory and no other/);
     for (const name of ['set', 'del', 'expire', 'eval', 'evalsha', 'flushall', 'unlink', 'persist', 'debug', 'config', 'keys', ''])
       expect(
         () =>
