@@ -23,8 +23,8 @@ export interface ClaimedJob {
 export async function claimNextExport(deps: Deps, claimId: string): Promise<ClaimedJob | undefined> {
   const rows = await dbCall('commit', 'jobs.claim', (signal) =>
     deps.db.query<JobRow & { was_stalled: boolean }>(
-      // `turn` ranks each organisation's claimable jobs oldest first (walking jobs_unfinished_by_organization_idx), so
-      // the first candidates are one job per organisation, the least recently served first; a run finding that one
+      // `turn` ranks each organisation's claimable jobs oldest first (read through jobs_unfinished_idx), so the first
+      // candidates are one job per organisation, the least recently served first; a run finding that one
       // locked by a run claiming at the same instant takes the next organisation's, not the same one's second.
       // Its cost grows with the claimable jobs, at most AUDIT_EXPORT.maxUnfinishedPerOrg per organisation.
       // MATERIALIZED: each step runs once. As a subquery in FROM the planner may rescan the pick per row of the join,
