@@ -102,10 +102,17 @@ export async function auditKeyspace(redis: ReadOnlyRedis, options: AuditOptions)
   return report;
 }
 
-/** A refused INFO (an ACL user without it, a REST endpoint that forbids it) is `unknown`, not a finding. */
+/**
+ * A refused INFO (an ACL user without it, a REST endpoint that forbids it, even by failing the whole request) is
+ * `unknown`, not a finding; a store that cannot be reached at all fails the SCAN that comes next, which says so.
+ */
 async function evictionPolicyOf(redis: ReadOnlyRedis): Promise<EvictionPolicy> {
-  const [info] = await redis.pipeline([['info', 'memory']]);
-  return info?.ok === true ? evictionPolicyFromInfo(info.value) : 'unknown';
+  try {
+    const [info] = await redis.pipeline([['info', 'memory']]);
+    return info?.ok === true ? evictionPolicyFromInfo(info.value) : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 async function auditBatch(redis: ReadOnlyRedis, keys: string[], options: AuditOptions, report: AuditReport): Promise<void> {
