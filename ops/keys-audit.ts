@@ -2,19 +2,22 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseNamespace, type KeyNamespace } from '../lib/keys/namespace.ts';
+import type { StoreRole } from '../lib/redis/eviction.ts';
 import { auditKeyspace } from './keys-audit/audit-keyspace.ts';
 import { connectResp, connectRest, ConnectionError, type ReadOnlyRedis } from './keys-audit/read-only-redis.ts';
 import { reportJson, reportTable } from './keys-audit/report.ts';
 
 const NAME = 'keys:audit';
 const USAGE = `usage: npm run -s ${NAME} -- (--redis <redis://host:port> | --rest-url <https://…>) (--env <env> [--prefix <p>] | --all)
-         [--count 100] [--rate 1000] [--max-value-bytes 65536] [--max-members 1000] [--json]
+         [--store main|revocation] [--count 100] [--rate 1000] [--max-value-bytes 65536] [--max-members 1000] [--json]
 
   --redis            a Redis over RESP; a URL with a password belongs in REDIS_URL (used when neither flag is given)
   --rest-url         an Upstash REST endpoint; the token from UPSTASH_REDIS_REST_TOKEN or --token-file, never argv
                      (UPSTASH_REDIS_REST_URL is used when neither flag is given)
   --env, --prefix    scan <prefix>:<env>:* only (prefix default $KEY_PREFIX, else mhpay; env default $APP_ENV)
   --all              scan every key, of any prefix and env
+  --store            which store this is (default main): either must not evict (maxmemory-policy noeviction;
+                     Upstash: eviction off); a policy that may evict is a finding, one the store does not show is unknown
   --count            SCAN's COUNT hint per batch
   --rate             keys per second, at most (it sleeps between batches)
   --max-value-bytes  longer strings are reported, not read; --max-members: sorted-set members read per key
@@ -23,6 +26,7 @@ const USAGE = `usage: npm run -s ${NAME} -- (--redis <redis://host:port> | --res
 Exit codes: 0 no findings, 1 findings, 2 usage or connection error.`;
 
 interface Options {
+  store: StoreRole;
   source: { kind: 'resp'; url: string } | { kind: 'rest'; url: string; token: string };
   namespace: KeyNamespace | undefined;
   count: number;
@@ -59,6 +63,7 @@ function parseOptions(env: NodeJS.ProcessEnv): Options {
         'max-value-bytes': { type: 'string' },
         'max-members': { type: 'string' },
         json: { type: 'boolean' },
+        store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -71,7 +76,10 @@ function parseOptions(env: NodeJS.ProcessEnv): Options {
     console.log(USAGE);
     process.exit(0);
   }
+  const store = values.store ?? 'main';
+  if (store !== 'main' && store !== 'revocation') usageError('--store must be main or revocation');
   return {
+    store,
     source: sourceFrom(values, env),
     namespace: namespaceFrom(values, env),
     count: integer(values.count, 100, 'count', 10_000),

@@ -16,6 +16,7 @@ import { loginsBurst, syrveBenches } from './syrve.ts';
 import { sessionsListBench } from './sessions.ts';
 import { singleUseBenches } from './single-use.ts';
 import { throttleHitBench } from './throttle.ts';
+import { healthBench, jobsClaimBench } from './jobs.ts';
 import { tenantBenches } from './tenants.ts';
 
 export const operationBenches: OperationBench[] = [
@@ -36,6 +37,8 @@ export const operationBenches: OperationBench[] = [
   sessionsListBench,
   listMembersBench,
   oidcStartBench,
+  jobsClaimBench,
+  healthBench,
 ];
 
 export const burstBenches: BurstBench[] = [loginsBurst];

@@ -3,17 +3,24 @@ import * as z from 'zod';
 import { defineFunction, defineRoute } from '../../lib/auth/define-function.ts';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../../lib/http/error-handler.ts';
 import { jsonContent } from '../../lib/http/route-schemas.ts';
+import { EVICTION_POLICIES } from '../../lib/redis/eviction.ts';
 import { checkHealth } from '../../lib/runtime/health.ts';
 
 export const healthFunction = defineFunction({ prefix: '/healthz', auth: 'none' });
 
 const storeStatus = z.enum(['ok', 'down']);
+const evictionPolicy = z.enum([...EVICTION_POLICIES, 'unknown']);
 
 const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   redis: storeStatus,
   revocation: storeStatus.describe('the denylist store (the same answer as redis when one store serves both)'),
   postgres: storeStatus,
+  eviction: z
+    .object({ redis: evictionPolicy, revocation: evictionPolicy })
+    .describe(
+      "each Redis store's maxmemory-policy from INFO memory, unknown when the store does not say; reported only, never part of status (npm run keys:audit fails on a store that may evict)",
+    ),
 });
 
 const healthRoute = defineRoute({

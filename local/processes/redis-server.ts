@@ -29,6 +29,8 @@ export interface RedisServerOptions {
   ceiling?: boolean;
   /** Start as a Redis Cluster node (nodes.conf in `dir`); redis-cluster.ts joins such nodes into a cluster. */
   cluster?: boolean;
+  /** `--maxmemory-policy` (Redis's default is noeviction): for tests of what health and keys:audit say about it. */
+  maxmemoryPolicy?: string;
 }
 
 export const REDIS_INSTALL_HINT =
@@ -70,6 +72,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   // The cluster bus listens on port + 10000 (how every Redis version picks it); redis-cluster.ts checks it is free.
   if (options.cluster === true)
     args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000');
+  if (options.maxmemoryPolicy !== undefined) args.push('--maxmemory-policy', options.maxmemoryPolicy);
   const password = options.password;
   if (password !== undefined && !/^[\w-]+$/.test(password)) throw new Error('the redis-server password must be letters, digits, - or _');
   let renamed = options.ceiling === false ? [] : ceilingCommandsFor(version);

@@ -1,12 +1,25 @@
 // Walks a live keyspace with SCAN at a bounded rate and audits each key against its definition: TTL, type, value, leaks.
 import { auditKey, KEY_REGISTRY, type KeyName, type RegistryEntry } from '../../lib/keys/index.ts';
 import type { KeyNamespace } from '../../lib/keys/namespace.ts';
+import { evictionPolicyFromInfo, evictionProblem, type EvictionPolicy, type StoreRole } from '../../lib/redis/eviction.ts';
 import type { ReadCommand, ReadOnlyRedis, Reply } from './read-only-redis.ts';
 import { keyLeaks, redactKey, type KeyLeak } from './secrets-in-keys.ts';
 import { redisTypeOf, stringValueProblem, valueCheckFor, zsetValueProblem } from './value-checks.ts';
 
 export type FindingKind =
-  'unregistered' | 'no-ttl' | 'ttl-above-max' | 'too-long' | 'wrong-type' | 'bad-value' | 'value-too-large' | 'unreadable' | KeyLeak;
+  | 'unregistered'
+  | 'no-ttl'
+  | 'ttl-above-max'
+  | 'too-long'
+  | 'wrong-type'
+  | 'bad-value'
+  | 'value-too-large'
+  | 'unreadable'
+  | 'eviction-policy'
+  | KeyLeak;
+
+/** The key of a finding about the whole store (its eviction policy), not one key. */
+export const STORE_FINDING_KEY = '(the store)';
 
 export interface Finding {
   kind: FindingKind;
@@ -34,10 +47,14 @@ export interface AuditReport {
   seconds: number;
   rows: Record<KeyName, RowCounts>;
   unregistered: number;
+  /** Which store this is, and its `maxmemory-policy` (INFO memory), `unknown` when it does not say. */
+  eviction: { store: StoreRole; policy: EvictionPolicy };
   findings: Finding[];
 }
 
 export interface AuditOptions {
+  /** The main store or the denylist's (`--store`); both must not evict (lib/redis/eviction.ts). */
+  store: StoreRole;
   /** Keys of this prefix and env only (MATCH `<prefix>:<env>:*`); undefined: every key of any namespace (`--all`). */
   namespace: KeyNamespace | undefined;
   /** SCAN's COUNT hint. */
@@ -57,7 +74,18 @@ export async function auditKeyspace(redis: ReadOnlyRedis, options: AuditOptions)
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const match = options.namespace === undefined ? '*' : `${options.namespace.prefix}:${options.namespace.env}:*`;
   const rows = Object.fromEntries(KEY_REGISTRY.map((entry) => [entry.name, emptyCounts()])) as Record<KeyName, RowCounts>;
-  const report: AuditReport = { match, keys: 0, vanished: 0, seconds: 0, rows, unregistered: 0, findings: [] };
+  const report: AuditReport = {
+    match,
+    keys: 0,
+    vanished: 0,
+    seconds: 0,
+    rows,
+    unregistered: 0,
+    eviction: { store: options.store, policy: await evictionPolicyOf(redis) },
+    findings: [],
+  };
+  const problem = evictionProblem(options.store, report.eviction.policy);
+  if (problem !== undefined) report.findings.push({ kind: 'eviction-policy', row: undefined, key: STORE_FINDING_KEY, detail: problem });
   const started = Date.now();
   let cursor = '0';
   do {
@@ -72,6 +100,19 @@ export async function auditKeyspace(redis: ReadOnlyRedis, options: AuditOptions)
   } while (cursor !== '0');
   report.seconds = (Date.now() - started) / 1000;
   return report;
+}
+
+/**
+ * A refused INFO (an ACL user without it, a REST endpoint that forbids it, even by failing the whole request) is
+ * `unknown`, not a finding; a store that cannot be reached at all fails the SCAN that comes next, which says so.
+ */
+async function evictionPolicyOf(redis: ReadOnlyRedis): Promise<EvictionPolicy> {
+  try {
+    const [info] = await redis.pipeline([['info', 'memory']]);
+    return info?.ok === true ? evictionPolicyFromInfo(info.value) : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 async function auditBatch(redis: ReadOnlyRedis, keys: string[], options: AuditOptions, report: AuditReport): Promise<void> {

@@ -1,8 +1,11 @@
 // The only way keys:audit reaches Redis: pipelines of read-only commands from an allow-list, over RESP or Upstash REST.
 import { Redis as IORedis } from 'ioredis';
 
-/** Everything the audit may send. SCAN walks, TYPE/PTTL classify, STRLEN caps a GET, ZRANGE reads a bounded page. */
-export const READ_ONLY_COMMANDS = ['scan', 'type', 'pttl', 'strlen', 'get', 'zrange'] as const;
+/**
+ * Everything the audit may send. SCAN walks, TYPE/PTTL classify, STRLEN caps a GET, ZRANGE reads a bounded page, and
+ * INFO — its `memory` section only — says the store's eviction policy.
+ */
+export const READ_ONLY_COMMANDS = ['scan', 'type', 'pttl', 'strlen', 'get', 'zrange', 'info'] as const;
 type ReadOnlyCommand = (typeof READ_ONLY_COMMANDS)[number];
 export type ReadCommand = [ReadOnlyCommand, ...string[]];
 
@@ -23,8 +26,11 @@ const ALLOWED = new Set<string>(READ_ONLY_COMMANDS);
 
 /** Refuses anything off the allow-list at run time too: the types can be cast away, this cannot. */
 export function assertReadOnly(commands: ReadonlyArray<readonly string[]>): void {
-  for (const [name = ''] of commands) {
+  for (const [name = '', ...args] of commands) {
     if (!ALLOWED.has(name.toLowerCase())) throw new Error(`keys:audit only reads; it refuses to send ${name.toUpperCase() || '(empty)'}`);
+    // Other sections say more than the audit needs (`INFO clients` lists connected addresses, `INFO keyspace` sizes).
+    if (name.toLowerCase() === 'info' && (args.length !== 1 || args[0]?.toLowerCase() !== 'memory'))
+      throw new Error('keys:audit only reads; it sends INFO memory and no other section');
   }
 }
 

@@ -14,6 +14,8 @@ export function reportTable(report: AuditReport, rate: number): string {
   lines.push(
     `keys:audit: ${report.keys} keys matching ${report.match} in ${report.seconds.toFixed(1)} s ` +
       `(at most ${rate} keys/s)${report.vanished > 0 ? `, ${report.vanished} expired while scanned` : ''}`,
+    `eviction policy of the ${report.eviction.store} store: ${report.eviction.policy}` +
+      (report.eviction.policy === 'unknown' ? ' (the store does not say; check its settings: docs/deploy.md)' : ''),
   );
   const header = ['registry row', 'keys', 'no TTL', 'TTL>max', 'type', 'value'];
   const body = Object.entries(report.rows)

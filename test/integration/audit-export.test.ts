@@ -24,7 +24,7 @@ afterAll(async () => {
   await short?.close();
 });
 
-// The task takes the oldest job of any organisation, so no test leaves one for the next.
+// The task takes jobs of any organisation, so no test leaves one for the next.
 afterEach(async () => {
   for (let i = 0; i < 20 && !(await run(stack)).done; i += 1);
   const unfinished = await stack.db.query(`SELECT count(*)::int AS n FROM jobs WHERE state IN ('queued', 'running')`);

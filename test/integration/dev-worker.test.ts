@@ -109,7 +109,7 @@ describe('npm run dev:worker', () => {
     const base = `http://127.0.0.1:${port}`;
     expect(await call('GET', `${base}/healthz`, '')).toEqual({
       status: 200,
-      json: { status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' },
+      json: { status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok', eviction: { redis: 'noeviction', revocation: 'noeviction' } },
     });
     const listed = await call('GET', `${base}/orgs/${printed(banner, 'ORG')}/invites`, printed(banner, 'ADMIN_TOKEN'));
     expect(listed.status).toBe(200);

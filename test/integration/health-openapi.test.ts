@@ -1,7 +1,15 @@
 // Health, the OpenAPI document and correlation ids, as a client sees them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../../lib/http/error-handler.ts';
+import { createRedisStore } from '../../lib/redis/index.ts';
+import { checkHealth } from '../../lib/runtime/health.ts';
+import { startRedisRestProxy } from '../../local/emulators/upstash/index.ts';
+import { startRedisServer } from '../../local/processes/redis-server.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+
+/** The run's redis-server keeps Redis's default policy. */
+const NOEVICTION = { redis: 'noeviction', revocation: 'noeviction' };
+const UNKNOWN = { redis: 'unknown', revocation: 'unknown' };
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -13,13 +21,13 @@ it('healthz is 200 when every store answers and 503 naming the one that is down,
   const ok = await stack.request('GET', '/healthz');
   expect(ok.status).toBe(200);
   expect(ok.headers.get('retry-after')).toBeNull();
-  expect(await ok.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' });
+  expect(await ok.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok', eviction: NOEVICTION });
   stack.neonProxy.faults.set({ refuse: true });
   try {
     const down = await stack.request('GET', '/healthz');
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe(String(RETRY_AFTER_UNAVAILABLE_SECONDS));
-    expect(await down.json()).toEqual({ status: 'degraded', redis: 'ok', revocation: 'ok', postgres: 'down' });
+    expect(await down.json()).toEqual({ status: 'degraded', redis: 'ok', revocation: 'ok', postgres: 'down', eviction: NOEVICTION });
   } finally {
     stack.neonProxy.faults.clear();
   }
@@ -31,28 +39,56 @@ it('healthz pings a separate revocation store on its own: down there is 503 whil
     separate.revocationProxy.stats.reset();
     separate.redisProxy.stats.reset();
     const ok = await separate.request('GET', '/healthz');
-    expect(await ok.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' });
-    // One PING each: the stores are configured apart.
-    expect([separate.redisProxy.stats.requests, separate.revocationProxy.stats.requests]).toEqual([1, 1]);
+    expect(await ok.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok', eviction: NOEVICTION });
+    // One PING and one INFO each: the stores are configured apart.
+    expect([separate.redisProxy.stats.requests, separate.revocationProxy.stats.requests]).toEqual([2, 2]);
     separate.revocationProxy.faults.set({ refuse: true });
     const down = await separate.request('GET', '/healthz');
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe(String(RETRY_AFTER_UNAVAILABLE_SECONDS));
-    expect(await down.json()).toEqual({ status: 'degraded', redis: 'ok', revocation: 'down', postgres: 'ok' });
+    expect(await down.json()).toEqual({
+      status: 'degraded',
+      redis: 'ok',
+      revocation: 'down',
+      postgres: 'ok',
+      eviction: { redis: 'noeviction', revocation: 'unknown' },
+    });
   } finally {
     await separate.close();
   }
 });
 
-it('healthz with one store for both pings it once and reports the same answer twice', async () => {
+it("healthz reports each store's eviction policy without degrading on it, and unknown where INFO is refused", async () => {
+  const evicting = await startRedisServer({ maxmemoryPolicy: 'allkeys-lru' });
+  const proxy = await startRedisRestProxy({ redisUrl: evicting.url });
+  try {
+    const revocation = createRedisStore({ url: proxy.url, token: proxy.token });
+    // A denylist that may be evicted is keys:audit's finding; health only says so, and stays ok.
+    expect(await checkHealth({ ...stack.deps, revocation })).toEqual({
+      status: 'ok',
+      redis: 'ok',
+      revocation: 'ok',
+      postgres: 'ok',
+      eviction: { redis: 'noeviction', revocation: 'allkeys-lru' },
+    });
+    // A store that refuses INFO (as a managed one may) still answers PING: ok, policy unknown.
+    proxy.faults.set({ failCommands: ['info'] });
+    expect((await checkHealth({ ...stack.deps, revocation })).eviction).toEqual({ redis: 'noeviction', revocation: 'unknown' });
+  } finally {
+    await proxy.close();
+    await evicting.stop();
+  }
+});
+
+it('healthz with one store for both asks it once and reports the same answer twice', async () => {
   stack.redisProxy.stats.reset();
-  expect(await (await stack.request('GET', '/healthz')).json()).toMatchObject({ redis: 'ok', revocation: 'ok' });
-  expect(stack.redisProxy.stats.requests).toBe(1);
+  expect(await (await stack.request('GET', '/healthz')).json()).toMatchObject({ redis: 'ok', revocation: 'ok', eviction: NOEVICTION });
+  expect(stack.redisProxy.stats.requests).toBe(2);
   stack.redisProxy.faults.set({ refuse: true });
   try {
     const down = await stack.request('GET', '/healthz');
     expect(down.status).toBe(503);
-    expect(await down.json()).toEqual({ status: 'degraded', redis: 'down', revocation: 'down', postgres: 'ok' });
+    expect(await down.json()).toEqual({ status: 'degraded', redis: 'down', revocation: 'down', postgres: 'ok', eviction: UNKNOWN });
   } finally {
     stack.redisProxy.faults.clear();
   }

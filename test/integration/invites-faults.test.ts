@@ -170,6 +170,12 @@ describe('a Redis server that dies', () => {
     }
     const health = await dying.request('GET', '/healthz');
     expect(health.status).toBe(503);
-    expect(await health.json()).toEqual({ status: 'degraded', redis: 'down', revocation: 'down', postgres: 'ok' });
+    expect(await health.json()).toEqual({
+      status: 'degraded',
+      redis: 'down',
+      revocation: 'down',
+      postgres: 'ok',
+      eviction: { redis: 'unknown', revocation: 'unknown' },
+    });
   });
 });

@@ -11,6 +11,7 @@ import { Redis as IORedis } from 'ioredis';
 import { base32Decode, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { createKeyspace, type KeyName } from '../../lib/keys/index.ts';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
+import { startRedisRestProxy } from '../../local/emulators/upstash/index.ts';
 import { auditKeyspace } from '../../ops/keys-audit/audit-keyspace.ts';
 import { connectResp, READ_ONLY_COMMANDS } from '../../ops/keys-audit/read-only-redis.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
@@ -42,7 +43,16 @@ afterAll(async () => {
 interface Run {
   code: number | null;
   out: string;
-  json: { ok: boolean; keys: number; seconds: number; rows: Array<{ name: KeyName; keys: number }>; findings: Finding[] } | undefined;
+  json:
+    | {
+        ok: boolean;
+        keys: number;
+        seconds: number;
+        rows: Array<{ name: KeyName; keys: number }>;
+        eviction: { store: string; policy: string };
+        findings: Finding[];
+      }
+    | undefined;
 }
 interface Finding {
   kind: string;
@@ -157,6 +167,7 @@ describe('a keyspace the real app wrote', () => {
     const { result: run, commands, before, after } = await watched(() => audit(['--redis', server.url, '--env', 'test', '--json']));
     expect(run.out).not.toContain('findings (keys redacted)');
     expect(run.json?.findings).toEqual([]);
+    expect(run.json?.eviction).toEqual({ store: 'main', policy: 'noeviction' });
     expect(run.code).toBe(0);
     for (const name of [
       'inviteObject',
@@ -179,6 +190,7 @@ describe('a keyspace the real app wrote', () => {
     // Beside the audit's commands only ioredis's QUIT at the end.
     const allowed = new Set<string>([...READ_ONLY_COMMANDS, 'quit']);
     expect(commands).toContain('scan');
+    expect(commands).toContain('info');
     expect(commands.filter((command) => !allowed.has(command))).toEqual([]);
   });
 
@@ -316,8 +328,15 @@ describe('pacing', () => {
     await pipeline.exec();
     const redis = await connectResp(server.url);
     try {
-      const fast = await auditKeyspace(redis, { namespace, count: 50, rate: 1_000_000, maxValueBytes: 65_536, maxMembers: 1000 });
-      const slow = await auditKeyspace(redis, { namespace, count: 50, rate: 400, maxValueBytes: 65_536, maxMembers: 1000 });
+      const fast = await auditKeyspace(redis, {
+        store: 'main',
+        namespace,
+        count: 50,
+        rate: 1_000_000,
+        maxValueBytes: 65_536,
+        maxMembers: 1000,
+      });
+      const slow = await auditKeyspace(redis, { store: 'main', namespace, count: 50, rate: 400, maxValueBytes: 65_536, maxMembers: 1000 });
       expect(slow.keys).toBe(400);
       expect(slow.findings).toEqual([]);
       // SCAN's COUNT is a hint: the last batch may be a little larger than 50.
@@ -326,5 +345,68 @@ describe('pacing', () => {
     } finally {
       await redis.close();
     }
+  });
+});
+
+describe('eviction policy', () => {
+  /** A Redis of its own with this policy and one denylist entry, and what the audit says about it as `store`. */
+  async function auditStore(policy: string, store: string, extra: string[] = []): Promise<Run> {
+    const own = await startRedisServer({ maxmemoryPolicy: policy });
+    const owned = new IORedis(own.url);
+    try {
+      await owned.set(
+        createKeyspace({ prefix: 'mhpay', env: 'test' }).revokedSession('0192f0c1-0000-7000-8000-000000000001'),
+        '1',
+        'EX',
+        600,
+      );
+      return await audit(['--redis', own.url, '--env', 'test', '--store', store, '--json', ...extra]);
+    } finally {
+      await owned.quit();
+      await own.stop();
+    }
+  }
+
+  it('fails on a denylist store that may evict (allkeys-lru), saying why, and passes it with noeviction', async () => {
+    const evicting = await auditStore('allkeys-lru', 'revocation');
+    expect(evicting.code).toBe(1);
+    expect(evicting.json?.eviction).toEqual({ store: 'revocation', policy: 'allkeys-lru' });
+    expect(evicting.json?.findings).toEqual([
+      { kind: 'eviction-policy', key: '(the store)', detail: expect.stringMatching(/denylist.*accepted again.*noeviction/) },
+    ]);
+    const kept = await auditStore('noeviction', 'revocation');
+    expect(kept.code).toBe(0);
+    expect(kept.json?.eviction).toEqual({ store: 'revocation', policy: 'noeviction' });
+    expect(kept.json?.findings).toEqual([]);
+  });
+
+  it('fails on a main store that may evict, volatile-* included (every key has a TTL, so any key may go)', async () => {
+    for (const policy of ['allkeys-lru', 'volatile-lru', 'volatile-ttl']) {
+      const run = await auditStore(policy, 'main');
+      expect(run.code, policy).toBe(1);
+      expect(
+        run.json?.findings.map((finding) => [finding.kind, finding.detail]),
+        policy,
+      ).toEqual([['eviction-policy', expect.stringMatching(/lock.*receipt.*noeviction/)]]);
+    }
+  });
+
+  it('says unknown, and finds nothing to judge, where the store refuses INFO (the table says to check its settings)', async () => {
+    const proxy = await startRedisRestProxy({ redisUrl: server.url });
+    try {
+      proxy.faults.set({ failCommands: ['info'] });
+      const env = { UPSTASH_REDIS_REST_TOKEN: proxy.token };
+      const json = await audit(['--rest-url', proxy.url, '--prefix', 'nothing', '--env', 'test', '--store', 'revocation', '--json'], env);
+      expect(json.code).toBe(0);
+      expect(json.json?.eviction).toEqual({ store: 'revocation', policy: 'unknown' });
+      const table = await audit(['--rest-url', proxy.url, '--prefix', 'nothing', '--env', 'test', '--store', 'revocation'], env);
+      expect(table.out).toContain('eviction policy of the revocation store: unknown (the store does not say');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('refuses a --store it does not know with exit 2', async () => {
+    expect((await audit(['--redis', server.url, '--env', 'test', '--store', 'cache'])).code).toBe(2);
   });
 });

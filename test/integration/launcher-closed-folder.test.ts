@@ -80,7 +80,13 @@ describe.runIf(process.getuid?.() === 0)('npm start as root in a folder closed t
     expect(statSync(server).mode & 0o022).toBe(0);
 
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
-    expect(await health.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' });
+    expect(await health.json()).toEqual({
+      status: 'ok',
+      redis: 'ok',
+      revocation: 'ok',
+      postgres: 'ok',
+      eviction: { redis: 'noeviction', revocation: 'noeviction' },
+    });
     const org = printed(banner, 'ORG');
     const adminToken = printed(banner, 'ADMIN_TOKEN');
     await query(checkout, `CREATE TABLE kept (note text); INSERT INTO kept VALUES ('from the first start')`);

@@ -342,7 +342,13 @@ describe('npm start with nothing configured', () => {
     const password = printed(banner, 'ADMIN_PASSWORD');
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' });
+    expect(await health.json()).toEqual({
+      status: 'ok',
+      redis: 'ok',
+      revocation: 'ok',
+      postgres: 'ok',
+      eviction: { redis: 'noeviction', revocation: 'noeviction' },
+    });
     const org = printed(banner, 'ORG');
     const adminToken = printed(banner, 'ADMIN_TOKEN');
     const created = await call('POST', `http://127.0.0.1:${port}/orgs/${org}/invites`, adminToken, {

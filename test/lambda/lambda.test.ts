@@ -101,7 +101,13 @@ describe('the Lambda handler', () => {
     expect(result.statusCode).toBe(200);
     expect(result.headers['content-type']).toMatch(/^application\/json/);
     expect(result.isBase64Encoded).toBe(false);
-    expect(JSON.parse(result.body)).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' });
+    expect(JSON.parse(result.body)).toEqual({
+      status: 'ok',
+      redis: 'ok',
+      revocation: 'ok',
+      postgres: 'ok',
+      eviction: { redis: 'noeviction', revocation: 'noeviction' },
+    });
     // The config came from process.env: the health check really reached Redis through the proxy.
     expect(services.redisProxy.stats.requests).toBeGreaterThan(0);
   });

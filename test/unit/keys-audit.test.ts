@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { base32Encode } from '../../lib/crypto/index.ts';
 import { createKeyspace, inviteRecordSchema, KEY_REGISTRY, sessionRecordSchema } from '../../lib/keys/index.ts';
-import { assertReadOnly, READ_ONLY_COMMANDS } from '../../ops/keys-audit/read-only-redis.ts';
+import { auditKeyspace } from '../../ops/keys-audit/audit-keyspace.ts';
+import { assertReadOnly, ConnectionError, READ_ONLY_COMMANDS, type ReadOnlyRedis } from '../../ops/keys-audit/read-only-redis.ts';
 import { keyLeaks, looksRandom, redactKey } from '../../ops/keys-audit/secrets-in-keys.ts';
 import { stringValueProblem, valueCheckFor, zsetValueProblem } from '../../ops/keys-audit/value-checks.ts';
 
@@ -83,7 +84,11 @@ describe('redactKey', () => {
 
 describe('the read-only gate', () => {
   it('lets the audit’s commands through in any letter case and refuses every other', () => {
-    expect(() => assertReadOnly(READ_ONLY_COMMANDS.map((name) => [name.toUpperCase(), 'k']))).not.toThrow();
+    expect(() => assertReadOnly(READ_ONLY_COMMANDS.map((name) => [name.toUpperCase(), name === 'info' ? 'memory' : 'k']))).not.toThrow();
+    // INFO only for its memory section (the eviction policy): the others name clients' addresses and the keyspace.
+    expect(() => assertReadOnly([['info', 'MEMORY']])).not.toThrow();
+    for (const args of [[], ['clients'], ['all'], ['memory', 'clients']])
+      expect(() => assertReadOnly([['info', ...args]]), args.join(' ')).toThrow(/INFO memory and no other/);
     for (const name of ['set', 'del', 'expire', 'eval', 'evalsha', 'flushall', 'unlink', 'persist', 'debug', 'config', 'keys', ''])
       expect(
         () =>
@@ -129,5 +134,29 @@ describe('value checks', () => {
     expect(zsetValueProblem(index, ['0192f0c1000070008000000000000001', '1700000000'])).toBeUndefined();
     expect(zsetValueProblem(index, ['alice@example.com', '1700000000'])).toMatch(/member/);
     expect(zsetValueProblem(index, ['0192f0c1000070008000000000000001', '1.5'])).toBe('a score is not unix seconds');
+  });
+});
+
+describe('the eviction policy read', () => {
+  /** An endpoint that fails the whole request holding INFO (as a REST service that forbids it might) and has no keys. */
+  const refusingInfo: ReadOnlyRedis = {
+    async pipeline(commands) {
+      if (commands.some(([name]) => name === 'info')) throw new ConnectionError('the REST endpoint answered 400');
+      return commands.map(() => ({ ok: true, value: ['0', []] }));
+    },
+    close: async () => undefined,
+  };
+
+  it('is unknown, and no finding, when the request holding INFO fails as a whole; the walk goes on', async () => {
+    const report = await auditKeyspace(refusingInfo, {
+      store: 'revocation',
+      namespace: { prefix: 'mhpay', env: 'test' },
+      count: 10,
+      rate: 1_000,
+      maxValueBytes: 1_024,
+      maxMembers: 10,
+    });
+    expect(report.eviction).toEqual({ store: 'revocation', policy: 'unknown' });
+    expect(report.findings).toEqual([]);
   });
 });

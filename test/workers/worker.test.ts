@@ -139,7 +139,10 @@ describe('the worker in workerd', () => {
   });
 
   it('answers /healthz with both stores up', async () => {
-    expect(await call('GET', '/healthz')).toEqual({ status: 200, body: { status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok' } });
+    expect(await call('GET', '/healthz')).toEqual({
+      status: 200,
+      body: { status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok', eviction: { redis: 'noeviction', revocation: 'noeviction' } },
+    });
   });
 
   it('creates, lists and accepts an invite exactly once', async () => {

@@ -13,30 +13,54 @@ export interface ClaimedJob {
 }
 
 /**
- * Claims the oldest export nobody holds: queued, or running with no live claim (released by a run that ran out of
- * budget, or lapsed — the claim lasts the stall threshold from the last heartbeat). `FOR UPDATE SKIP LOCKED` lets two
- * runs at once claim two different jobs, and the condition is checked again on the locked row, so they never claim
- * one job together. The claim is a heartbeat too.
+ * Claims the next export nobody holds — queued, or running with no live claim (released by a run that ran out of
+ * budget, or lapsed: the claim lasts the stall threshold from the last heartbeat) — taking turns between
+ * organisations: the oldest such job of the organisation whose last claim is oldest (never claimed first), so one
+ * organisation's three long exports do not hold up everyone else's. The same statement records the claim in
+ * `job_claim_turns` (migrations/0018). `FOR UPDATE SKIP LOCKED` lets two runs at once claim two different jobs, and
+ * the condition is checked again on the locked row, so they never claim one job together. The claim is a heartbeat too.
  */
 export async function claimNextExport(deps: Deps, claimId: string): Promise<ClaimedJob | undefined> {
   const rows = await dbCall('commit', 'jobs.claim', (signal) =>
     deps.db.query<JobRow & { was_stalled: boolean }>(
-      // MATERIALIZED: the pick runs once. As a subquery in FROM the planner may rescan it per row of the join, locking
-      // one job and updating another.
-      `WITH pick AS MATERIALIZED (
-         SELECT id AS pick_id, (state = 'running' AND COALESCE(heartbeat_at < now() - make_interval(secs => $1), true)) AS was_stalled
+      // `turn` ranks each organisation's claimable jobs oldest first (read through jobs_unfinished_idx), so the first
+      // candidates are one job per organisation, the least recently served first; a run finding that one
+      // locked by a run claiming at the same instant takes the next organisation's, not the same one's second.
+      // Its cost grows with the claimable jobs, at most AUDIT_EXPORT.maxUnfinishedPerOrg per organisation.
+      // MATERIALIZED: each step runs once. As a subquery in FROM the planner may rescan the pick per row of the join,
+      // locking one job and updating another.
+      `WITH candidates AS MATERIALIZED (
+         SELECT id AS candidate_id, organization_id AS candidate_organization_id,
+                row_number() OVER (PARTITION BY organization_id ORDER BY created_at, id) AS turn
            FROM jobs
           WHERE kind = 'audit-export' AND state IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < now())
-          ORDER BY created_at, id
+       ),
+       pick AS MATERIALIZED (
+         SELECT jobs.id AS pick_id,
+                (jobs.state = 'running' AND COALESCE(jobs.heartbeat_at < now() - make_interval(secs => $1), true)) AS was_stalled
+           FROM candidates
+           JOIN jobs ON jobs.id = candidates.candidate_id
+           LEFT JOIN job_claim_turns AS turns
+                  ON turns.organization_id = candidates.candidate_organization_id AND turns.kind = 'audit-export'
+          WHERE jobs.state IN ('queued', 'running') AND (jobs.lease_until IS NULL OR jobs.lease_until < now())
+          ORDER BY candidates.turn, turns.last_claimed_at NULLS FIRST, jobs.created_at, jobs.id
           LIMIT 1
-            FOR UPDATE SKIP LOCKED
+            FOR UPDATE OF jobs SKIP LOCKED
+       ),
+       claimed AS (
+         UPDATE jobs
+            SET state = 'running', claim_id = $2, lease_until = now() + make_interval(secs => $1), heartbeat_at = now(),
+                started_at = COALESCE(started_at, now()), updated_at = now()
+           FROM pick
+          WHERE jobs.id = pick.pick_id
+        RETURNING ${JOB_COLUMNS}, pick.was_stalled
+       ),
+       served AS (
+         INSERT INTO job_claim_turns (organization_id, kind, last_claimed_at)
+         SELECT organization_id, 'audit-export', now() FROM claimed
+             ON CONFLICT (organization_id, kind) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
        )
-       UPDATE jobs
-          SET state = 'running', claim_id = $2, lease_until = now() + make_interval(secs => $1), heartbeat_at = now(),
-              started_at = COALESCE(started_at, now()), updated_at = now()
-         FROM pick
-        WHERE jobs.id = pick.pick_id
-      RETURNING ${JOB_COLUMNS}, pick.was_stalled`,
+      SELECT * FROM claimed`,
       [stallSeconds(deps.config), claimId],
       { signal },
     ),
