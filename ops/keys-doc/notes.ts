@@ -265,7 +265,7 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       "Read in the revocation check's own pipeline (no new round trip). Missing or repairing: a request with no entry asks PostgreSQL about its session and starts one repair (lib/runtime/revocation/denylist-state.ts).",
   },
   denylistRepairLock: {
-    ttl: `The task time budget plus its overrun, at most ${DENYLIST_REPAIR_LOCK_MAX_SECONDS} s; set with the lock and never extended`,
+    ttl: `Four task time budgets plus an overrun, at most ${DENYLIST_REPAIR_LOCK_MAX_SECONDS} s; set with the lock and never extended`,
     allowedPayload: ['random lock owner id (128 bits, hex)'],
     forbiddenPayload: ['secrets', 'cursors', 'correlation ids'],
     auditCounterpart: 'None',

@@ -110,7 +110,8 @@ describe('denylist repair', () => {
     // Refused at once: the denylist's state went with its entries, so each check asks PostgreSQL (and starts a repair).
     for (const s of revoked) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
     expect(await answer(live.token)).toBe(200);
-    await waitForWholeDenylist(stack);
+    // Traffic goes on meanwhile, as it would: an isolate starts a repair at a request, at most once a second.
+    await waitForWholeDenylist(stack, () => answer(live.token));
     expect(await denylisted(revoked)).toEqual(revoked.map(() => true));
     for (const s of revoked) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
     expect(await answer(live.token)).toBe(200);
@@ -154,7 +155,7 @@ describe('denylist repair', () => {
     // failing; an isolate tries again a second later, at its next request.)
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await answer(session.token)).toBe('TOKEN_REVOKED');
-    await waitForWholeDenylist(stack);
+    await waitForWholeDenylist(stack, () => answer(session.token));
     expect(await denylisted([session])).toEqual([true]);
     expect(await answer(session.token)).toBe('TOKEN_REVOKED');
   });

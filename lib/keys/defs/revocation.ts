@@ -8,7 +8,7 @@ import { platformScope } from '../scopes.ts';
 
 /** How long the denylist's state lives without a repair pass refreshing it; every completed pass writes it again. */
 export const DENYLIST_STATE_TTL_SECONDS = 86_400;
-/** The longest a request-started repair holds its lock: one task budget at most (CRON_TASK_TIME_BUDGET_MS ≤ 60 s) and its overrun. */
+/** The longest a request-started repair holds its lock: a few task budgets and their overrun, capped here. */
 export const DENYLIST_REPAIR_LOCK_MAX_SECONDS = 70;
 
 /**
