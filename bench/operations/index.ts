@@ -4,6 +4,7 @@ import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
 import { authBenches } from './auth.ts';
 import { contextGetBench, contextGetStateMissingBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
+import { denylistRepairBench } from './denylist-repair.ts';
 import { embeddedRedisBench } from './embedded-redis.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
@@ -43,4 +44,4 @@ export const operationBenches: OperationBench[] = [
 
 export const burstBenches: BurstBench[] = [loginsBurst];
 
-export const figureBenches: FigureBench[] = [cronCleanupBench, kdfBench, embeddedRedisBench];
+export const figureBenches: FigureBench[] = [cronCleanupBench, kdfBench, embeddedRedisBench, denylistRepairBench];

@@ -132,15 +132,15 @@ describe('CORS never reaches the console', () => {
 describe('__Host- cookies on a Secure deployment', () => {
   it('every cookie the console sets over https is __Host-, Secure, Path=/, no Domain; and the console works with them', async () => {
     const org = await stack.seedOrganization();
-    // MFA enrolled, so the challenge cookie is among them.
-    const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken });
+    const password = `canary-password-${uuidv7()}`;
+    await setPassword(stack.db, org.adminId, password);
+    // MFA enrolled (with the password, as enrolment asks), so the challenge cookie is among them.
+    const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: org.adminToken, body: { password } });
     const { secret } = (await enrolled.json()) as { secret: string };
     const code = (offset: number) => totpCode(base32Decode(secret), totpStep(Date.now()) + offset);
     expect((await stack.request('POST', '/auth/mfa/enrol/confirm', { token: org.adminToken, body: { code: await code(0) } })).status).toBe(
-      204,
+      200,
     );
-    const password = `canary-password-${uuidv7()}`;
-    await setPassword(stack.db, org.adminId, password);
     const console = client('https');
     expect((await console.openPage()).status).toBe(200);
     const first = await console.send('POST', '/console/session', {

@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import * as z from 'zod';
 import { createDeps } from '../../lib/create-deps.ts';
+import { systemClock } from '../../lib/deps.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
+import { denylistRepairTask } from '../../lib/runtime/revocation/index.ts';
 import { runScheduled } from '../../lib/cron/run-scheduled.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
 import { consumeBoundState } from '../../lib/auth/oidc/consume-state.ts';
@@ -232,6 +235,11 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     ]);
     const revoke = `/orgs/${org.organizationId}/members/${member.userId}/sessions/revoke`;
     expect(await status(stack.request('POST', revoke, { token: org.adminToken }))).toBe(200);
+    // A repair run whose budget ends inside the window saves its pass's position (revocation.save-pass-position).
+    const stopped = await denylistRepairTask.run(stack.deps, createBudget({ commands: 5, timeMs: 5_000 }, systemClock), {
+      correlationId: 'differential',
+    });
+    expect(stopped).toMatchObject({ visited: 2, done: false });
     await expectAgreement();
   });
 

@@ -128,8 +128,9 @@ describe('the denylist write fails', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'error', userId: org.adminId, failedCount: 2, sessionCount: 2 });
     for (const id of [a.sessionId, b.sessionId, c.sessionId]) expect(JSON.stringify(lines)).not.toContain(id);
-    // PostgreSQL holds the truth; the denylist does not yet, so the tokens pass until the repair runs.
-    expect(await statusOf(a.accessToken)).toEqual([404, 'NOT_FOUND']);
+    // PostgreSQL holds the truth; the failed write dropped the denylist's state, so the check asks PostgreSQL and the
+    // tokens are refused at once, before any repair has run.
+    expect(await statusOf(a.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
     await repairDenylist();
     for (const session of [a, b, c]) expect(await statusOf(session.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
   });
@@ -157,8 +158,9 @@ describe('the denylist write fails', () => {
     expect(JSON.stringify(lines[0])).not.toContain(b.sessionId);
     expect(await statusOf(a.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
     expect(await statusOf(c.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
-    // The missed entry is the exposure the answer named: b's token passes until the repair writes it from PostgreSQL.
-    expect(await statusOf(b.accessToken)).toEqual([404, 'NOT_FOUND']);
+    // The missed entry is named in the answer; the failed write dropped the denylist's state, so b's token is refused
+    // at once through PostgreSQL, and the repair writes its entry back.
+    expect(await statusOf(b.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
     await repairDenylist();
     expect(await statusOf(b.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
     const ttl = await stack.redis.ttl(stack.deps.keys.revokedSession(b.sessionId));

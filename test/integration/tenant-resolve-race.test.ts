@@ -5,15 +5,20 @@ import type { Deps } from '../../lib/deps.ts';
 import type { Db } from '../../lib/pg/db.ts';
 import { tenants } from '../../lib/runtime/tenants/index.ts';
 import { resolveKeys } from '../../lib/runtime/tenants/resolve-keys.ts';
+import { startFakeDoh, type FakeDoh } from '../../local/emulators/doh/index.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 import { freshIp, resolve, seedTenant, unique } from '../support/tenants.ts';
 
 let stack: TestStack;
+// The fake DNS-over-HTTPS resolver on loopback: a domain resolves once its TXT record proves it.
+let doh: FakeDoh;
 beforeAll(async () => {
-  stack = await startStack({ env: { KEY_PREFIX: unique('rr').slice(0, 12) } });
+  doh = await startFakeDoh();
+  stack = await startStack({ env: { KEY_PREFIX: unique('rr').slice(0, 12), DOMAIN_VERIFY_DOH_URL: doh.url } });
 });
 afterAll(async () => {
   await stack?.close();
+  await doh?.close();
 });
 
 /**
@@ -71,21 +76,21 @@ describe('a fill read before an invalidation is not stored after it', () => {
     expect(JSON.parse((await stack.redis.get(keys.entry))!)).toMatchObject({ displayName: 'After the change' });
   });
 
-  it('domains: the held fill read "no such domain", the domain is added, the release remembers no miss; it resolves at once', async () => {
+  it('domains: the held fill read "no such domain", the domain is verified, the release remembers no miss; it resolves at once', async () => {
     const tenant = await seedTenant(stack);
     const domain = `${unique('new')}.example`;
+    const change = { organizationId: tenant.organizationId, actorUserId: tenant.adminId, correlationId: 'race-change' };
+    // Claimed (pending) and its TXT record published first: only the verification makes it resolve.
+    const claimed = await tenants.setDomains(stack.deps, { ...change, domains: [domain] });
+    if (!claimed.ok) throw new Error('the claim was refused');
+    const record = claimed.domains.find((d) => d.domain === domain)?.txtRecord;
+    if (record === undefined || record === null) throw new Error('no TXT record shown for the claim');
+    doh.records.set(record.name, [record.value]);
     const keys = await resolveKeys(stack.deps, { kind: 'domain', host: domain });
     const held = heldAfterRead();
     const fill = tenants.resolve(held.deps, { query: { kind: 'domain', host: domain }, clientIp: freshIp(), correlationId: 'race-fill' });
     await held.read;
-    expect(
-      await tenants.setDomains(stack.deps, {
-        organizationId: tenant.organizationId,
-        actorUserId: tenant.adminId,
-        domains: [domain],
-        correlationId: 'race-change',
-      }),
-    ).toEqual({ ok: true, domains: [domain] });
+    expect(await tenants.verifyDomain(stack.deps, { ...change, domain })).toMatchObject({ ok: true });
     held.release();
     expect(await fill).toEqual({ ok: false, reason: 'not-found' });
     expect(await stack.redis.zscore(keys.misses, keys.member)).toBeNull();

@@ -72,7 +72,7 @@ describe('the dev link', () => {
       // The page itself is there (a Secure cookie here: not dev or test).
       const page = await app.request('https://console.example/console');
       expect(page.status).toBe(200);
-      expect(page.headers.get('set-cookie')).toMatch(/^rs_console_csrf=[^;]+; Path=\/console; HttpOnly; Secure; SameSite=Strict$/);
+      expect(page.headers.get('set-cookie')).toMatch(/^__Host-rs_console_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
     },
   );
 });
