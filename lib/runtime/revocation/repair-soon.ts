@@ -13,8 +13,8 @@ import { denylistRepairTask } from './repair-denylist.ts';
 
 /** What one run may go past its time budget (a page in hand finishes), inside the lock's TTL. */
 const OVERRUN_MS = 5_000;
-/** Budgeted runs one lock holder may make back to back. */
-const RUNS_PER_HOLD = 4;
+/** The lock lives this many task time budgets (plus the overrun): runs go on back to back while another still fits. */
+const BUDGETS_PER_HOLD = 4;
 /** Requests of one isolate while the denylist is not whole try the lock at most this often. */
 const RETRY_EVERY_MS = 1_000;
 
@@ -36,7 +36,7 @@ async function repairOnce(deps: Deps): Promise<void> {
   const { taskCommandBudget, taskTimeBudgetMs } = deps.config.cron;
   // Room for a few budgeted runs back to back (a window of thousands of revocations), within a platform's time after
   // the answer (Workers' waitUntil: 30 s) and never past the lock's TTL.
-  const ttlMs = Math.min(DENYLIST_REPAIR_LOCK_MAX_SECONDS * 1000, RUNS_PER_HOLD * taskTimeBudgetMs + OVERRUN_MS);
+  const ttlMs = Math.min(DENYLIST_REPAIR_LOCK_MAX_SECONDS * 1000, BUDGETS_PER_HOLD * taskTimeBudgetMs + OVERRUN_MS);
   const owner = bytesToHex(randomBytes(16));
   const lockKey = deps.keys.denylistRepairLock();
   // A plain SET NX on the atMostOnce client: a retry that landed would read its own lock as another's and only skip.
