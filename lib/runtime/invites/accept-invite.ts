@@ -12,7 +12,7 @@ import { LUA_EMAIL_INDEX_KEY, LUA_SAME } from './lua.ts';
 import type { InviteRecord } from './invite-record.ts';
 import { readInviteToken } from './invite-token.ts';
 import { recordAcceptance } from './outcome.ts';
-import { LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, type InviteReceipt } from './receipt.ts';
+import { LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, LUA_RECEIPT_FOR_TOKEN, type InviteReceipt } from './receipt.ts';
 import { readConsumed } from './read-consumed.ts';
 import { returnInvite } from './return-invite.ts';
 
@@ -62,16 +62,13 @@ ${LUA_EMAIL_INDEX_KEY}
 ${LUA_SAME}
 ${LUA_NEW_RECEIPT}
 ${LUA_KEEP_RECEIPT}
+${LUA_RECEIPT_FOR_TOKEN}
 local hits, window_left = hit_throttle(throttle_key, throttle_window_ttl)
 if hits > throttle_limit then return {5, window_left} end
 local value = redis.call('GET', object_key)
 if not value then
-  local raw_receipt = redis.call('GET', receipt_key)
-  if not raw_receipt then return {0} end
-  local ok, receipt = pcall(cjson.decode, raw_receipt)
-  if not ok or type(receipt) ~= 'table' or receipt['kind'] ~= 'accept' or receipt['actorUserId'] ~= user_id then return {0} end
-  local decoded, invite = pcall(cjson.decode, receipt['invite'])
-  if not decoded or type(invite) ~= 'table' or not same(invite['tokenHash'], token_hash) then return {0} end
+  local raw_receipt, receipt = receipt_for_token(receipt_key, 'accept', token_hash)
+  if not raw_receipt or receipt['actorUserId'] ~= user_id then return {0} end
   return {3, raw_receipt}
 end
 local ok, obj = pcall(cjson.decode, value)

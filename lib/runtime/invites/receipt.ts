@@ -23,3 +23,19 @@ local function keep_receipt(receipt_key, receipts_index_key, member, receipt, no
   if redis.call('TTL', receipts_index_key) < ttl then redis.call('EXPIRE', receipts_index_key, ttl) end
 end
 `;
+
+/**
+ * Lua (needs `same`): the receipt at `receipt_key` when it was left by a consumption of `kind` with the token whose
+ * hash is `token_hash` — a repeat of that caller — as its raw JSON and decoded table; nil otherwise.
+ */
+export const LUA_RECEIPT_FOR_TOKEN = `
+local function receipt_for_token(receipt_key, kind, token_hash)
+  local raw_receipt = redis.call('GET', receipt_key)
+  if not raw_receipt then return nil end
+  local ok, receipt = pcall(cjson.decode, raw_receipt)
+  if not ok or type(receipt) ~= 'table' or receipt['kind'] ~= kind or type(receipt['invite']) ~= 'string' then return nil end
+  local decoded, invite = pcall(cjson.decode, receipt['invite'])
+  if not decoded or type(invite) ~= 'table' or not same(invite['tokenHash'], token_hash) then return nil end
+  return raw_receipt, receipt
+end
+`;

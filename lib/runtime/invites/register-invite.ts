@@ -10,7 +10,7 @@ import { LUA_EMAIL_INDEX_KEY, LUA_SAME } from './lua.ts';
 import { inviteRecordSchema, type InviteRecord } from './invite-record.ts';
 import { readInviteToken } from './invite-token.ts';
 import { recordRegistration, type RecordOutcome } from './outcome.ts';
-import { LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, inviteReceiptSchema, type InviteReceipt } from './receipt.ts';
+import { LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, LUA_RECEIPT_FOR_TOKEN, inviteReceiptSchema, type InviteReceipt } from './receipt.ts';
 import { readConsumed } from './read-consumed.ts';
 import { returnInvite } from './return-invite.ts';
 
@@ -41,14 +41,11 @@ ${LUA_EMAIL_INDEX_KEY}
 ${LUA_SAME}
 ${LUA_NEW_RECEIPT}
 ${LUA_KEEP_RECEIPT}
+${LUA_RECEIPT_FOR_TOKEN}
 local value = redis.call('GET', object_key)
 if not value then
-  local raw_receipt = redis.call('GET', receipt_key)
+  local raw_receipt = receipt_for_token(receipt_key, 'register', token_hash)
   if not raw_receipt then return {0} end
-  local ok, receipt = pcall(cjson.decode, raw_receipt)
-  if not ok or type(receipt) ~= 'table' or receipt['kind'] ~= 'register' or type(receipt['invite']) ~= 'string' then return {0} end
-  local decoded, invite = pcall(cjson.decode, receipt['invite'])
-  if not decoded or type(invite) ~= 'table' or not same(invite['tokenHash'], token_hash) then return {0} end
   return {3, raw_receipt}
 end
 local ok, obj = pcall(cjson.decode, value)
