@@ -7,6 +7,7 @@ import { LUA_SAME } from '../../runtime/invites/lua.ts';
 import { LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../../runtime/throttle/index.ts';
 import { challengeRecord, sessionStateRecord, type ChallengeRecord, type SessionStateRecord } from './challenge-record.ts';
 import { replayGuardTtlMs } from './policy.ts';
+import { LUA_COUNT_WRONG_CODE, LUA_OPEN_CHALLENGE } from './challenge-lua.ts';
 
 /**
  * KEYS (all under the user's hash tag): [1] the challenge (mfaChallenge), [2] its session state (authSessionState, same
@@ -36,36 +37,17 @@ local failure_limit = tonumber(ARGV[4])
 local failure_window_ttl = tonumber(ARGV[5])
 ${LUA_THROTTLE_HIT}
 ${LUA_SAME}
-local raw = redis.call('GET', challenge_key)
-if not raw then return {0} end
-local ok, challenge = pcall(cjson.decode, raw)
-if not ok or type(challenge) ~= 'table' or not same(challenge['verifier'], verifier) then return {0} end
-local failures = tonumber(redis.call('GET', failures_key)) or 0
-if failures >= failure_limit then
-  local ttl = redis.call('TTL', failures_key)
-  if ttl < 0 then
-    redis.call('EXPIRE', failures_key, failure_window_ttl)
-    ttl = failure_window_ttl
-  end
-  return {3, ttl}
-end
+${LUA_OPEN_CHALLENGE}
+${LUA_COUNT_WRONG_CODE}
+local raw, challenge, refused = open_challenge(challenge_key, failures_key, verifier, failure_limit, failure_window_ttl)
+if not raw then return refused end
 if code_matched and redis.call('EXISTS', replay_key) == 0 then
   local session_state = redis.call('GET', session_state_key)
   redis.call('DEL', challenge_key, session_state_key)
   redis.call('SET', replay_key, '1', 'PX', replay_ttl_ms)
   return {1, raw, session_state or ''}
 end
-local left = (tonumber(challenge['attemptsLeft']) or 0) - 1
-if left > 0 then
-  challenge['attemptsLeft'] = left
-  local pttl = redis.call('PTTL', challenge_key)
-  if pttl > 0 then redis.call('SET', challenge_key, cjson.encode(challenge), 'PX', pttl) end
-else
-  left = 0
-  redis.call('DEL', challenge_key, session_state_key)
-end
-hit_throttle(failures_key, failure_window_ttl)
-return {2, left}
+return count_wrong_code(challenge_key, session_state_key, failures_key, challenge, failure_window_ttl)
 `,
 });
 
