@@ -89,9 +89,8 @@ export async function verifyDomain(
     { computed: { droppedClaims: 'SELECT count(*) FROM dropped' }, when: 'EXISTS (SELECT 1 FROM added)' },
     5,
   );
-  let rows: Array<{ slug: string | null; added: number }>;
-  try {
-    rows = await dbCall('commit', 'tenants.verifyDomain', (signal) =>
+  const commit = () =>
+    dbCall('commit', 'tenants.verifyDomain', (signal) =>
       deps.db.query<{ slug: string | null; added: number }>(
         // The claim is taken only with the token the resolver was asked about: one removed and claimed again meanwhile
         // has a new token, and its admin has not published that one yet. Another organisation's verified row makes the
@@ -116,6 +115,15 @@ export async function verifyDomain(
         { signal },
       ),
     );
+  let rows: Array<{ slug: string | null; added: number }>;
+  try {
+    rows = await commit().catch((error: unknown) => {
+      // Two organisations verifying one domain at once each delete the other's claim while the other waits on their
+      // INSERT: PostgreSQL aborts one of them (40P01). Run again, that statement waits for the winner's commit and
+      // then finds the domain taken.
+      if (sqlState(error) === '40P01') return commit();
+      throw error;
+    });
   } catch (error) {
     if (sqlState(error) === '23505') return { ok: false, reason: 'domain-taken' };
     throw error;
