@@ -42,7 +42,7 @@ export async function logout(deps: Deps, principal: Principal, correlationId: st
   );
   if (rows[0]?.mine !== true) {
     deps.logger.warn('session_owner_mismatch', { operation: 'logout', userId: principal.userId, correlationId });
-    const { written } = await revokeToken(deps.revocation, deps.keys, deps.logger, {
+    const { written } = await revokeToken(deps, {
       userId: principal.userId,
       jti: principal.jti,
       tokenExpiresAt: principal.expiresAt,

@@ -253,7 +253,7 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       "None: it ends one token whose sid names another user's session (logout, sign out everywhere), which nothing in PostgreSQL records; the session_owner_mismatch WARN says so",
     cleanup: 'Expire by TTL only; an early delete would un-revoke a live token',
     notes:
-      'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment. Written by lib/runtime/revocation/revoke-token.ts; the denylist repair cannot write it again (no row holds it), so a lost entry lets that one token pass until its exp.',
+      'The id is the SHA-256 hex of the jti claim, so an arbitrary jti string never becomes a key segment. Written by lib/runtime/revocation/revoke-token.ts after its revoked_tokens row (the same digest); the denylist repair writes a lost entry again from that row, and until then the check asks PostgreSQL.',
   },
   denylistState: {
     ttl: `At most ${DENYLIST_STATE_TTL_SECONDS} s; every completed repair pass writes it again, so it lives while the scheduled repair runs`,

@@ -1,12 +1,14 @@
 // A denylist that knows when it is whole: after the revocation store loses its data no revoked token is let through,
 // not even for a moment, live sessions keep working, one repair runs across isolates, and the healthy path costs no
 // PostgreSQL read.
+import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { composeApp } from '../../local/stack/app.ts';
+import { sha256Hex } from '../../lib/crypto/index.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
 import { seedOrganization } from '../support/fixtures.ts';
 import { waitForWholeDenylist } from '../support/denylist.ts';
@@ -37,6 +39,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await db.query('DELETE FROM sessions');
+  await db.query('DELETE FROM revoked_tokens');
   await stack.redis.flushall();
 });
 
@@ -149,5 +152,55 @@ describe('a denylist that knows it is whole', () => {
     }
     expect(await check(revoked)).toBe(401);
     expect(await check(live)).toBe(404);
+  });
+});
+
+describe("a token revoked alone (its jti: the session its sid names is not the caller's)", () => {
+  /** A token of the seeded admin naming another user's session: logout ends the token alone. */
+  async function revokedAlone(): Promise<{ token: string; jti: string; exp: number }> {
+    const sessionId = uuidv7();
+    await db.query('INSERT INTO sessions (id, user_id) VALUES ($1, $2)', [sessionId, uuidv7()]);
+    const token = await stack.token({ userId: org.adminId, sessionId });
+    expect((await stack.request('POST', '/auth/logout', { token })).status).toBe(204);
+    const { jti, exp } = decodeJwt(token);
+    return { token, jti: jti!, exp: exp! };
+  }
+
+  it('PostgreSQL keeps it (the digest, never the jti): refused after FLUSHALL at once, and the repair writes its entry back', async () => {
+    const revoked = await revokedAlone();
+    const live = await session();
+    const key = stack.deps.keys.revokedJti(await sha256Hex(revoked.jti));
+    const { rows } = await db.query('SELECT * FROM revoked_tokens');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ jti_sha256: await sha256Hex(revoked.jti), user_id: org.adminId });
+    expect(JSON.stringify(rows)).not.toContain(revoked.jti);
+    await waitForWholeDenylist(stack, poke);
+    await stack.redis.flushall();
+    expect(await check(revoked.token)).toBe(401);
+    expect(await check(live)).toBe(404);
+    await waitForWholeDenylist(stack, poke);
+    const ttl = await stack.redis.ttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(revoked.exp - Math.floor(Date.now() / 1000) + 1);
+    stack.neonProxy.stats.reset();
+    expect(await check(revoked.token)).toBe(401);
+    expect(pgRequests()).toBe(0);
+  });
+
+  it('a denylist write that fails leaves the token refused from its row, and the denylist not whole until repaired', async () => {
+    await waitForWholeDenylist(stack, poke);
+    // Only the write fails: the check before the logout (EXISTS, GET) still answers.
+    stack.revocationProxy.faults.set({ failCommands: ['set'] });
+    let revoked: Awaited<ReturnType<typeof revokedAlone>>;
+    try {
+      revoked = await revokedAlone();
+    } finally {
+      stack.revocationProxy.faults.clear();
+    }
+    expect(await stack.redis.exists(stack.deps.keys.revokedJti(await sha256Hex(revoked.jti)))).toBe(0);
+    expect(await check(revoked.token)).toBe(401);
+    await waitForWholeDenylist(stack, poke);
+    expect(await stack.redis.exists(stack.deps.keys.revokedJti(await sha256Hex(revoked.jti)))).toBe(1);
+    expect(await check(revoked.token)).toBe(401);
   });
 });

@@ -41,6 +41,7 @@ beforeEach(async () => {
   await db.query('DELETE FROM webhook_deliveries');
   await db.query('DELETE FROM jobs');
   await db.query('DELETE FROM cron_cursors');
+  await db.query('DELETE FROM revoked_tokens');
 });
 
 const run = (commands = 1_000) =>
@@ -81,7 +82,7 @@ async function signIn(): Promise<{ sessionId: string; refreshToken: string }> {
   return { sessionId: decodeJwt(accessToken).sid as string, refreshToken };
 }
 
-async function existing(table: 'sessions' | 'jobs', ids: string[]): Promise<string[]> {
+async function existing(table: 'sessions' | 'jobs' | 'revoked_tokens', ids: string[]): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1) ORDER BY id`, [ids]);
   return rows.map((row) => row.id);
 }
@@ -150,7 +151,26 @@ describe('retention', () => {
     expect(await existing('sessions', keep)).toEqual([...keep].sort());
     expect(await cursor()).toBeNull();
     // Nothing to do but the budget's floor: the cursor read, one batch per phase, the cursor write.
-    expect((await run()).commands).toBe(1 + 4 + 1);
+    expect((await run()).commands).toBe(1 + 5 + 1);
+  });
+
+  it("deletes a single token's revocation once the token has expired, never one whose token still lives", async () => {
+    const { rows } = await db.query<{ id: string; live: boolean }>(
+      `INSERT INTO revoked_tokens (id, jti_sha256, user_id, revoked_at, expires_at)
+       SELECT gen_random_uuid(), encode(sha256(convert_to(n::text, 'UTF8')), 'hex'), $1, now() - interval '20 minutes',
+              now() + (CASE WHEN n % 2 = 0 THEN 1 ELSE -1 END) * interval '1 minute'
+         FROM generate_series(1, $2) AS n
+       RETURNING id, expires_at > now() AS live`,
+      [org.adminId, RETENTION_BATCH.revokedTokens + 11],
+    );
+    const live = rows.filter((row) => row.live).map((row) => row.id);
+    expect(await run()).toMatchObject({ done: true });
+    expect(
+      await existing(
+        'revoked_tokens',
+        rows.map((row) => row.id),
+      ),
+    ).toEqual([...live].sort());
   });
 
   it('deletes a session with more refresh tokens than one batch takes over several batches, never leaving a token without its session', async () => {

@@ -60,7 +60,7 @@ export async function revokeAllSessions(deps: Deps, principal: Principal, correl
   if (!presentingIsOwn) {
     // The token itself stops working (its jti); the session it names is another user's, and stays as it is.
     deps.logger.warn('session_owner_mismatch', { operation: 'revoke-all', userId: principal.userId, correlationId });
-    await revokeToken(deps.revocation, deps.keys, deps.logger, {
+    await revokeToken(deps, {
       userId: principal.userId,
       jti: principal.jti,
       tokenExpiresAt: principal.expiresAt,

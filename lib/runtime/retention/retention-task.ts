@@ -1,5 +1,6 @@
 // The retention task: deletes what PostgreSQL no longer needs — ended sessions and their refresh tokens, webhook ids past
-// any replay, finished audit exports — in bounded batches, oldest first. The audit trail is never pruned.
+// any replay, finished audit exports, single-token revocations of expired tokens — in bounded batches, oldest first. The
+// audit trail is never pruned.
 import * as z from 'zod';
 import { dbCall } from '../../pg/unavailable.ts';
 import { WEBHOOK_TOLERANCE_SECONDS } from '../../webhooks/standard-webhooks.ts';
@@ -10,7 +11,7 @@ import type { Deps } from '../../deps.ts';
 const TASK_NAME = 'retention';
 
 /** Rows one statement may delete: sessions and the refresh tokens among them, webhook ids, export jobs (with their files). */
-export const RETENTION_BATCH = { sessions: 200, refreshTokens: 2_000, webhookDeliveries: 500, exportJobs: 10 } as const;
+export const RETENTION_BATCH = { sessions: 200, refreshTokens: 2_000, webhookDeliveries: 500, exportJobs: 10, revokedTokens: 500 } as const;
 
 const DAY_MS = 86_400_000;
 
@@ -26,7 +27,7 @@ export const WEBHOOK_DELIVERY_RETENTION_MS = 2 * WEBHOOK_TOLERANCE_SECONDS * 100
  * backlog cannot keep the others from their turn. Within a phase no position is kept: every row a batch selects it
  * deletes, so the next batch starts where the last one ended.
  */
-const PHASES = ['revoked-sessions', 'expired-sessions', 'webhook-deliveries', 'export-jobs'] as const;
+const PHASES = ['revoked-sessions', 'expired-sessions', 'webhook-deliveries', 'export-jobs', 'revoked-tokens'] as const;
 type Phase = (typeof PHASES)[number];
 const phaseSchema = z.enum(PHASES);
 
@@ -84,6 +85,8 @@ function deleteBatch(deps: Deps, phase: Phase): Promise<BatchResult> {
       return deleteWebhookDeliveries(deps, new Date(nowMs - WEBHOOK_DELIVERY_RETENTION_MS));
     case 'export-jobs':
       return deleteExportJobs(deps, new Date(nowMs - deps.config.retention.exportDays * DAY_MS));
+    case 'revoked-tokens':
+      return deleteExpiredTokenRevocations(deps, new Date(nowMs));
   }
 }
 
@@ -170,4 +173,26 @@ async function deleteExportJobs(deps: Deps, cutoff: Date): Promise<BatchResult> 
   );
   const deleted = rows[0]?.deleted ?? 0;
   return { visited: deleted, removed: deleted, finished: deleted < RETENTION_BATCH.exportJobs };
+}
+
+/**
+ * Single-token revocations whose token has expired (revoked_tokens_expires_idx, migrations/0019): the token is refused
+ * by its own exp from then on, so neither the denylist nor its repair needs the row.
+ */
+async function deleteExpiredTokenRevocations(deps: Deps, now: Date): Promise<BatchResult> {
+  const rows = await dbCall('commit', 'cron.retention.revoked-tokens', (signal) =>
+    deps.db.query<{ deleted: number }>(
+      `WITH gone AS (
+         DELETE FROM revoked_tokens WHERE id IN (
+           SELECT id FROM revoked_tokens WHERE expires_at < $1::timestamptz
+            ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [now.toISOString(), RETENTION_BATCH.revokedTokens],
+      { signal },
+    ),
+  );
+  const deleted = rows[0]?.deleted ?? 0;
+  return { visited: deleted, removed: deleted, finished: deleted < RETENTION_BATCH.revokedTokens };
 }

@@ -1,5 +1,6 @@
 // The denylist read on every authenticated request: one pipeline of two EXISTS and the denylist's state; any doubt is an
-// error, never "not revoked". While the state does not say the denylist is whole, PostgreSQL answers for the session.
+// error, never "not revoked". While the state does not say the denylist is whole, PostgreSQL answers for the session and
+// the token.
 import type { Keyspace } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { errorKind } from '../../log/logger.ts';
@@ -13,26 +14,35 @@ type Defer = ((work: Promise<unknown>) => void) | undefined;
 
 /**
  * True when the token (its jti) or its session is revoked. The healthy path is one round trip on the revocation
- * store; a store that lost its data (no `whole` state) costs one PostgreSQL read for this session and starts a repair.
+ * store; a store that lost its data (no `whole` state) costs one PostgreSQL read for this session and token and starts a
+ * repair.
  */
 export async function isRevoked(deps: Deps, token: { jti: string; sessionId: string }, defer: Defer): Promise<boolean> {
   // Jti entries stop one token whose session is not its presenter's to end (lib/runtime/revocation/revoke-token.ts);
   // the read rides in the same pipeline, so it costs no round trip.
-  const entries = [deps.keys.revokedJti(await sha256Hex(token.jti)), deps.keys.revokedSession(token.sessionId)];
-  return decide(deps, await readDenylist(deps.revocation, deps.keys, entries), token.sessionId, defer);
+  const jtiDigest = await sha256Hex(token.jti);
+  const entries = [deps.keys.revokedJti(jtiDigest), deps.keys.revokedSession(token.sessionId)];
+  return decide(deps, await readDenylist(deps.revocation, deps.keys, entries), { sessionId: token.sessionId, jtiDigest }, defer);
 }
 
 /** The session's entry alone, for flows that hold a session id but no token (the SSO handoff's exchange). */
 export async function isSessionRevoked(deps: Deps, sessionId: string, defer: Defer): Promise<boolean> {
-  return decide(deps, await readDenylist(deps.revocation, deps.keys, [deps.keys.revokedSession(sessionId)]), sessionId, defer);
+  const read = await readDenylist(deps.revocation, deps.keys, [deps.keys.revokedSession(sessionId)]);
+  return decide(deps, read, { sessionId, jtiDigest: null }, defer);
 }
 
-async function decide(deps: Deps, read: { listed: boolean; whole: boolean }, sessionId: string, defer: Defer): Promise<boolean> {
+interface Entries {
+  sessionId: string;
+  /** SHA-256 of the token's jti, as in its key and its revoked_tokens row; null when no token was presented. */
+  jtiDigest: string | null;
+}
+
+async function decide(deps: Deps, read: { listed: boolean; whole: boolean }, entries: Entries, defer: Defer): Promise<boolean> {
   if (read.listed) return true;
   if (read.whole) return false;
   repairSoon(deps, defer);
   try {
-    return await revokedInPostgres(deps, sessionId);
+    return await revokedInPostgres(deps, entries);
   } catch (error) {
     // The caller refuses (503); the kind says whether PostgreSQL was down or only slow while it stood in for the store.
     deps.logger.warn('revocation_fallback_failed', { errorKind: errorKind(error) });
@@ -58,15 +68,17 @@ async function readDenylist(store: RedisStore, keys: Keyspace, entries: string[]
   return { listed, whole: isWhole(state.result) };
 }
 
-/** PostgreSQL, the truth, for one session: revoked when its row says so (a session it has no row for is not). */
-async function revokedInPostgres(deps: Deps, sessionId: string): Promise<boolean> {
+/**
+ * PostgreSQL, the truth, for one session and token: revoked when the session's row says so or the token has a
+ * revoked_tokens row (a session it has no row for is not revoked). One statement, both primary-key reads.
+ */
+async function revokedInPostgres(deps: Deps, entries: Entries): Promise<boolean> {
   const rows = await dbCall('read', 'revocation.isRevoked.postgres', (signal) =>
     deps.db.query<{ revoked: boolean }>(
-      'SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND revoked_at IS NOT NULL) AS revoked',
-      [sessionId],
-      {
-        signal,
-      },
+      `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND revoked_at IS NOT NULL)
+           OR EXISTS (SELECT 1 FROM revoked_tokens WHERE jti_sha256 = $2) AS revoked`,
+      [entries.sessionId, entries.jtiDigest],
+      { signal },
     ),
   );
   return rows[0]?.revoked === true;

@@ -1,5 +1,6 @@
-// The denylist repair task: sessions PostgreSQL holds as revoked within the longest access-token lifetime get their
-// denylist entry back when it is missing, and a pass that covered the whole window marks the denylist whole.
+// The denylist repair task: sessions PostgreSQL holds as revoked within the longest access-token lifetime, and single
+// tokens revoked alone that have not expired, get their denylist entry back when it is missing, and a pass that covered
+// the whole window marks the denylist whole.
 import { redisCall } from '../../redis/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { CronTask, TaskReport } from '../cron-task/task.ts';
@@ -7,7 +8,10 @@ import type { CronBudget } from '../cron-task/budget.ts';
 import type { Deps } from '../../deps.ts';
 import { beginRepairPass, completeRepairPass, savePassPosition, type PassPosition } from './denylist-state.ts';
 
-/** Sessions read per page: one SQL statement and one pipeline each; the budget shrinks the last page. */
+/**
+ * Revocations (sessions and single tokens) read per page: one SQL statement and one pipeline each; the budget shrinks
+ * the last page.
+ */
 const PAGE_SIZE = 200;
 
 /** With no position the page starts after (window start, the largest uuid): nothing revoked at the window's start. */
@@ -16,7 +20,10 @@ const LAST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 const TASK_NAME = 'denylist-repair';
 
 interface RevokedRow {
+  /** The session's id, or the revoked_tokens row's own id (a uuid too, so one (revoked_at, id) order pages both). */
   id: string;
+  /** Set for a single token's row: the SHA-256 of its jti, which names its key. */
+  jti_sha256: string | null;
   /** Microseconds, UTC (the output name differs from the column's, so ORDER BY sorts by the column, in index order). */
   revoked_at_utc: string;
   ttl_seconds: number;
@@ -48,6 +55,7 @@ export const denylistRepairTask: CronTask = {
       if (rows.length > 0) report.repaired += await writeMissing(deps, budget, rows);
       report.visited += rows.length;
       const last = rows.at(-1);
+      // The position's `sessionId` is the last row's id, a session's or a revoked_tokens row's: both are uuids.
       if (last !== undefined) position = { revokedAt: last.revoked_at_utc, sessionId: last.id };
       if (rows.length < limit) {
         // The window is done: every revocation PostgreSQL knows is on the denylist, unless the state moved on
@@ -66,7 +74,11 @@ export const denylistRepairTask: CronTask = {
   },
 };
 
-/** The next page of sessions revoked in (now − lifetime, now] after `position`, with the TTL each entry needs. */
+/**
+ * The next page of sessions and single tokens revoked in (now − lifetime, now] after `position`, with the TTL each entry
+ * needs: a session's covers any token it may still present, a token's ends at its own exp. A token revoked before the
+ * window has expired by now (no token lives longer than the lifetime), so the same window covers both.
+ */
 async function revokedAfter(deps: Deps, position: PassPosition | null, limit: number): Promise<RevokedRow[]> {
   const nowMs = deps.clock.now();
   const lifetime = deps.config.accessTokenMaxLifetimeSeconds;
@@ -74,12 +86,26 @@ async function revokedAfter(deps: Deps, position: PassPosition | null, limit: nu
     deps.db.query<RevokedRow>(
       // Served by sessions_revoked_idx (migrations/0007): the cost follows the window, not every session ever revoked.
       // A position from before the window (a pass long ago) is overtaken by the window's own bound.
-      `SELECT id,
-              to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS revoked_at_utc,
-              ceil(extract(epoch FROM revoked_at - $2::timestamptz) + $5)::int AS ttl_seconds
-         FROM sessions
-        WHERE revoked_at > $1::timestamptz AND revoked_at <= $2::timestamptz
-          AND (revoked_at, id) > (COALESCE($3::timestamptz, $1::timestamptz), $4::uuid)
+      // Each branch is served by its (revoked_at, id) index (sessions_revoked_idx in migrations/0007,
+      // revoked_tokens_revoked_idx in migrations/0019) and limited on its own before the merge.
+      `SELECT id, jti_sha256,
+              to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS revoked_at_utc, ttl_seconds
+         FROM (
+           (SELECT id, NULL::text AS jti_sha256, revoked_at,
+                   ceil(extract(epoch FROM revoked_at - $2::timestamptz) + $5)::int AS ttl_seconds
+              FROM sessions
+             WHERE revoked_at > $1::timestamptz AND revoked_at <= $2::timestamptz
+               AND (revoked_at, id) > (COALESCE($3::timestamptz, $1::timestamptz), $4::uuid)
+             ORDER BY revoked_at, id
+             LIMIT $6)
+           UNION ALL
+           (SELECT id, jti_sha256, revoked_at, ceil(extract(epoch FROM expires_at - $2::timestamptz))::int
+              FROM revoked_tokens
+             WHERE revoked_at > $1::timestamptz AND revoked_at <= $2::timestamptz
+               AND (revoked_at, id) > (COALESCE($3::timestamptz, $1::timestamptz), $4::uuid)
+             ORDER BY revoked_at, id
+             LIMIT $6)
+         ) AS revoked
         ORDER BY revoked_at, id
         LIMIT $6`,
       [
@@ -96,7 +122,7 @@ async function revokedAfter(deps: Deps, position: PassPosition | null, limit: nu
 }
 
 /**
- * One pipeline for the page on the revocation store: `SET key 1 EX ttl NX` per session, so an entry that exists is
+ * One pipeline for the page on the revocation store: `SET key 1 EX ttl NX` per revocation, so an entry that exists is
  * never touched and a missing one is written, with no read before the write to race. Not one script for the page:
  * revoked-session keys carry no hash tag, and no script reaches across slots (docs/design/keys.md#keys). SET NX is safe to
  * send twice, so the retrySafe client carries it. The budget counts one command per key.
@@ -107,7 +133,10 @@ async function writeMissing(deps: Deps, budget: CronBudget, rows: RevokedRow[]):
   budget.spend(due.length);
   const replies = await redisCall('revocation.repairDenylist', () => {
     const pipeline = deps.revocation.retrySafe.pipeline();
-    for (const row of due) pipeline.set(deps.keys.revokedSession(row.id), '1', { ex: row.ttl_seconds, nx: true });
+    for (const row of due) {
+      const key = row.jti_sha256 === null ? deps.keys.revokedSession(row.id) : deps.keys.revokedJti(row.jti_sha256);
+      pipeline.set(key, '1', { ex: row.ttl_seconds, nx: true });
+    }
     // keepErrors: a per-command error must be seen, or the cursor would move past an entry that was never written.
     return pipeline.exec({ keepErrors: true });
   });

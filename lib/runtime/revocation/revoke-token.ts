@@ -1,42 +1,54 @@
-// The denylist write for one access token alone (its jti), for a token that must stop working while its session is not
-// the presenter's to end: its `sid` names another user's session (lib/auth/logout.ts, lib/auth/sessions/revoke-all.ts).
-import type { Keyspace } from '../../keys/index.ts';
-import type { Logger } from '../../log/logger.ts';
+// One access token revoked alone (its jti), for a token that must stop working while its session is not the presenter's
+// to end: its `sid` names another user's session (lib/auth/logout.ts, lib/auth/sessions/revoke-all.ts). PostgreSQL records
+// it first (revoked_tokens, migrations/0019), as sessions' revoked_at is recorded first: the denylist entry is a copy the
+// repair can write again, and the check asks PostgreSQL while the denylist is not whole.
+import { uuidv7 } from 'uuidv7';
 import { sha256Hex } from '../../crypto/index.ts';
-import { redisCall, type RedisStore } from '../../redis/index.ts';
+import { dbCall } from '../../pg/unavailable.ts';
+import { redisCall } from '../../redis/index.ts';
+import type { Deps } from '../../deps.ts';
 
 export interface TokenRevocation {
-  /** Whose token it is: the log line names the user, never the token or its jti. */
+  /** Whose token it is: the row and the log line name the user, never the token or its jti. */
   userId: string;
   jti: string;
-  /** Unix seconds when the token expires: the entry lives until then (registry row revokedJti). */
+  /** Unix seconds when the token expires: the entry and the row live until then (registry row revokedJti). */
   tokenExpiresAt: number;
   nowMs: number;
   correlationId: string;
 }
 
 /**
- * `SET <revoked-jti key> 1 EX (exp − now)` on the atMostOnce client. Never throws: a failed write is logged
- * (`revocation_write_failed`) and the token passes until it expires, at most ACCESS_TOKEN_MAX_LIFETIME_SECONDS; no
- * PostgreSQL row records it, so the denylist repair cannot write it again.
+ * The row (idempotent: a repeat keeps the first), then `SET <revoked-jti key> 1 EX (exp − now)` on the atMostOnce client.
+ * PostgreSQL unavailable throws (the caller answers 503 and nothing is revoked yet; a retry does it). A failed denylist
+ * write is logged (`revocation_write_failed`), forgets that the denylist is whole and is not thrown: the row stands, and
+ * the check refuses the token from it until the repair has written the entry again.
  */
-export async function revokeToken(
-  store: RedisStore,
-  keys: Keyspace,
-  logger: Logger,
-  revocation: TokenRevocation,
-): Promise<{ written: boolean }> {
+export async function revokeToken(deps: Deps, revocation: TokenRevocation): Promise<{ written: boolean }> {
   const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000));
-  const key = keys.revokedJti(await sha256Hex(revocation.jti));
+  const digest = await sha256Hex(revocation.jti);
+  await dbCall('commit', 'revocation.revokeToken', (signal) =>
+    deps.db.query(
+      `INSERT INTO revoked_tokens (id, jti_sha256, user_id, revoked_at, expires_at)
+       VALUES ($1, $2, $3, $4, to_timestamp($5)) ON CONFLICT (jti_sha256) DO NOTHING`,
+      [uuidv7(), digest, revocation.userId, new Date(revocation.nowMs).toISOString(), revocation.tokenExpiresAt],
+      { signal },
+    ),
+  );
   let reply: unknown;
   try {
-    reply = await redisCall('revocation.revokeToken', () => store.atMostOnce.set(key, '1', { ex: ttlSeconds }));
+    reply = await redisCall('revocation.revokeToken', () =>
+      deps.revocation.atMostOnce.set(deps.keys.revokedJti(digest), '1', { ex: ttlSeconds }),
+    );
   } catch {
     reply = undefined;
   }
   const written = reply === 'OK';
   if (!written) {
-    logger.error('revocation_write_failed', {
+    // As for sessions (lib/runtime/revocation/revoke-sessions.ts): without the whole state the check asks PostgreSQL,
+    // which holds the row, until the repair has written the entry again.
+    await redisCall('revocation.forgetWhole', () => deps.revocation.atMostOnce.del(deps.keys.denylistState())).catch(() => undefined);
+    deps.logger.error('revocation_write_failed', {
       userId: revocation.userId,
       correlationId: revocation.correlationId,
       failedCount: 1,
