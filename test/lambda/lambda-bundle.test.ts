@@ -1,42 +1,15 @@
-// The Lambda bundle built the way SST builds it (esbuild, ESM for Node) with the plugins sst.config.ts names: zod's
-// locales stay out, as the worker's [alias] keeps them out of the Workers bundle.
+// The Lambda bundle built the way SST builds it (ops/build-lambda.ts: esbuild, ESM for Node) with the plugins
+// sst.config.ts names: zod's locales stay out, as the worker's [alias] keeps them out of the Workers bundle.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions, type Plugin, type PluginBuild } from 'esbuild';
+import { build, type Plugin, type PluginBuild } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import lambdaPlugins from '../../functions/entries/lambda-esbuild-plugins.mjs';
+import { buildLambda, SST_LIKE } from '../../ops/build-lambda.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(REPO_ROOT, 'functions/entries/lambda.ts');
-
-// What SST's Node builder uses for `sst deploy` (nodejs: format "esm", minify on, no source map), so the
-// plugins are tried under the options they meet there.
-const SST_LIKE: BuildOptions & { metafile: true; write: false } = {
-  entryPoints: [ENTRY],
-  absWorkingDir: REPO_ROOT,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'esnext',
-  mainFields: ['module', 'main'],
-  keepNames: true,
-  minify: true,
-  external: ['sharp', 'pg-native'],
-  metafile: true,
-  write: false,
-  logLevel: 'silent',
-  banner: {
-    js: [
-      `import { createRequire as topLevelCreateRequire } from 'module';`,
-      `const require = topLevelCreateRequire(import.meta.url);`,
-      `import { fileURLToPath as topLevelFileUrlToPath, URL as topLevelURL } from "url"`,
-      `const __filename = topLevelFileUrlToPath(import.meta.url)`,
-      `const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url))`,
-    ].join('\n'),
-  },
-};
 
 interface Bundle {
   code: Uint8Array;
@@ -44,10 +17,8 @@ interface Bundle {
 }
 
 async function bundle(plugins: Plugin[]): Promise<Bundle> {
-  const result = await build({ ...SST_LIKE, plugins });
-  const output = result.outputFiles[0];
-  if (output === undefined) throw new Error('esbuild wrote no output');
-  return { code: output.contents, inputs: Object.keys(result.metafile.inputs) };
+  const built = await buildLambda({ plugins });
+  return { code: built.code, inputs: built.sources };
 }
 
 const zodLocales = (inputs: string[]): string[] => inputs.filter((input) => input.includes('zod/v4/locales/'));
@@ -107,7 +78,12 @@ describe('the Lambda bundle', () => {
   });
 
   it("carries the console's browser script as its source file's text", async () => {
-    const result = await build({ ...SST_LIKE, entryPoints: [join(REPO_ROOT, 'lib/console/page/script.ts')], plugins: lambdaPlugins });
+    const result = await build({
+      ...SST_LIKE,
+      entryPoints: [join(REPO_ROOT, 'lib/console/page/script.ts')],
+      plugins: lambdaPlugins,
+      write: false,
+    });
     const file = join(outDir, 'console-script.mjs');
     await writeFile(file, result.outputFiles[0]!.contents);
     const { CONSOLE_SCRIPT } = (await import(file)) as { CONSOLE_SCRIPT: string };
