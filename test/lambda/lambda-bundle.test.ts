@@ -13,12 +13,19 @@ const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Bundle {
   code: Uint8Array;
+  /** Every module esbuild read. */
   inputs: string[];
+  /** Those that left code in the output (tree shaking drops the rest). */
+  kept: string[];
 }
 
 async function bundle(plugins: Plugin[]): Promise<Bundle> {
   const built = await buildLambda({ plugins });
-  return { code: built.code, inputs: built.sources };
+  return {
+    code: built.code,
+    inputs: built.sources,
+    kept: Object.entries(built.inputBytes).flatMap(([input, bytes]) => (bytes > 0 ? [input] : [])),
+  };
 }
 
 const zodLocales = (inputs: string[]): string[] => inputs.filter((input) => input.includes('zod/v4/locales/'));
@@ -42,6 +49,15 @@ describe('the Lambda bundle', () => {
     console.log(`lambda bundle: ${(withPlugins.code.length / 1024).toFixed(1)} KiB`);
   });
 
+  it("keeps out the parts of zod's classic API nothing calls: @hono/zod-openapi gets a `z` of ZodType alone", async () => {
+    expect(withPlugins.inputs).toContain('functions/entries/zod-for-openapi.ts');
+    // zod's JSON Schema reader and its compiler are reached only through the whole namespace.
+    const unused = withPlugins.kept.filter((input) => /zod\/v4\/(classic\/from-json-schema|core\/compile)/.test(input));
+    expect(unused).toEqual([]);
+    const plain = await bundle([]);
+    expect(plain.kept.filter((input) => input.includes('zod/v4/classic/from-json-schema'))).not.toEqual([]);
+  });
+
   it('would carry every locale without the plugins (the alias is what keeps them out)', async () => {
     const plain = await bundle([]);
     expect(zodLocales(plain.inputs).length).toBeGreaterThan(40);
@@ -56,8 +72,8 @@ describe('the Lambda bundle', () => {
       onLoad: () => undefined,
     };
     for (const plugin of lambdaPlugins) await plugin.setup(host as unknown as PluginBuild);
-    expect(registered).toHaveLength(2);
-    const [resolver, rawText] = registered;
+    expect(registered).toHaveLength(3);
+    const [resolver, zodForOpenapi, rawText] = registered;
     // Matched whatever string the host tests it against.
     expect(resolver!.filter.test('undefined')).toBe(true);
     const zodImporter = join(REPO_ROOT, 'node_modules/zod/v4/classic/external.js');
@@ -67,6 +83,14 @@ describe('the Lambda bundle', () => {
     // The same relative path from anyone else is left to esbuild.
     expect(resolver!.callback({ path: '../locales/index.js', importer: join(REPO_ROOT, 'lib/x/y.ts') })).toBeUndefined();
     expect(resolver!.callback({ path: 'zod', importer: zodImporter })).toBeUndefined();
+    // `zod` as @hono/zod-openapi imports it, and only there, is the stand-in.
+    expect(zodForOpenapi!.filter.test('undefined')).toBe(true);
+    const openapiImporter = join(REPO_ROOT, 'node_modules/@hono/zod-openapi/dist/index.mjs');
+    expect(zodForOpenapi!.callback({ path: 'zod', importer: openapiImporter })).toEqual({
+      path: join(REPO_ROOT, 'functions/entries/zod-for-openapi.ts'),
+    });
+    expect(zodForOpenapi!.callback({ path: 'zod', importer: join(REPO_ROOT, 'lib/x/y.ts') })).toBeUndefined();
+    expect(zodForOpenapi!.callback({ path: 'zod/v4', importer: openapiImporter })).toBeUndefined();
     // A `?raw` import, and only that, becomes the file's text.
     expect(rawText!.filter.test('undefined')).toBe(true);
     const pageDir = join(REPO_ROOT, 'lib/console/page');
