@@ -11,6 +11,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
+      // The deployed bundles give @hono/zod-openapi a `z` holding ZodType alone (functions/entries/zod-for-openapi.ts).
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@hono/zod-openapi', importNames: ['z'], message: "import * as z from 'zod' instead." }] },
+      ],
     },
   },
   // The console's browser script: tsc checks its names against the DOM lib (lib/console/page/browser/tsconfig.json).

@@ -20,6 +20,7 @@ import { inviteAcceptanceFunction, invitesFunction } from './invites/index.ts';
 import { membersFunction } from './members/index.ts';
 import { mfaFunction } from './mfa/index.ts';
 import { oidcFunction } from './oidc/index.ts';
+import { serveOpenApiDocument } from './openapi-document.ts';
 import { opsFunction, opsUsersFunction } from './ops/index.ts';
 import { passwordResetFunction } from './password-reset/index.ts';
 import { memberSessionsFunction, sessionsFunction } from './sessions/index.ts';
@@ -106,7 +107,7 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
     CONSOLE_PREFIX,
     createConsoleFunction((request, c) => app.fetch(request, c.env, executionContextOf(c))),
   );
-  app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'runstate', version: '0.1.0' } });
+  serveOpenApiDocument(app);
   app.notFound((c) => c.json(errorBody(errors.NOT_FOUND('no such route')), 404));
   app.onError(handleError);
   return app;

@@ -6,6 +6,7 @@ import { fileURLToPath, URL } from 'node:url';
 
 const ZOD_LOCALES = '../locales/index.js';
 const STAND_IN = fileURLToPath(new URL('./no-zod-locales.ts', import.meta.url));
+const ZOD_FOR_OPENAPI = fileURLToPath(new URL('./zod-for-openapi.ts', import.meta.url));
 
 /**
  * zod's `z.locales` re-export pulls in 60+ message locales that the app never switches to; the stand-in is an empty
@@ -19,6 +20,20 @@ const noZodLocales = {
   setup(build) {
     build.onResolve({ filter: /.*/ }, (args) =>
       args.path === ZOD_LOCALES && /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: STAND_IN } : undefined,
+    );
+  },
+};
+
+/**
+ * @hono/zod-openapi's `import { z } from 'zod'` gets the stand-in whose `z` holds `ZodType` alone (the file says why),
+ * as wrangler.toml's [alias] gives it to the worker. Only that package's import is swapped; ours keep zod's own index.
+ * @type {import('esbuild').Plugin}
+ */
+const zodForOpenapi = {
+  name: 'zod-for-openapi',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) =>
+      args.path === 'zod' && /[\\/]node_modules[\\/]@hono[\\/]zod-openapi[\\/]/.test(args.importer) ? { path: ZOD_FOR_OPENAPI } : undefined,
     );
   },
 };
@@ -43,4 +58,4 @@ const rawText = {
   },
 };
 
-export default [noZodLocales, rawText];
+export default [noZodLocales, zodForOpenapi, rawText];

@@ -1,6 +1,12 @@
 // One-round-trip PostgreSQL access over the Neon driver's HTTP transport: single queries and non-interactive batches.
-import { neon } from '@neondatabase/serverless';
+import type * as NeonDriver from '@neondatabase/serverless';
 import { localProxyFetchOptions } from './local-proxy.ts';
+
+// The driver is one pre-bundled module (HTTP, WebSocket Pool, SCRAM, a Buffer polyfill): evaluating it at import cost
+// every cold start tens of milliseconds of CPU, even one that never queries. It is loaded on the first query instead,
+// once per isolate or process; the bundlers keep it in the bundle, only its evaluation waits.
+let driver: Promise<typeof NeonDriver> | undefined;
+const loadDriver = (): Promise<typeof NeonDriver> => (driver ??= import('@neondatabase/serverless'));
 
 /** Where the database is: a postgres:// URL, and optionally the local Neon proxy in front of a plain Postgres. */
 export interface PgConnectionConfig {
@@ -35,17 +41,24 @@ export interface Db {
  */
 export function createDb(config: PgConnectionConfig): Db {
   assertDatabaseUrl(config.databaseUrl);
-  const fetchOptions = config.neonLocalProxyUrl === undefined ? undefined : localProxyFetchOptions(config.neonLocalProxyUrl);
-  const sql = neon(config.databaseUrl, fetchOptions === undefined ? {} : { fetchOptions });
+  const { databaseUrl, neonLocalProxyUrl } = config;
+  let client: Promise<NeonDriver.NeonQueryFunction<false, false>> | undefined;
+  const sqlClient = () =>
+    (client ??= loadDriver().then(({ neon, neonConfig }) => {
+      const fetchOptions = neonLocalProxyUrl === undefined ? undefined : localProxyFetchOptions(neonLocalProxyUrl, neonConfig);
+      return neon(databaseUrl, fetchOptions === undefined ? {} : { fetchOptions });
+    }));
   // The driver merges per-call fetchOptions over the instance's (the local proxy's route survives); an aborted
   // fetch rejects with an error that has no SQLSTATE, which dbCall reads as unavailable.
   const perCall = (options: CallOptions) => (options.signal === undefined ? undefined : { fetchOptions: { signal: options.signal } });
   return {
     async query<T = Record<string, unknown>>(text: string, params: unknown[] = [], options: CallOptions = {}): Promise<T[]> {
+      const sql = await sqlClient();
       return (await sql.query(text, params, perCall(options))) as T[];
     },
     async transaction(statements: Statement[], options: CallOptions = {}): Promise<Record<string, unknown>[][]> {
       if (statements.length === 0) return [];
+      const sql = await sqlClient();
       const queries = statements.map((statement) => sql.query(statement.text, statement.params));
       return (await sql.transaction(queries, perCall(options))) as Record<string, unknown>[][];
     },

@@ -1,6 +1,8 @@
 // Points one Neon driver instance at the local Neon proxy (local/emulators/neon) so dev and tests reach a plain Postgres.
-import { neonConfig } from '@neondatabase/serverless';
-import type { NeonConfigGlobalAndClient } from '@neondatabase/serverless';
+import type { NeonConfigGlobalAndClient, neonConfig as NeonConfigClass } from '@neondatabase/serverless';
+
+/** The driver's global configuration class, handed in by whoever loaded the driver (lib/pg/db.ts loads it lazily). */
+type NeonGlobalConfig = typeof NeonConfigClass;
 
 // The driver reads fetchEndpoint only from the global neonConfig, so the proxy URL travels per instance
 // inside fetchOptions under this field, and a pass-through fetchFunction turns it into the request URL.
@@ -23,9 +25,9 @@ function parseLocalProxyUrl(url: string): URL {
 }
 
 /** fetchOptions for neon() that send its HTTP queries to `${proxyUrl}/sql` instead of Neon's endpoint. */
-export function localProxyFetchOptions(proxyUrl: string): Record<string, unknown> {
+export function localProxyFetchOptions(proxyUrl: string, neonConfig: NeonGlobalConfig): Record<string, unknown> {
   const parsed = parseLocalProxyUrl(proxyUrl);
-  installFetchRouter();
+  installFetchRouter(neonConfig);
   return { [PROXY_FIELD]: `${parsed.origin}/sql` };
 }
 
@@ -39,7 +41,7 @@ export function useLocalProxySocket(socket: NeonConfigGlobalAndClient, proxyUrl:
   socket.pipelineConnect = false;
 }
 
-function installFetchRouter(): void {
+function installFetchRouter(neonConfig: NeonGlobalConfig): void {
   if (fetchRouterInstalled) return;
   fetchRouterInstalled = true;
   const previous = neonConfig.fetchFunction as typeof fetch | undefined;

@@ -1,7 +1,7 @@
 // The unmodified Neon driver reaches real PostgreSQL through the local Neon proxy: HTTP queries, batches, WebSocket pool, faults.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { neon } from '@neondatabase/serverless';
+import { neon, neonConfig } from '@neondatabase/serverless';
 import WebSocket from 'ws';
 import { createDb, createPool } from '../../lib/pg/index.ts';
 import type { Db } from '../../lib/pg/index.ts';
@@ -129,7 +129,7 @@ describe('transaction() batches', () => {
   });
 
   it('honours the batch isolation level and read-only headers', async () => {
-    const sql = neon(databaseUrl, { fetchOptions: localProxyFetchOptions(proxy.url) });
+    const sql = neon(databaseUrl, { fetchOptions: localProxyFetchOptions(proxy.url, neonConfig) });
     const [levels] = await sql.transaction(
       [sql.query("SELECT current_setting('transaction_isolation') AS iso, current_setting('transaction_read_only') AS ro")],
       { isolationLevel: 'Serializable', readOnly: true },

@@ -1,53 +1,31 @@
-// The Lambda bundle built the way SST builds it (esbuild, ESM for Node) with the plugins sst.config.ts names: zod's
-// locales stay out, as the worker's [alias] keeps them out of the Workers bundle.
+// The Lambda bundle built the way SST builds it (ops/build-lambda.ts: esbuild, ESM for Node) with the plugins
+// sst.config.ts names: zod's locales stay out, as the worker's [alias] keeps them out of the Workers bundle.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions, type Plugin, type PluginBuild } from 'esbuild';
+import { build, type Plugin, type PluginBuild } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import lambdaPlugins from '../../functions/entries/lambda-esbuild-plugins.mjs';
+import { buildLambda, SST_LIKE } from '../../ops/build-lambda.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(REPO_ROOT, 'functions/entries/lambda.ts');
-
-// What SST's Node builder uses for `sst deploy` (nodejs: format "esm", minify on, no source map), so the
-// plugins are tried under the options they meet there.
-const SST_LIKE: BuildOptions & { metafile: true; write: false } = {
-  entryPoints: [ENTRY],
-  absWorkingDir: REPO_ROOT,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'esnext',
-  mainFields: ['module', 'main'],
-  keepNames: true,
-  minify: true,
-  external: ['sharp', 'pg-native'],
-  metafile: true,
-  write: false,
-  logLevel: 'silent',
-  banner: {
-    js: [
-      `import { createRequire as topLevelCreateRequire } from 'module';`,
-      `const require = topLevelCreateRequire(import.meta.url);`,
-      `import { fileURLToPath as topLevelFileUrlToPath, URL as topLevelURL } from "url"`,
-      `const __filename = topLevelFileUrlToPath(import.meta.url)`,
-      `const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url))`,
-    ].join('\n'),
-  },
-};
 
 interface Bundle {
   code: Uint8Array;
+  /** Every module esbuild read. */
   inputs: string[];
+  /** Those that left code in the output (tree shaking drops the rest). */
+  kept: string[];
 }
 
 async function bundle(plugins: Plugin[]): Promise<Bundle> {
-  const result = await build({ ...SST_LIKE, plugins });
-  const output = result.outputFiles[0];
-  if (output === undefined) throw new Error('esbuild wrote no output');
-  return { code: output.contents, inputs: Object.keys(result.metafile.inputs) };
+  const built = await buildLambda({ plugins });
+  return {
+    code: built.code,
+    inputs: built.sources,
+    kept: Object.entries(built.inputBytes).flatMap(([input, bytes]) => (bytes > 0 ? [input] : [])),
+  };
 }
 
 const zodLocales = (inputs: string[]): string[] => inputs.filter((input) => input.includes('zod/v4/locales/'));
@@ -71,6 +49,15 @@ describe('the Lambda bundle', () => {
     console.log(`lambda bundle: ${(withPlugins.code.length / 1024).toFixed(1)} KiB`);
   });
 
+  it("keeps out the parts of zod's classic API nothing calls: @hono/zod-openapi gets a `z` of ZodType alone", async () => {
+    expect(withPlugins.inputs).toContain('functions/entries/zod-for-openapi.ts');
+    // zod's JSON Schema reader and its compiler are reached only through the whole namespace.
+    const unused = withPlugins.kept.filter((input) => /zod\/v4\/(classic\/from-json-schema|core\/compile)/.test(input));
+    expect(unused).toEqual([]);
+    const plain = await bundle([]);
+    expect(plain.kept.filter((input) => input.includes('zod/v4/classic/from-json-schema'))).not.toEqual([]);
+  });
+
   it('would carry every locale without the plugins (the alias is what keeps them out)', async () => {
     const plain = await bundle([]);
     expect(zodLocales(plain.inputs).length).toBeGreaterThan(40);
@@ -85,8 +72,8 @@ describe('the Lambda bundle', () => {
       onLoad: () => undefined,
     };
     for (const plugin of lambdaPlugins) await plugin.setup(host as unknown as PluginBuild);
-    expect(registered).toHaveLength(2);
-    const [resolver, rawText] = registered;
+    expect(registered).toHaveLength(3);
+    const [resolver, zodForOpenapi, rawText] = registered;
     // Matched whatever string the host tests it against.
     expect(resolver!.filter.test('undefined')).toBe(true);
     const zodImporter = join(REPO_ROOT, 'node_modules/zod/v4/classic/external.js');
@@ -96,6 +83,14 @@ describe('the Lambda bundle', () => {
     // The same relative path from anyone else is left to esbuild.
     expect(resolver!.callback({ path: '../locales/index.js', importer: join(REPO_ROOT, 'lib/x/y.ts') })).toBeUndefined();
     expect(resolver!.callback({ path: 'zod', importer: zodImporter })).toBeUndefined();
+    // `zod` as @hono/zod-openapi imports it, and only there, is the stand-in.
+    expect(zodForOpenapi!.filter.test('undefined')).toBe(true);
+    const openapiImporter = join(REPO_ROOT, 'node_modules/@hono/zod-openapi/dist/index.mjs');
+    expect(zodForOpenapi!.callback({ path: 'zod', importer: openapiImporter })).toEqual({
+      path: join(REPO_ROOT, 'functions/entries/zod-for-openapi.ts'),
+    });
+    expect(zodForOpenapi!.callback({ path: 'zod', importer: join(REPO_ROOT, 'lib/x/y.ts') })).toBeUndefined();
+    expect(zodForOpenapi!.callback({ path: 'zod/v4', importer: openapiImporter })).toBeUndefined();
     // A `?raw` import, and only that, becomes the file's text.
     expect(rawText!.filter.test('undefined')).toBe(true);
     const pageDir = join(REPO_ROOT, 'lib/console/page');
@@ -107,7 +102,12 @@ describe('the Lambda bundle', () => {
   });
 
   it("carries the console's browser script as its source file's text", async () => {
-    const result = await build({ ...SST_LIKE, entryPoints: [join(REPO_ROOT, 'lib/console/page/script.ts')], plugins: lambdaPlugins });
+    const result = await build({
+      ...SST_LIKE,
+      entryPoints: [join(REPO_ROOT, 'lib/console/page/script.ts')],
+      plugins: lambdaPlugins,
+      write: false,
+    });
     const file = join(outDir, 'console-script.mjs');
     await writeFile(file, result.outputFiles[0]!.contents);
     const { CONSOLE_SCRIPT } = (await import(file)) as { CONSOLE_SCRIPT: string };

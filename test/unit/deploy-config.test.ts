@@ -137,7 +137,15 @@ describe('wrangler.toml', () => {
     expect([prod.vars.APP_ENV, staging.vars.APP_ENV]).toEqual(['prod', 'staging']);
     // [vars] are not inherited: a var set at the top level and forgotten in staging would be missing there.
     expect(Object.keys(staging.vars).sort()).toEqual(Object.keys(prod.vars).sort());
-    for (const key of ['main', 'compatibility_date', 'compatibility_flags', 'alias', 'minify', 'upload_source_maps'] as const) {
+    for (const key of [
+      'main',
+      'compatibility_date',
+      'compatibility_flags',
+      'alias',
+      'minify',
+      'keep_names',
+      'upload_source_maps',
+    ] as const) {
       expect(staging[key], key).toEqual(prod[key]);
     }
   });

@@ -3,6 +3,8 @@
 // issuer in dev and test (lib/config/oidc-providers.ts refuses it anywhere else).
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+// Before any of their errors is thrown: the libraries' error classes named as written, in a bundle without keep_names.
+import './library-error-names.ts';
 import { loopback, type AppEnv, type OidcProviderConfig } from '../../config/index.ts';
 
 /** A provider that does not answer within this fails the step (no sign-in), it never holds a request open. */

@@ -1,0 +1,46 @@
+// GET /openapi.json is generated once per app and then served as the same text: it must be exactly the document the
+// routes generate (functions/openapi-document.ts), on the first request and on every later one.
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app.ts';
+import { OPENAPI_OBJECT, OPENAPI_PATH } from '../../functions/openapi-document.ts';
+import { loadConfig } from '../../lib/config/index.ts';
+import { createDeps } from '../../lib/create-deps.ts';
+import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET } from '../support/fixtures.ts';
+
+// Stores that are never reached: the document is built from the route definitions alone.
+const deps = createDeps(
+  loadConfig({
+    APP_ENV: 'test',
+    AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    INDEX_HASH_KEY: TEST_INDEX_HASH_KEY,
+    UPSTASH_REDIS_REST_URL: 'https://main.upstash.example',
+    UPSTASH_REDIS_REST_TOKEN: 'token',
+    DATABASE_URL: 'postgres://app:pw@ep-x.neon.example/app',
+  }),
+);
+
+describe('GET /openapi.json', () => {
+  it('serves the document the routes generate, as JSON, and the same text on every later request', async () => {
+    const app = createApp(() => deps);
+    const first = await app.request(OPENAPI_PATH);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('application/json');
+    const firstText = await first.text();
+    // Generated afresh from another app's routes: what is served is the whole contract, not a stale or partial one.
+    const generated = createApp(() => deps).getOpenAPI31Document(OPENAPI_OBJECT);
+    expect(JSON.parse(firstText)).toEqual(generated);
+    expect(firstText).toBe(JSON.stringify(generated));
+    const second = await app.request(OPENAPI_PATH);
+    expect(second.status).toBe(200);
+    expect(await second.text()).toBe(firstText);
+    // The routes answer as before once the document was generated (generating it registers or changes nothing).
+    expect(JSON.stringify(app.getOpenAPI31Document(OPENAPI_OBJECT))).toBe(firstText);
+  });
+
+  it('names every path the app routes, the document among none of them', async () => {
+    const app = createApp(() => deps);
+    const document = (await (await app.request(OPENAPI_PATH)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths).length).toBeGreaterThanOrEqual(40);
+    expect(document.paths).not.toHaveProperty(OPENAPI_PATH);
+  });
+});
