@@ -2,6 +2,7 @@
 import { parseBenchArgs, selected, USAGE, WARMUP_CALLS } from './args.ts';
 import { burstBenches, figureBenches, operationBenches } from './operations/index.ts';
 import type { BurstResult, FigureResult, OperationResult } from './operation.ts';
+import { costJson, formatCostTable } from './cost-report.ts';
 import { BASELINE, formatFigures, formatTable, toJson } from './report.ts';
 import { runBurst, runOperation } from './runner.ts';
 import { startBenchStack } from './stack.ts';
@@ -59,10 +60,12 @@ async function main(): Promise<void> {
     if (args.json) {
       const json: Record<string, unknown> = toJson(results, burstResults);
       for (const result of figures) json[result.name] = result.figures;
+      json.cost = costJson(results);
       console.log(JSON.stringify(json, null, 2));
     } else {
       const descriptions = new Map([...operations, ...bursts].map((b) => [b.name, b.describe]));
       console.log(formatTable(results, { warmup: WARMUP_CALLS, latencyMs: args.latencyMs, descriptions }, burstResults));
+      console.log(formatCostTable(results));
       if (figures.length > 0) console.log(formatFigures(figures, new Map(figureBenches.map((b) => [b.name, b.describe]))));
     }
   } finally {
