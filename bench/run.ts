@@ -4,6 +4,7 @@ import { burstBenches, figureBenches, operationBenches } from './operations/inde
 import type { BurstResult, FigureResult, OperationResult } from './operation.ts';
 import { costJson, formatCostTable } from './cost-report.ts';
 import { BASELINE, formatFigures, formatTable, toJson } from './report.ts';
+import { runLoad } from './load/run-load.ts';
 import { runBurst, runOperation } from './runner.ts';
 import { startBenchStack } from './stack.ts';
 import { createTeardown } from '../local/stack/teardown.ts';
@@ -39,6 +40,10 @@ async function main(): Promise<void> {
   stopOnSignal('SIGTERM', 143);
 
   try {
+    if (args.load !== undefined) {
+      await runLoad(args.load, teardown, { json: args.json });
+      return;
+    }
     const stack = await startBenchStack(teardown);
     if (args.latencyMs > 0) stack.addLatency(args.latencyMs);
     const results: OperationResult[] = [];

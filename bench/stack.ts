@@ -141,6 +141,8 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
 
   return {
     app,
+    /** The environment the app was composed from (secrets included; never printed): the load mode's app instances use it too. */
+    appEnv,
     config,
     deps,
     db,
