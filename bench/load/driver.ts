@@ -1,5 +1,6 @@
 // Drives the load: `callers` concurrent callers, each making its next call as soon as its last is answered, the kind
 // of each call drawn by the mix's weights, until the time is up; per kind its latencies and failures.
+import { performance as nodePerformance } from 'node:perf_hooks';
 import { MIX, type MixName } from '../mix.ts';
 import { failureKind } from './failure.ts';
 import { LOAD_OPERATIONS, type LoadContext } from './operations.ts';
@@ -16,6 +17,8 @@ export interface DriveResult {
   failureKinds: Map<string, number>;
   /** From the first call to the last answer (the calls in flight when time is up are waited for). */
   wallMs: number;
+  /** Share of the wall time the caller's event loop was busy (0–1); the mean over instances once merged. */
+  eventLoopBusy: number;
 }
 
 /** Picks a kind with probability weight ÷ total. */
@@ -33,6 +36,7 @@ export async function drive(context: LoadContext, options: { callers: number; du
   const kinds = new Map<MixName, KindFigures>(MIX.map((entry) => [entry.name, { latencies: [], failures: 0 }]));
   const failureKinds = new Map<string, number>();
   const started = performance.now();
+  const loopBefore = nodePerformance.eventLoopUtilization();
   const deadline = started + options.durationMs;
   const caller = async () => {
     while (performance.now() < deadline) {
@@ -50,5 +54,6 @@ export async function drive(context: LoadContext, options: { callers: number; du
     }
   };
   await Promise.all(Array.from({ length: options.callers }, caller));
-  return { kinds, failureKinds, wallMs: performance.now() - started };
+  const eventLoopBusy = nodePerformance.eventLoopUtilization(loopBefore).utilization;
+  return { kinds, failureKinds, wallMs: performance.now() - started, eventLoopBusy };
 }

@@ -53,5 +53,10 @@ function merge(results: DriveResult[]): DriveResult {
     }
     for (const [kind, count] of result.failureKinds) failureKinds.set(kind, (failureKinds.get(kind) ?? 0) + count);
   }
-  return { kinds, failureKinds, wallMs: Math.max(...results.map((result) => result.wallMs)) };
+  return {
+    kinds,
+    failureKinds,
+    wallMs: Math.max(...results.map((result) => result.wallMs)),
+    eventLoopBusy: results.reduce((sum, result) => sum + result.eventLoopBusy, 0) / results.length,
+  };
 }

@@ -12,8 +12,11 @@ export interface LoadReport {
   population: string;
   seedSeconds: number;
   organizations: number;
-  /** 1-minute load average of the machine before and after the run, and its cores. */
-  machine: { before: number[]; after: number[]; cores: number };
+  /**
+   * Load averages of the machine before and after the run and its cores; the CPU time this process spent during the
+   * run (every thread: instances, proxies, fake) and how busy the main thread's event loop (the proxies) was.
+   */
+  machine: { before: number[]; after: number[]; cores: number; cpuMs: number; mainBusy: number };
   drive: DriveResult;
   counts: RoundTrips;
   memory: KeyRowMemory[];
@@ -72,7 +75,9 @@ export function formatLoadReport(report: LoadReport): string {
         ? `, ${settings.latencyMs} ms added to every round trip at the Redis, revocation and Neon proxies`
         : ', no latency added'),
     `population: ${report.population}; seeded in ${report.seedSeconds.toFixed(0)} s`,
-    `machine: ${report.machine.cores} cores, load average ${loads(report.machine.before)} before, ${loads(report.machine.after)} after`,
+    `machine: ${report.machine.cores} cores, load average ${loads(report.machine.before)} before, ${loads(report.machine.after)} after; ` +
+      `this process ${(report.machine.cpuMs / Math.max(1, calls)).toFixed(1)} ms CPU per request (${(report.machine.cpuMs / drive.wallMs).toFixed(2)} cores); ` +
+      `event loops busy: instances ${(drive.eventLoopBusy * 100).toFixed(0)} %, main thread (proxies, fake) ${(report.machine.mainBusy * 100).toFixed(0)} %`,
     '',
     ...table(['operation', 'weight', 'calls', 'calls/s', 'p50 ms', 'p99 ms', 'errors'], kindRows),
     '',

@@ -1,5 +1,6 @@
 // `npm run bench -- --load`: seeds a tenant population, drives the mix with concurrent callers for a bounded time
 // through the proxies, and reports throughput, latency, failures, commands and cost per request, and memory per tenant.
+import { performance as nodePerformance } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
 import type { Teardown } from '../../local/stack/teardown.ts';
 import type { LoadArgs } from '../args.ts';
@@ -63,7 +64,12 @@ export async function runLoad(args: LoadArgs, teardown: Teardown, output: { json
   progress(`${args.callers} callers on ${args.instances} instances for ${args.durationS} s …`);
   const before = loadavg();
   stack.counters.reset();
+  // The main thread serves every proxy and the fake: how busy it was says whether they, not the app, set the pace.
+  const mainLoop = nodePerformance.eventLoopUtilization();
+  const cpu = process.cpuUsage();
   const driven = await fleet.run(args.durationS * 1000);
+  const cpuMs = (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpu));
+  const mainBusy = nodePerformance.eventLoopUtilization(mainLoop).utilization;
   const counts = stack.counters.read();
   const after = loadavg();
   progress('measuring Redis memory by key row …');
@@ -74,7 +80,7 @@ export async function runLoad(args: LoadArgs, teardown: Teardown, output: { json
     population,
     seedSeconds,
     organizations: tenants.organizations.length,
-    machine: { before, after, cores: cpus().length },
+    machine: { before, after, cores: cpus().length, cpuMs, mainBusy },
     drive: driven,
     counts,
     memory,
