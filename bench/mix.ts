@@ -12,20 +12,18 @@ export interface MixEntry {
   bench: string;
 }
 
-export const MIX_NAMES = [
-  'auth.context.get',
-  'syrve.stores',
-  'resolve',
-  'auth.refresh',
-  'invites.list',
-  'members.list',
-  'sessions.list',
-  'invites.create',
-  'auth.login',
-  'invites.accept',
-  'invites.cancel',
-] as const;
-export type MixName = (typeof MIX_NAMES)[number];
+export type MixName =
+  | 'auth.context.get'
+  | 'syrve.stores'
+  | 'resolve'
+  | 'auth.refresh'
+  | 'invites.list'
+  | 'members.list'
+  | 'sessions.list'
+  | 'invites.create'
+  | 'auth.login'
+  | 'invites.accept'
+  | 'invites.cancel';
 
 export const MIX: readonly MixEntry[] = [
   { name: 'auth.context.get', weight: 20, bench: 'auth.context.get' },

@@ -35,7 +35,7 @@ const ms = (samples: number[], p: number) => {
 };
 
 /** Requests answered as expected plus those that failed: every call the callers made. */
-export function totals(drive: DriveResult): { calls: number; failures: number; all: number[] } {
+function totals(drive: DriveResult): { calls: number; failures: number; all: number[] } {
   const kinds = [...drive.kinds.values()];
   const all = kinds.flatMap((k) => k.latencies);
   const failures = kinds.reduce((sum, k) => sum + k.failures, 0);
