@@ -1,6 +1,21 @@
-// Command-line options of `npm run bench`: --calls N, --latency-ms N, --only PREFIXES, --json, --help.
+// Command-line options of `npm run bench`: --calls N, --latency-ms N, --only PREFIXES, --json, --help; and the load
+// mode's --load, --duration-s N, --callers N, --organizations N, --users N.
 export const DEFAULT_CALLS = 2_000;
 export const WARMUP_CALLS = 50;
+
+/** The load mode's options (`--load`); `latencyMs` is shared with the per-operation run. */
+export interface LoadArgs {
+  durationS: number;
+  callers: number;
+  /** App instances, each a worker thread with its own app and clients; the callers are spread over them. */
+  instances: number;
+  organizations: number;
+  users: number;
+  latencyMs: number;
+}
+const LOAD_DEFAULTS = { durationS: 30, callers: 64, instances: 4, organizations: 1_000, users: 10_000 };
+/** The bench's tokens live an hour (bench/stack.ts): a run must end well within it. */
+const MAX_DURATION_S = 1_800;
 
 export interface BenchArgs {
   calls: number;
@@ -10,6 +25,8 @@ export interface BenchArgs {
   only: string[];
   json: boolean;
   help: boolean;
+  /** Set by --load: the load mode instead of the per-operation run. */
+  load: LoadArgs | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [--calls N] [--latency-ms N] [--only PREFIX[,PREFIX…]] [--json]
@@ -17,15 +34,31 @@ export const USAGE = `usage: npm run bench -- [--calls N] [--latency-ms N] [--on
   --latency-ms N  add N ms to every round trip at the Redis, revocation and Neon proxies (default 0), as a network would
   --only P,Q      run only the operations and bursts whose names start with P or Q (redis.ping, the baseline, always runs)
   --json          print one JSON object keyed by operation instead of the table
+usage: npm run bench -- --load [--duration-s N] [--callers N] [--instances N] [--organizations N] [--users N] [--latency-ms N] [--json]
+  --load          drive the request mix (bench/mix.ts) over a seeded tenant population with concurrent callers
+  --duration-s N  how long the callers run (default ${LOAD_DEFAULTS.durationS}, at most ${MAX_DURATION_S})
+  --callers N     callers in flight at once (default ${LOAD_DEFAULTS.callers})
+  --instances N   app instances (worker threads, each its own app and clients) the callers are spread over (default ${LOAD_DEFAULTS.instances})
+  --organizations N, --users N  the population (default ${LOAD_DEFAULTS.organizations} and ${LOAD_DEFAULTS.users}; at least 2 users per organisation)
 environment: REDIS_URL (else a redis-server from PATH on a free port),
              DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is created and dropped)`;
 
 export function parseBenchArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { calls: DEFAULT_CALLS, latencyMs: 0, only: [], json: false, help: false };
+  const args: BenchArgs = { calls: DEFAULT_CALLS, latencyMs: 0, only: [], json: false, help: false, load: undefined };
+  let load = false;
+  const loadValues = { ...LOAD_DEFAULTS };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
+    const loadOption = LOAD_OPTIONS.find((option) => arg === option.flag || arg.startsWith(`${option.flag}=`));
     if (arg === '--json') args.json = true;
-    else if (arg === '--help' || arg === '-h') args.help = true;
+    else if (arg === '--load') load = true;
+    else if (loadOption !== undefined) {
+      const value = arg === loadOption.flag ? argv[(i += 1)] : arg.slice(loadOption.flag.length + 1);
+      const number = Number(value);
+      if (!Number.isInteger(number) || number < 1)
+        throw new Error(`${loadOption.flag} needs a positive whole number, got ${value ?? 'nothing'}`);
+      loadValues[loadOption.field] = number;
+    } else if (arg === '--help' || arg === '-h') args.help = true;
     else if (arg === '--calls' || arg.startsWith('--calls=')) {
       const value = arg === '--calls' ? argv[(i += 1)] : arg.slice('--calls='.length);
       const calls = Number(value);
@@ -44,8 +77,26 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
       args.only.push(...prefixes);
     } else throw new Error(`unknown option ${arg}\n${USAGE}`);
   }
+  const loadOnly = LOAD_OPTIONS.find((option) => argv.some((arg) => arg.startsWith(option.flag)));
+  if (!load && loadOnly !== undefined) throw new Error(`${loadOnly.flag} goes with --load`);
+  if (load) {
+    if (args.only.length > 0 || argv.some((arg) => arg.startsWith('--calls')))
+      throw new Error('--load runs the whole mix: no --only or --calls');
+    if (loadValues.durationS > MAX_DURATION_S) throw new Error(`--duration-s is at most ${MAX_DURATION_S}`);
+    if (loadValues.users < 2 * loadValues.organizations) throw new Error('--users must be at least twice --organizations');
+    if (loadValues.instances > loadValues.callers) throw new Error('--instances must not exceed --callers');
+    args.load = { ...loadValues, latencyMs: args.latencyMs };
+  }
   return args;
 }
+
+const LOAD_OPTIONS: Array<{ flag: string; field: keyof typeof LOAD_DEFAULTS }> = [
+  { flag: '--duration-s', field: 'durationS' },
+  { flag: '--callers', field: 'callers' },
+  { flag: '--instances', field: 'instances' },
+  { flag: '--organizations', field: 'organizations' },
+  { flag: '--users', field: 'users' },
+];
 
 /** Whether `--only` selects this bench (no `--only`: everything). */
 export function selected(args: BenchArgs, name: string): boolean {

@@ -27,6 +27,15 @@ export interface OperationFigures {
   revocationRoundTrips: number;
   /** PostgreSQL round trips per call: HTTP /sql requests + WebSocket connections at the Neon proxy. */
   pgRoundTrips: number;
+  /**
+   * Redis commands per call as Upstash bills them (top-level commands: a script call is one, each entry of a pipeline
+   * or transaction is one), counted at the main store's REST proxy.
+   */
+  redisCommands: number;
+  /** The same at the revocation store's REST proxy (a database of its own, billed on its own). */
+  revocationCommands: number;
+  /** PostgreSQL statements per call sent over /sql (each statement of a transaction batch counts). */
+  pgStatements: number;
   /** Logins at the fake Syrve upstream per call, i.e. licence seats taken (0 for anything that never goes upstream). */
   upstreamLogins: number;
   p50Ms: number;

@@ -2,7 +2,9 @@
 import { parseBenchArgs, selected, USAGE, WARMUP_CALLS } from './args.ts';
 import { burstBenches, figureBenches, operationBenches } from './operations/index.ts';
 import type { BurstResult, FigureResult, OperationResult } from './operation.ts';
+import { costJson, formatCostTable } from './cost-report.ts';
 import { BASELINE, formatFigures, formatTable, toJson } from './report.ts';
+import { runLoad } from './load/run-load.ts';
 import { runBurst, runOperation } from './runner.ts';
 import { startBenchStack } from './stack.ts';
 import { createTeardown } from '../local/stack/teardown.ts';
@@ -38,6 +40,10 @@ async function main(): Promise<void> {
   stopOnSignal('SIGTERM', 143);
 
   try {
+    if (args.load !== undefined) {
+      await runLoad(args.load, teardown, { json: args.json });
+      return;
+    }
     const stack = await startBenchStack(teardown);
     if (args.latencyMs > 0) stack.addLatency(args.latencyMs);
     const results: OperationResult[] = [];
@@ -59,10 +65,12 @@ async function main(): Promise<void> {
     if (args.json) {
       const json: Record<string, unknown> = toJson(results, burstResults);
       for (const result of figures) json[result.name] = result.figures;
+      json.cost = costJson(results);
       console.log(JSON.stringify(json, null, 2));
     } else {
       const descriptions = new Map([...operations, ...bursts].map((b) => [b.name, b.describe]));
       console.log(formatTable(results, { warmup: WARMUP_CALLS, latencyMs: args.latencyMs, descriptions }, burstResults));
+      console.log(formatCostTable(results));
       if (figures.length > 0) console.log(formatFigures(figures, new Map(figureBenches.map((b) => [b.name, b.describe]))));
     }
   } finally {

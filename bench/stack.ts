@@ -18,11 +18,18 @@ import { mintToken, type TokenClaims } from '../local/stack/tokens.ts';
 const BENCH_JWT_SECRET = 'bench-only-hs256-secret-0123456789abcdef';
 const BENCH_INDEX_HASH_KEY = 'bench-only-index-hash-key-0123456789abcdef';
 
-/** Counted at the proxies: main store, revocation store, PostgreSQL (HTTP /sql + WebSocket connections); and logins at the fake upstream. */
+/**
+ * Counted at the proxies: round trips to the main store, the revocation store and PostgreSQL (HTTP /sql + WebSocket
+ * connections); the commands inside the Redis ones (each pipeline or transaction entry one, a script call one) and the
+ * statements inside the /sql ones; and logins at the fake upstream.
+ */
 export interface RoundTrips {
   redis: number;
   revocation: number;
   pg: number;
+  redisCommands: number;
+  revocationCommands: number;
+  pgStatements: number;
   upstreamLogins: number;
 }
 
@@ -104,6 +111,10 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
         redis: redisProxy.stats.requests,
         revocation: revocationProxy.stats.requests,
         pg: neonProxy.stats.httpRequests + neonProxy.stats.wsConnections,
+        // With one proxy for both stores (never in the bench) the revocation figures would repeat the main ones.
+        redisCommands: redisProxy.stats.commands,
+        revocationCommands: revocationProxy.stats.commands,
+        pgStatements: neonProxy.stats.statements,
         upstreamLogins: syrveUpstream.stats().logins,
       };
     },
@@ -130,6 +141,8 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
 
   return {
     app,
+    /** The environment the app was composed from (secrets included; never printed): the load mode's app instances use it too. */
+    appEnv,
     config,
     deps,
     db,

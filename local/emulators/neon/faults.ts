@@ -30,6 +30,11 @@ export interface NeonProxyStats {
   httpRequests: number;
   /** WebSocket upgrade requests received (each driver Client connection is one). */
   wsConnections: number;
+  /**
+   * Statements the client sent over `/sql` (a `transaction()` batch counts each of its statements, not the BEGIN and
+   * COMMIT the proxy adds); what a WebSocket carries is not parsed, so not counted.
+   */
+  statements: number;
   /** `/sql` requests held by `hang`. */
   heldRequests: number;
   /** `/sql` requests committed and then cut by `cutAfterCommit`. */
@@ -122,11 +127,13 @@ export function createStats(): NeonProxyStats {
   return {
     httpRequests: 0,
     wsConnections: 0,
+    statements: 0,
     heldRequests: 0,
     cutReplies: 0,
     reset() {
       this.httpRequests = 0;
       this.wsConnections = 0;
+      this.statements = 0;
       this.heldRequests = 0;
       this.cutReplies = 0;
     },

@@ -32,7 +32,7 @@ export async function startNeonProxy(options: { databaseUrl: string; port?: numb
   const target = postgresTargetOf(options.databaseUrl);
   const stats = createStats();
   const faults = createFaultState(stats);
-  const sql = createSqlEndpoint(target, faults);
+  const sql = createSqlEndpoint(target, faults, stats);
   const tunnel = createWsTunnel(target);
 
   const server = createServer((req, res) => {

@@ -1,7 +1,7 @@
 // Neon's SQL-over-HTTP contract (POST /sql) in front of a plain Postgres, answering raw text values for the driver to parse.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pg from 'pg';
-import type { SqlFaults } from './faults.ts';
+import type { NeonProxyStats, SqlFaults } from './faults.ts';
 import { isTarget, portOf, type PostgresTarget } from './target.ts';
 
 interface HttpQuery {
@@ -82,7 +82,7 @@ export interface SqlEndpoint {
   close(): Promise<void>;
 }
 
-export function createSqlEndpoint(target: PostgresTarget, faults: SqlFaults): SqlEndpoint {
+export function createSqlEndpoint(target: PostgresTarget, faults: SqlFaults, stats: Pick<NeonProxyStats, 'statements'>): SqlEndpoint {
   const pools = new Map<string, pg.Pool>();
 
   function poolFor(connection: ConnectionConfig): pg.Pool {
@@ -105,6 +105,7 @@ export function createSqlEndpoint(target: PostgresTarget, faults: SqlFaults): Sq
         const connection = targetConnection(req, target);
         const body = parseBody(await readBody(req));
         const statements = (Array.isArray(body) ? body : [body]).map((query) => query.query);
+        stats.statements += statements.length;
         const hung = faults.holdIfHung(statements);
         if (hung !== undefined) {
           // A hung database never runs the SQL; when the fault is cleared the client just loses its connection.
