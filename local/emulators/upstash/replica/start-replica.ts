@@ -1,0 +1,57 @@
+// Starts a redis-server that replicates the proxy's Redis through a lagging link: the read region of a Global database.
+import type { Redis } from 'ioredis';
+import { startRedisServer } from '../../../processes/redis-server.ts';
+import { openRedisConnection, sendRaw } from '../redis-connection.ts';
+import { startLaggingLink } from './lagging-link.ts';
+
+export interface LaggingReplica {
+  /** A connection to the replica, for the reads it serves and for its offset. */
+  connection: Redis;
+  stop(): Promise<void>;
+}
+
+// The first full sync goes through the link too; a primary with a large keyspace may take a while.
+const FIRST_SYNC_DEADLINE_MS = 30_000;
+
+export async function startLaggingReplica(primaryUrl: string, primary: Redis, lagMs: number): Promise<LaggingReplica> {
+  const url = new URL(primaryUrl);
+  const link = await startLaggingLink({ host: url.hostname, port: Number(url.port || 6379) }, lagMs);
+  const server = await startRedisServer().catch(async (error: unknown) => {
+    await link.close();
+    throw error;
+  });
+  let connection: Redis | undefined;
+  try {
+    // A diskless sync otherwise waits 5 s for more replicas before it starts; best effort, a managed primary may refuse.
+    await sendRaw(primary, 'config', ['set', 'repl-diskless-sync-delay', '0']).catch(() => undefined);
+    connection = await openRedisConnection(server.url);
+    // The primary's password is handed over as a command, never in argv.
+    if (url.password !== '') await sendRaw(connection, 'config', ['set', 'masterauth', decodeURIComponent(url.password)]);
+    await sendRaw(connection, 'replicaof', ['127.0.0.1', String(link.port)]);
+    await waitForLinkUp(connection);
+  } catch (error) {
+    connection?.disconnect();
+    await server.stop();
+    await link.close();
+    throw error;
+  }
+  const replica = connection;
+  return {
+    connection: replica,
+    async stop() {
+      replica.disconnect();
+      await server.stop();
+      await link.close();
+    },
+  };
+}
+
+async function waitForLinkUp(replica: Redis): Promise<void> {
+  const deadline = Date.now() + FIRST_SYNC_DEADLINE_MS;
+  for (;;) {
+    const info = String(await sendRaw(replica, 'info', ['replication']));
+    if (/^master_link_status:up/m.test(info)) return;
+    if (Date.now() > deadline) throw new Error('the lagging replica did not finish its first sync in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
