@@ -1,4 +1,5 @@
 // Starts a redis-server that replicates the proxy's Redis through a lagging link: the read region of a Global database.
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { startRedisServer } from '../../../processes/redis-server.ts';
 import { openRedisConnection, sendRaw } from '../redis-connection.ts';
@@ -16,7 +17,8 @@ const FIRST_SYNC_DEADLINE_MS = 30_000;
 export async function startLaggingReplica(primaryUrl: string, primary: Redis, lagMs: number): Promise<LaggingReplica> {
   const url = new URL(primaryUrl);
   const link = await startLaggingLink({ host: url.hostname, port: Number(url.port || 6379) }, lagMs);
-  const server = await startRedisServer().catch(async (error: unknown) => {
+  // A copy of the data deserves the primary's protection: a password of its own, known only to this proxy.
+  const server = await startRedisServer({ password: randomBytes(24).toString('base64url') }).catch(async (error: unknown) => {
     await link.close();
     throw error;
   });
