@@ -27,7 +27,7 @@ const POLL_MS = 2;
 
 export async function startReplicaRouting(primaryUrl: string, primary: Redis, lagMs: number): Promise<ReplicaRouting> {
   const readOnly = await readOnlyCommands(primary);
-  const replica = await startLaggingReplica(primaryUrl, primary, lagMs);
+  const replica = await startLaggingReplica(primaryUrl, lagMs);
   // The replica only moves forward, so an offset once seen spares the next read with an older token a round trip.
   let reached = 0;
   const observe = async (): Promise<number> => {

@@ -14,7 +14,7 @@ export interface LaggingReplica {
 // The first full sync goes through the link too; a primary with a large keyspace may take a while.
 const FIRST_SYNC_DEADLINE_MS = 30_000;
 
-export async function startLaggingReplica(primaryUrl: string, primary: Redis, lagMs: number): Promise<LaggingReplica> {
+export async function startLaggingReplica(primaryUrl: string, lagMs: number): Promise<LaggingReplica> {
   const url = new URL(primaryUrl);
   const link = await startLaggingLink({ host: url.hostname, port: Number(url.port || 6379) }, lagMs);
   // A copy of the data deserves the primary's protection: a password of its own, known only to this proxy.
@@ -24,8 +24,6 @@ export async function startLaggingReplica(primaryUrl: string, primary: Redis, la
   });
   let connection: Redis | undefined;
   try {
-    // A diskless sync otherwise waits 5 s for more replicas before it starts; best effort, a managed primary may refuse.
-    await sendRaw(primary, 'config', ['set', 'repl-diskless-sync-delay', '0']).catch(() => undefined);
     connection = await openRedisConnection(server.url);
     // The primary's password is handed over as a command, never in argv.
     if (url.password !== '') await sendRaw(connection, 'config', ['set', 'masterauth', decodeURIComponent(url.password)]);
