@@ -5,7 +5,8 @@ import { parseCommand, parseCommandList, type RedisCommand } from './args.ts';
 import { createBearerCheck, WRONGPASS_ERROR } from './auth.ts';
 import { runPipeline, runTransaction, type ExecutionContext, type Outcome } from './execute.ts';
 import { RedisUnavailableError } from './redis-connection.ts';
-import { formatSyncToken, parseSyncToken, SYNC_TOKEN_HEADER } from './replica/sync-token.ts';
+import { placeRequest } from './replica/place-request.ts';
+import { parseSyncToken, SYNC_TOKEN_HEADER } from './replica/sync-token.ts';
 import { noteSlotError, type ProxyStats } from './stats.ts';
 
 // Upstash's own request size limit.
@@ -48,7 +49,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       const parsed = parseCommand(body.value);
       if (!parsed.ok) return send(response, 400, { error: parsed.error });
       stats.commands += 1;
-      const placed = await place(context, stats, route, [parsed.value], token);
+      const placed = await placeRequest(context, stats, [parsed.value], token, false);
       const [outcome] = await runPipeline(placed.context, [parsed.value], base64);
       noteSlotErrors(stats, [parsed.value], outcome === undefined ? [] : [outcome]);
       // A null reply must still carry `result`, or the client throws.
@@ -58,7 +59,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     const parsed = parseCommandList(body.value);
     if (!parsed.ok) return send(response, 400, { error: parsed.error });
     stats.commands += parsed.value.length;
-    const placed = await place(context, stats, route, parsed.value, token);
+    const placed = await placeRequest(context, stats, parsed.value, token, route === 'multi-exec');
     if (route === 'pipeline') {
       const outcomes = await runPipeline(placed.context, parsed.value, base64);
       noteSlotErrors(stats, parsed.value, outcomes);
@@ -99,40 +100,6 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
       for (const socket of sockets) socket.destroy();
     },
   };
-}
-
-interface Placement {
-  context: ExecutionContext;
-  /** The `upstash-sync-token` to answer with; undefined without a replica. */
-  syncToken(): Promise<string | undefined>;
-}
-
-/**
- * With a lagging replica, as Upstash places a request on a Global database: a request of reads only (not a transaction)
- * goes to the replica once it has applied the client's token, everything else (writes, scripts, PING, INFO) to the
- * primary, whose offset afterwards is the token answered. A read answers the newer of its token and the replica's offset.
- */
-async function place(
-  context: ExecutionContext,
-  stats: ProxyStats,
-  route: Route,
-  commands: RedisCommand[],
-  token: number,
-): Promise<Placement> {
-  const routing = context.replica;
-  if (routing === undefined) return { context, syncToken: () => Promise.resolve(undefined) };
-  if (route !== 'multi-exec' && routing.servesReads(commands)) {
-    const reached = await routing.catchUp(token);
-    if (reached !== undefined) {
-      stats.replicaReads += 1;
-      const { cluster: _cluster, ...onPrimary } = context;
-      return {
-        context: { ...onPrimary, shared: routing.replica },
-        syncToken: () => Promise.resolve(formatSyncToken(Math.max(token, reached))),
-      };
-    }
-  }
-  return { context, syncToken: async () => formatSyncToken(Math.max(token, await routing.writeToken())) };
 }
 
 function noteSlotErrors(stats: ProxyStats, commands: RedisCommand[], outcomes: Outcome[]): void {
