@@ -1,6 +1,7 @@
 // Vitest projects: `unit` needs no services; `integration`, `workers`, `lambda` and `browser` (the console in
 // headless Chromium) each get a throwaway redis-server and a fresh PostgreSQL database from the global setup, which
-// fails (never skips) when one is missing.
+// fails (never skips) when one is missing; `lag` runs some of them again with a lagging read replica, `cluster` on a
+// Redis Cluster.
 import { defineConfig } from 'vitest/config';
 
 const withServices = ['test/setup/global.ts'];
