@@ -21,6 +21,8 @@ export interface RedisRestProxy {
   token: string;
   faults: { set(settings: ProxyFaultSettings): void; clear(): void };
   /** requests = HTTP requests served (one per client round trip); commands = Redis commands inside them. */
+  /** With `replicaLagMs`: stop the replica applying writes until `release()` (a test's certain stale read). */
+  replica?: { hold(): void; release(): void };
   stats: { requests: number; commands: number; replicaReads: number; slotErrors: readonly string[]; reset(): void };
   /** Stops listening, closes client sockets and Redis connections. */
   close(): Promise<void>;
@@ -103,6 +105,7 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
     port,
     token,
     faults: { set: (settings) => faults.set(settings), clear: () => faults.clear() },
+    ...(replica === undefined ? {} : { replica: { hold: () => replica.hold(), release: () => replica.release() } }),
     stats,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -18,6 +18,8 @@ export interface ReplicaRouting {
   catchUp(token: number): Promise<number | undefined>;
   /** The primary's offset after a write: the token that write's client sends with its next read. */
   writeToken(): Promise<number>;
+  hold(): void;
+  release(): void;
   stop(): Promise<void>;
 }
 
@@ -49,6 +51,8 @@ export async function startReplicaRouting(primaryUrl: string, primary: Redis, la
       return reached;
     },
     writeToken: () => primaryOffset(primary),
+    hold: () => replica.hold(),
+    release: () => replica.release(),
     stop: () => replica.stop(),
   };
 }

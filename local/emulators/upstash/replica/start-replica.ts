@@ -8,6 +8,9 @@ import { startLaggingLink } from './lagging-link.ts';
 export interface LaggingReplica {
   /** A connection to the replica, for the reads it serves and for its offset. */
   connection: Redis;
+  /** Holds and releases the primary's stream (lagging-link.ts). */
+  hold(): void;
+  release(): void;
   stop(): Promise<void>;
 }
 
@@ -38,6 +41,8 @@ export async function startLaggingReplica(primaryUrl: string, lagMs: number): Pr
   const replica = connection;
   return {
     connection: replica,
+    hold: () => link.hold(),
+    release: () => link.release(),
     async stop() {
       replica.disconnect();
       await server.stop();
