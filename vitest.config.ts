@@ -1,6 +1,7 @@
-// Five vitest projects: `unit` needs no services; `integration`, `workers`, `lambda` and `browser` (the console in
+// Vitest projects: `unit` needs no services; `integration`, `workers`, `lambda` and `browser` (the console in
 // headless Chromium) each get a throwaway redis-server and a fresh PostgreSQL database from the global setup, which
-// fails (never skips) when one is missing.
+// fails (never skips) when one is missing; `lag` runs some of them again with a lagging read replica, `cluster` on a
+// Redis Cluster.
 import { defineConfig } from 'vitest/config';
 
 const withServices = ['test/setup/global.ts'];
@@ -36,6 +37,17 @@ const throughCluster = [
   'test/integration/throttle-ip.test.ts',
 ];
 
+// The invite, sign-in, revocation and Syrve contracts, run again with every stack's REST proxy answering reads from a
+// replica 150 ms behind its Redis (test/setup/replica-lag.ts, docs/design/replicas.md): what the app reads right
+// after its own writes must hold through a Global database's read region. The essential files only, to keep it short.
+const throughLaggingReplica = [
+  'test/integration/invites.test.ts',
+  'test/integration/invites-register.test.ts',
+  'test/integration/sign-in.test.ts',
+  'test/integration/sessions-revoke.test.ts',
+  'test/integration/syrve-sessions.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -46,6 +58,10 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: withServices } },
+      {
+        extends: true,
+        test: { name: 'lag', include: throughLaggingReplica, globalSetup: [...withServices, 'test/setup/replica-lag.ts'] },
+      },
       { extends: true, test: { name: 'cluster', include: throughCluster, globalSetup: ['test/setup/cluster.ts'] } },
       { extends: true, test: { name: 'workers', include: ['test/workers/**/*.test.ts'], globalSetup: withServices } },
       { extends: true, test: { name: 'lambda', include: ['test/lambda/**/*.test.ts'], globalSetup: withServices } },

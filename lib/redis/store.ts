@@ -1,6 +1,7 @@
 // Builds the Upstash REST clients of one store, one per call kind, each with its own deadline and retry count.
 import { Redis } from '@upstash/redis/cloudflare';
 import type { RestEndpoint } from '../config/index.ts';
+import { shareSyncToken } from './shared-sync-token.ts';
 
 /**
  * Each client is named after what it promises about a retry, not after reads and writes:
@@ -37,11 +38,15 @@ export function createRedisStore(endpoint: RestEndpoint): RedisStore {
       // Every hot path is one explicit script or pipeline; batching would only add latency.
       enableAutoPipelining: false,
       enableTelemetry: false,
-      readYourWrites: false,
+      // On a Global database reads go to a read region; the sync token orders this instance's reads after its
+      // writes (docs/design/replicas.md). shareSyncToken makes it one token for all four kinds.
+      readYourWrites: true,
       // A function, not a plain signal: an aborted plain signal becomes a fake success ("Aborted").
       signal: () => AbortSignal.timeout(timeoutMs),
       retry: { retries, backoff: (attempt) => 20 * (attempt + 1) },
     });
   };
-  return { check: client('check'), retrySafe: client('retrySafe'), atMostOnce: client('atMostOnce'), throttle: client('throttle') };
+  const store = { check: client('check'), retrySafe: client('retrySafe'), atMostOnce: client('atMostOnce'), throttle: client('throttle') };
+  shareSyncToken(Object.values(store));
+  return store;
 }

@@ -2,17 +2,23 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmbeddedRedis } from '../processes/embedded-redis.ts';
-import { hasRedisServer, startRedisServer } from '../processes/redis-server.ts';
+import { hasRedisServer, REDIS_INSTALL_HINT, startRedisServer } from '../processes/redis-server.ts';
 import { frontRedis } from '../stack/services.ts';
 import type { Teardown } from '../stack/teardown.ts';
 import { displayPath } from './data-dir.ts';
 import { redisPassword } from './redis-password.ts';
+import { replicaLagMs } from './replica-lag.ts';
 
 export interface ProvidedRedis {
   /** For UPSTASH_REDIS_REST_URL / UPSTASH_REDIS_REST_TOKEN. */
   url: string;
   token: string;
   description: string;
+  /**
+   * With RUNSTATE_REPLICA_LAG_MS, the denylist's own proxy, without a replica (REVOCATION_REDIS_REST_URL/TOKEN): the
+   * revocation store must be regional (docs/deploy.md).
+   */
+  revocation?: { url: string; token: string };
 }
 
 export async function provideRedis(
@@ -22,6 +28,10 @@ export async function provideRedis(
   log: (line: string) => void,
 ): Promise<ProvidedRedis> {
   const restUrl = env.UPSTASH_REDIS_REST_URL;
+  const lagMs = replicaLagMs(env);
+  if (lagMs > 0 && restUrl !== undefined && restUrl !== '') {
+    throw new Error("RUNSTATE_REPLICA_LAG_MS needs npm start's own REST proxy; unset UPSTASH_REDIS_REST_URL or the lag");
+  }
   if (restUrl !== undefined && restUrl !== '') {
     // Used as given; loadConfig reports a missing token.
     return {
@@ -38,12 +48,27 @@ export async function provideRedis(
     const dir = join(dataDir, 'redis');
     // Its AOF (or the embedded engine's snapshot) holds runtime state (hashed tokens, ids): the folder stays private.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // The replica is a redis-server too: the embedded engine cannot be one.
+    if (lagMs > 0 && !hasRedisServer()) throw new Error(`RUNSTATE_REPLICA_LAG_MS needs a redis-server: ${REDIS_INSTALL_HINT}`);
     const server = hasRedisServer() ? await devRedisServer(dir, stack, log) : await embeddedRedis(dir, stack, log);
     redisUrl = server.url;
     behind = server.description;
   }
-  const proxy = await frontRedis(redisUrl, stack);
-  return { url: proxy.url, token: proxy.token, description: `${behind}, behind the REST proxy ${proxy.url}` };
+  if (lagMs === 0) {
+    const proxy = await frontRedis(redisUrl, stack);
+    return { url: proxy.url, token: proxy.token, description: `${behind}, behind the REST proxy ${proxy.url}` };
+  }
+  log(`starting a redis-server replica that applies every write ${lagMs} ms late (RUNSTATE_REPLICA_LAG_MS)`);
+  const proxy = await frontRedis(redisUrl, stack, 'Redis REST proxy', false, lagMs);
+  const denylist = await frontRedis(redisUrl, stack, 'revocation REST proxy');
+  return {
+    url: proxy.url,
+    token: proxy.token,
+    revocation: { url: denylist.url, token: denylist.token },
+    description:
+      `${behind}, behind the REST proxy ${proxy.url}, whose reads come from a replica ${lagMs} ms behind ` +
+      `(RUNSTATE_REPLICA_LAG_MS); the denylist through ${denylist.url}, no replica`,
+  };
 }
 
 async function devRedisServer(dir: string, stack: Teardown, log: (line: string) => void): Promise<{ url: string; description: string }> {

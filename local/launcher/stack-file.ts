@@ -10,6 +10,8 @@ import { readIfExists, writePrivateFile } from './private-file.ts';
 const storesSchema = z.strictObject({
   UPSTASH_REDIS_REST_URL: z.string().min(1),
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
+  REVOCATION_REDIS_REST_URL: z.string().min(1).optional(),
+  REVOCATION_REDIS_REST_TOKEN: z.string().min(1).optional(),
   DATABASE_URL: z.string().min(1),
   NEON_LOCAL_PROXY_URL: z.string().min(1).optional(),
 });
@@ -36,6 +38,9 @@ export async function writeStackFile(
     stores: {
       UPSTASH_REDIS_REST_URL: stores.redis.url,
       UPSTASH_REDIS_REST_TOKEN: stores.redis.token,
+      ...(stores.redis.revocation === undefined
+        ? {}
+        : { REVOCATION_REDIS_REST_URL: stores.redis.revocation.url, REVOCATION_REDIS_REST_TOKEN: stores.redis.revocation.token }),
       DATABASE_URL: stores.databaseUrl,
       ...(stores.neonLocalProxyUrl !== undefined ? { NEON_LOCAL_PROXY_URL: stores.neonLocalProxyUrl } : {}),
     },

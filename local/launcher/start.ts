@@ -98,6 +98,9 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     ...appSecrets(secrets.values),
     UPSTASH_REDIS_REST_URL: redis.url,
     UPSTASH_REDIS_REST_TOKEN: redis.token,
+    ...(redis.revocation === undefined
+      ? {}
+      : { REVOCATION_REDIS_REST_URL: redis.revocation.url, REVOCATION_REDIS_REST_TOKEN: redis.revocation.token }),
     DATABASE_URL: database.url,
     NEON_LOCAL_PROXY_URL: neonLocalProxyUrl,
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: devAccessTokenMaxLifetime(env),

@@ -60,6 +60,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   if (version === undefined) throw new Error(REDIS_INSTALL_HINT);
   const port = options.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--appendonly', 'no'];
+  // A replica's first sync (the REST proxy's lagging one) starts at once instead of waiting 5 s for more replicas.
+  args.push('--repl-diskless-sync-delay', '0');
   // Without a folder of its own, a SAVE or a shutdown save would write dump.rdb into whatever folder we run in.
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'runstate-redis-'));
   mkdirSync(dir, { recursive: true });

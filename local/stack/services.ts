@@ -12,6 +12,8 @@ export interface ServicesOptions {
   separateRevocationProxy?: boolean;
   /** postgres://… of a running PostgreSQL. */
   databaseUrl: string;
+  /** Above 0: each REST proxy answers reads from a replica this many ms behind its Redis (docs/design/replicas.md). */
+  replicaLagMs?: number;
 }
 
 export interface Services {
@@ -28,8 +30,9 @@ export async function frontRedis(
   teardown: Teardown,
   name = 'Redis REST proxy',
   cluster = false,
+  replicaLagMs = 0,
 ): Promise<RedisRestProxy> {
-  const proxy = await startRedisRestProxy({ redisUrl, cluster });
+  const proxy = await startRedisRestProxy({ redisUrl, cluster, replicaLagMs });
   teardown.add(name, proxy.close);
   return proxy;
 }
@@ -48,9 +51,12 @@ export async function frontPostgres(databaseUrl: string, teardown: Teardown): Pr
 /** Both proxies in front of local servers, for the test harness and the bench (the launcher composes the parts itself). */
 export async function startServices(options: ServicesOptions, teardown: Teardown): Promise<Services> {
   const cluster = options.redisCluster === true;
-  const redisProxy = await frontRedis(options.redisUrl, teardown, 'Redis REST proxy', cluster);
+  const lag = options.replicaLagMs ?? 0;
+  const redisProxy = await frontRedis(options.redisUrl, teardown, 'Redis REST proxy', cluster, lag);
   const revocationProxy =
-    options.separateRevocationProxy === true ? await frontRedis(options.redisUrl, teardown, 'revocation REST proxy', cluster) : undefined;
+    options.separateRevocationProxy === true
+      ? await frontRedis(options.redisUrl, teardown, 'revocation REST proxy', cluster, lag)
+      : undefined;
   const neonProxy = await frontPostgres(options.databaseUrl, teardown);
   if (neonProxy === undefined) throw new Error('the local stack fronts a PostgreSQL on this machine only; give a loopback database URL');
   return {

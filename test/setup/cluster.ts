@@ -23,6 +23,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('redisCluster', true);
   project.provide('redisClusterNodes', cluster.nodeUrls);
   project.provide('databaseUrl', database.url);
+  project.provide('replicaLagMs', 0);
 }
 
 export async function teardown(): Promise<void> {

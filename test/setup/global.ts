@@ -14,6 +14,8 @@ declare module 'vitest' {
     redisClusterNodes: string[];
     /** postgres:// URL of a database created and migrated for this run. */
     databaseUrl: string;
+    /** Above 0: the stack's REST proxies answer reads from a replica this many ms behind (the `lag` project, test/setup/replica-lag.ts). */
+    replicaLagMs: number;
   }
 }
 
@@ -33,6 +35,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('redisCluster', false);
   project.provide('redisClusterNodes', []);
   project.provide('databaseUrl', database.url);
+  project.provide('replicaLagMs', 0);
 }
 
 export async function teardown(): Promise<void> {

@@ -24,6 +24,8 @@ export async function startLocalServices(
         redisCluster,
         databaseUrl,
         ...(options.separateRevocationProxy === true ? { separateRevocationProxy: true } : {}),
+        // The `lag` run (test/setup/replica-lag.ts) lags the run's Redis; a test's own Redis stays without a replica.
+        replicaLagMs: options.redisUrl === undefined ? inject('replicaLagMs') : 0,
       },
       teardown,
     );

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startRedisRestProxy } from './index.ts';
 
-const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <port>] [--host <host>] [--token-file <path>] [--cluster] [--allow-admin]
+const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <port>] [--host <host>] [--token-file <path>] [--cluster] [--allow-admin] [--replica-lag-ms <ms>]
 
   --redis        Redis to front (default: $REDIS_URL, else redis://127.0.0.1:6379); a URL with a password
                  belongs in REDIS_URL, since every user of this machine can read a command line
@@ -15,7 +15,10 @@ const USAGE = `Usage: npm run redis-proxy -- [--redis <redis://url>] [--port <po
   --cluster      --redis is one node of a Redis Cluster: commands go to their slot's master, keyless ones
                  (FLUSHDB, DBSIZE, KEYS, SCAN, SCRIPT LOAD) to every master, so clients see one keyspace
   --allow-admin  also forward CONFIG, DEBUG, MODULE, SHUTDOWN, REPLICAOF, MIGRATE, FAILOVER, ACL writes,
-                 CLIENT KILL/PAUSE and CLUSTER writes (refused by default)`;
+                 CLIENT KILL/PAUSE and CLUSTER writes (refused by default)
+  --replica-lag-ms  reads from a redis-server replica (started from PATH) that applies every write this many
+                 ms late, as an Upstash Global database's read region; upstash-sync-token orders a client's
+                 reads after its writes (default 0: no replica; not with --cluster)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -27,6 +30,7 @@ async function main(): Promise<void> {
       'token-file': { type: 'string' },
       'allow-admin': { type: 'boolean' },
       cluster: { type: 'boolean' },
+      'replica-lag-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -37,6 +41,9 @@ async function main(): Promise<void> {
   }
   const port = Number(values.port ?? '8079');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${values.port}"`);
+  const replicaLagMs = Number(values['replica-lag-ms'] ?? '0');
+  if (!Number.isInteger(replicaLagMs) || replicaLagMs < 0)
+    throw new Error(`--replica-lag-ms must be a whole number, got "${values['replica-lag-ms']}"`);
   const givenToken = tokenFrom(values.token, values['token-file'], process.env.UPSTASH_REDIS_REST_TOKEN);
 
   const proxy = await startRedisRestProxy({
@@ -46,10 +53,12 @@ async function main(): Promise<void> {
     token: givenToken,
     allowAdmin: values['allow-admin'] === true,
     cluster: values.cluster === true,
+    replicaLagMs,
   });
   console.log(`UPSTASH_REDIS_REST_URL=${proxy.url}`);
   // A token the caller chose is never echoed; a generated one is shown once so it can be used at all.
   if (givenToken === undefined) console.log(`UPSTASH_REDIS_REST_TOKEN=${proxy.token}`);
+  if (replicaLagMs > 0) console.log(`reads come from a replica ${replicaLagMs} ms behind the primary (--replica-lag-ms)`);
   if (values['allow-admin'] === true) console.log('admin commands (CONFIG, SHUTDOWN, MIGRATE, …) are forwarded (--allow-admin)');
 
   const shutdown = (): void => {

@@ -7,6 +7,7 @@ import { encodeReply, isReplyError, type JsonReply } from './encode.ts';
 import { INJECTED_FAULT_ERROR, type FaultSwitch } from './faults.ts';
 import { RedisUnavailableError, sendRaw } from './redis-connection.ts';
 import { refusalReason } from './refused-commands.ts';
+import type { ReplicaRouting } from './replica/read-routing.ts';
 import type { PreparedCommand, ScriptRegistry } from './scripts.ts';
 
 export type Outcome = { result: JsonReply } | { error: string };
@@ -20,6 +21,8 @@ export interface ExecutionContext {
   faults: FaultSwitch;
   /** Forward the commands that reconfigure or stop Redis or reach other hosts (refused-commands.ts). */
   allowAdmin: boolean;
+  /** A lagging replica that answers reads (`replicaLagMs`); server.ts places each request. */
+  replica?: ReplicaRouting;
 }
 
 /**

@@ -7,6 +7,7 @@ import { createTransactionPool } from './connection-pool.ts';
 import { createFaultSwitch, type ProxyFaultSettings } from './faults.ts';
 import { createClusterRouting, type ClusterRouting } from './cluster-routing.ts';
 import { openRedisCluster, openRedisConnection } from './redis-connection.ts';
+import { startReplicaRouting, type ReplicaRouting } from './replica/read-routing.ts';
 import { createScriptRegistry } from './scripts.ts';
 import { createProxyServer } from './server.ts';
 import { createProxyStats } from './stats.ts';
@@ -20,7 +21,9 @@ export interface RedisRestProxy {
   token: string;
   faults: { set(settings: ProxyFaultSettings): void; clear(): void };
   /** requests = HTTP requests served (one per client round trip); commands = Redis commands inside them. */
-  stats: { requests: number; commands: number; slotErrors: readonly string[]; reset(): void };
+  /** With `replicaLagMs`: stop the replica applying writes until `release()` (a test's certain stale read). */
+  replica?: { hold(): void; release(): void };
+  stats: { requests: number; commands: number; replicaReads: number; slotErrors: readonly string[]; reset(): void };
   /** Stops listening, closes client sockets and Redis connections. */
   close(): Promise<void>;
 }
@@ -40,6 +43,12 @@ export interface RedisRestProxyOptions {
   allowAdmin?: boolean;
   /** `redisUrl` is one node of a Redis Cluster: route by slot, fan keyless commands out to every master (`--cluster`). */
   cluster?: boolean;
+  /**
+   * Above 0: reads are answered by a redis-server replica of `redisUrl` that applies the primary's writes this many
+   * milliseconds late, as a Global database's read region does; `upstash-sync-token` orders a client's reads after its
+   * writes (`--replica-lag-ms`, docs/design/replicas.md). Needs redis-server on PATH; not with `cluster`.
+   */
+  replicaLagMs?: number;
 }
 
 export async function startRedisRestProxy(options: RedisRestProxyOptions): Promise<RedisRestProxy> {
@@ -49,6 +58,10 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
   // A dev tool next to a browser: it never listens where another machine could reach it.
   if (!isLoopbackHost(host)) throw new Error(`the REST proxy listens on loopback addresses only, not ${host}`);
   const { shared, cluster } = await openUpstream(options);
+  const replica = await openReplica(options, shared).catch((error: unknown) => {
+    shared.disconnect();
+    throw error;
+  });
   const pool = createTransactionPool(() => openRedisConnection(options.redisUrl));
   const stats = createProxyStats();
   let dropConnections = (): void => {};
@@ -63,6 +76,7 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
       faults,
       scripts: createScriptRegistry(),
       allowAdmin: options.allowAdmin === true,
+      ...(replica === undefined ? {} : { replica }),
     },
   });
   dropConnections = proxy.dropConnections;
@@ -80,6 +94,7 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
     shared.disconnect();
     pool.close();
     cluster?.close();
+    await replica?.stop();
     throw error;
   }
 
@@ -90,6 +105,7 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
     port,
     token,
     faults: { set: (settings) => faults.set(settings), clear: () => faults.clear() },
+    ...(replica === undefined ? {} : { replica: { hold: () => replica.hold(), release: () => replica.release() } }),
     stats,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -98,8 +114,17 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
       pool.close();
       cluster?.close();
       shared.disconnect();
+      await replica?.stop();
     },
   };
+}
+
+async function openReplica(options: RedisRestProxyOptions, shared: Redis | Cluster): Promise<ReplicaRouting | undefined> {
+  const lagMs = options.replicaLagMs ?? 0;
+  if (!Number.isInteger(lagMs) || lagMs < 0) throw new Error(`the replica lag must be a whole number of milliseconds, got ${lagMs}`);
+  if (lagMs === 0) return undefined;
+  if (options.cluster === true) throw new Error('a lagging replica is for a single Redis, not a Redis Cluster');
+  return startReplicaRouting(options.redisUrl, shared as Redis, lagMs);
 }
 
 async function openUpstream(options: RedisRestProxyOptions): Promise<{ shared: Redis | Cluster; cluster?: ClusterRouting }> {

@@ -5,6 +5,8 @@ import { parseCommand, parseCommandList, type RedisCommand } from './args.ts';
 import { createBearerCheck, WRONGPASS_ERROR } from './auth.ts';
 import { runPipeline, runTransaction, type ExecutionContext, type Outcome } from './execute.ts';
 import { RedisUnavailableError } from './redis-connection.ts';
+import { placeRequest } from './replica/place-request.ts';
+import { parseSyncToken, SYNC_TOKEN_HEADER } from './replica/sync-token.ts';
 import { noteSlotError, type ProxyStats } from './stats.ts';
 
 // Upstash's own request size limit.
@@ -41,28 +43,35 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     // client gave up meanwhile, which is what makes a missed deadline an unknown outcome.
     if (context.faults.delayMs > 0) await sleep(context.faults.delayMs);
     const base64 = String(request.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64';
+    const token = parseSyncToken(request.headers[SYNC_TOKEN_HEADER]);
 
     if (route === 'single') {
       const parsed = parseCommand(body.value);
       if (!parsed.ok) return send(response, 400, { error: parsed.error });
       stats.commands += 1;
-      const [outcome] = await runPipeline(context, [parsed.value], base64);
+      const placed = await placeRequest(context, stats, [parsed.value], token, false);
+      const [outcome] = await runPipeline(placed.context, [parsed.value], base64);
       noteSlotErrors(stats, [parsed.value], outcome === undefined ? [] : [outcome]);
       // A null reply must still carry `result`, or the client throws.
-      return send(response, outcome !== undefined && 'result' in outcome ? 200 : 400, outcome ?? { error: 'ERR no reply' });
+      const status = outcome !== undefined && 'result' in outcome ? 200 : 400;
+      return send(response, status, outcome ?? { error: 'ERR no reply' }, await placed.syncToken());
     }
     const parsed = parseCommandList(body.value);
     if (!parsed.ok) return send(response, 400, { error: parsed.error });
     stats.commands += parsed.value.length;
+    const placed = await placeRequest(context, stats, parsed.value, token, route === 'multi-exec');
     if (route === 'pipeline') {
-      const outcomes = await runPipeline(context, parsed.value, base64);
+      const outcomes = await runPipeline(placed.context, parsed.value, base64);
       noteSlotErrors(stats, parsed.value, outcomes);
-      return send(response, 200, outcomes);
+      return send(response, 200, outcomes, await placed.syncToken());
     }
-    const transaction = await runTransaction(context, parsed.value, base64);
+    const transaction = await runTransaction(placed.context, parsed.value, base64);
     if (transaction.ok) noteSlotErrors(stats, parsed.value, transaction.outcomes);
     else noteSlotError(stats, 'multi', transaction.error);
-    return transaction.ok ? send(response, 200, transaction.outcomes) : send(response, 400, { error: transaction.error });
+    const syncToken = await placed.syncToken();
+    return transaction.ok
+      ? send(response, 200, transaction.outcomes, syncToken)
+      : send(response, 400, { error: transaction.error }, syncToken);
   }
 
   const server = createServer((request, response) => {
@@ -129,9 +138,12 @@ async function readJson(request: IncomingMessage): Promise<BodyResult> {
   }
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
+function send(response: ServerResponse, status: number, body: unknown, syncToken?: string): void {
   if (response.headersSent || response.destroyed) return;
-  response.writeHead(status, { 'content-type': 'application/json' });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    ...(syncToken === undefined ? {} : { [SYNC_TOKEN_HEADER]: syncToken }),
+  });
   response.end(JSON.stringify(body));
 }
 

@@ -5,6 +5,8 @@ export interface ProxyStats {
   requests: number;
   /** Redis commands inside well-formed, authorised requests. */
   commands: number;
+  /** Requests a lagging replica answered (the rest went to the primary). */
+  replicaReads: number;
   /** The first slotting errors seen (CROSSSLOT, a script reaching another slot, MOVED/ASK/TRYAGAIN/CLUSTERDOWN), as `COMMAND: error`. */
   slotErrors: string[];
   reset(): void;
@@ -18,10 +20,12 @@ export function createProxyStats(): ProxyStats {
   return {
     requests: 0,
     commands: 0,
+    replicaReads: 0,
     slotErrors: [],
     reset() {
       this.requests = 0;
       this.commands = 0;
+      this.replicaReads = 0;
       this.slotErrors = [];
     },
   };
