@@ -3,7 +3,9 @@ import { createMiddleware } from 'hono/factory';
 import { errors } from '../http/app-error.ts';
 import type { Guard } from '../http/function-factory.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
+import { checkRateLimit, rateLimitHeaders } from '../runtime/ratelimit/index.ts';
 import { startRevocationCheck } from './authentication.ts';
+import { rateLimitedError, rateLimitTarget } from './rate-limit-target.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
 import type { Config } from '../config/index.ts';
 
@@ -14,6 +16,9 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
  * Starts the revocation check and lets the route go on beside it (docs/design/revocation.md#reads-beside-the-revocation-check):
  * the handler gets its principal only through `c.get('auth').principal()` or `authorizeOrgAdmin`, which wait for the
  * check. Whatever the route answered (400, 403, 404 …), a revoked token ends as 401 and an unanswered check as 503.
+ * The rate limiter's one count runs beside the check on the main store and gates the principal with it, so it adds no
+ * round trip in sequence; a caller this isolate already refused is refused before either starts
+ * (docs/design/limits.md#api-rate-limits). Every answer the count decided carries the RateLimit fields.
  */
 export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   const deps = c.get('deps');
@@ -21,7 +26,11 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   if (match?.[1] === undefined) throw errors.UNAUTHENTICATED();
   const principal = await verifierFor(deps.config)(match[1]);
   if (principal === undefined) throw errors.UNAUTHENTICATED('the bearer token is invalid or expired');
-  const auth = startRevocationCheck(deps, principal, c.get('defer'));
+  const target = rateLimitTarget(c, principal.userId);
+  const remembered = deps.rateLimits.refusal(target, deps.clock.now());
+  if (remembered !== undefined) throw rateLimitedError(remembered);
+  const limit = checkRateLimit(deps, target, { correlationId: c.get('correlationId'), defer: c.get('defer') });
+  const auth = startRevocationCheck(deps, principal, c.get('defer'), limit);
   c.set('auth', auth);
   await next();
   const refusal = await auth.principal().then(
@@ -30,14 +39,16 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   );
   // Already the answer when the handler waited for it; otherwise (a validation failure, a 404) it becomes the answer now.
   if (refusal !== undefined && c.error !== refusal) throw refusal;
+  const decision = await limit;
+  if (decision?.allowed === true) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
 });
 
 /** The guard of a function's `auth: 'bearer'` routes (lib/auth/define-function.ts): a JWT, as the document's bearerAuth. */
 export const bearerGuard: Guard = {
   middleware: requireAuth,
   securityScheme: { name: 'bearerAuth', bearerFormat: 'JWT' },
-  // No or a bad token; a revoked one; a denylist that did not answer (lib/auth/authentication.ts).
-  errors: ['UNAUTHENTICATED', 'TOKEN_REVOKED', 'REVOCATION_UNAVAILABLE'],
+  // No or a bad token; a revoked one; a denylist that did not answer (lib/auth/authentication.ts); over a rate limit.
+  errors: ['UNAUTHENTICATED', 'TOKEN_REVOKED', 'RATE_LIMITED', 'REVOCATION_UNAVAILABLE'],
 };
 
 function verifierFor(config: Config): VerifyToken {
