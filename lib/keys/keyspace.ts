@@ -14,10 +14,7 @@ const ORG_CACHE_ENTRIES = {
   settings: 'orgSettingsCache',
   'member-count': 'orgMemberCountCache',
   'rate-limits': 'orgPlanLimitsCache',
-} as const satisfies Record<
-  OrgCacheResource,
-  KeyName
->;
+} as const satisfies Record<OrgCacheResource, KeyName>;
 const ORG_CACHE_RESOURCES = Object.keys(ORG_CACHE_ENTRIES) as OrgCacheResource[];
 
 type Definitions = typeof KEY_DEFINITIONS;

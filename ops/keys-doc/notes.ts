@@ -236,10 +236,11 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     ttl: `${RATE_LIMIT_COUNTER_MAX_SECONDS} s from its window's first count (two 60 s windows, the second as the sliding window's previous one, and a second for clocks), set with the first INCR and restored whenever the counter is found without one, in the same script`,
     allowedPayload: ['counter value'],
     forbiddenPayload: ['raw user ids, organisation ids or routes (the subject is hashed)', 'credentials', 'payload data'],
-    auditCounterpart: 'None per request; an operator\'s lift is audited (ratelimit.lifted)',
-    cleanup: 'Expire by TTL; deleted by an operator\'s lift (POST /ops/tenants/{orgId}/rate-limit/lift, /ops/users/{userId}/rate-limit/lift)',
+    auditCounterpart: "None per request; an operator's lift is audited (ratelimit.lifted)",
+    cleanup:
+      "Expire by TTL; deleted by an operator's lift (POST /ops/tenants/{orgId}/rate-limit/lift, /ops/users/{userId}/rate-limit/lift)",
     notes:
-      'The API rate limiter (docs/design/limits.md#api-rate-limits): on an organisation\'s route all three counters live under its hash tag (one script), on a route without one the user\'s two under the user\'s. The window number is unix ms / 60 000 of the counting isolate\'s clock.',
+      "The API rate limiter (docs/design/limits.md#api-rate-limits): on an organisation's route all three counters live under its hash tag (one script), on a route without one the user's two under the user's. The window number is unix ms / 60 000 of the counting isolate's clock.",
   },
   jobCache: {
     ttl: `Exactly ${JOB_CACHE_TTL_SECONDS} s from the last heartbeat, set again by every heartbeat (JOB_CACHE_TTL_SECONDS; only APP_ENV=test may shorten it); not a system of record: the jobs row in PostgreSQL is`,
@@ -402,7 +403,7 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     auditCounterpart: 'None (a read-through cache of organization_rate_limits)',
     cleanup: 'Unreachable after a generation bump (tenant-wide invalidation); expire by TTL',
     notes:
-      'Read by the rate limiter\'s count script itself, under the generation it reads in the same script, so the plan costs no round trip; a miss counts with the defaults and fills the entry off the request path (lib/runtime/ratelimit/plan.ts).',
+      "Read by the rate limiter's count script itself, under the generation it reads in the same script, so the plan costs no round trip; a miss counts with the defaults and fills the entry off the request path (lib/runtime/ratelimit/plan.ts).",
   },
   orgMemberCountCache: {
     ttl: `Exactly ${MEMBER_COUNT_TTL_SECONDS} s from the miss that wrote it: a grant or revoke shows within that`,

@@ -10,8 +10,8 @@ export type BlockSubject =
 
 export interface SubjectCounters {
   windows: CounterWindows;
-  /** The limits looked at, each with its current and previous window's key. */
-  limits: Array<{ kind: RateLimitKind; currentKey: string; previousKey: string }>;
+  /** The limits looked at, each with its current, previous and next window's key. */
+  limits: Array<{ kind: RateLimitKind; currentKey: string; previousKey: string; nextKey: string }>;
 }
 
 /** The same keys the count script uses (counterWindows), so what is shown and lifted is what the limiter counts. */
@@ -21,10 +21,11 @@ export async function subjectCounters(deps: Deps, subject: BlockSubject, nowMs: 
       ? { userId: subject.organizationId, route: '', organizationId: subject.organizationId }
       : { userId: subject.userId, route: subject.route ?? '', organizationId: subject.organizationId };
   const windows = await counterWindows(deps, target, nowMs);
-  const wanted: RateLimitKind[] =
-    subject.kind === 'tenant' ? ['tenant'] : subject.route !== undefined ? ['user', 'user-route'] : ['user'];
+  const wanted: RateLimitKind[] = subject.kind === 'tenant' ? ['tenant'] : subject.route !== undefined ? ['user', 'user-route'] : ['user'];
   const limits = windows.kinds.flatMap((kind, i) =>
-    wanted.includes(kind) ? [{ kind, currentKey: windows.keys[2 * i]!, previousKey: windows.keys[2 * i + 1]! }] : [],
+    wanted.includes(kind)
+      ? [{ kind, currentKey: windows.keys[3 * i]!, previousKey: windows.keys[3 * i + 1]!, nextKey: windows.keys[3 * i + 2]! }]
+      : [],
   );
   return { windows, limits };
 }

@@ -8,7 +8,7 @@ import { quotasFor, type RateLimitKind } from './limits.ts';
 import { LUA_PLAN_QUOTAS, LUA_SLIDING_WINDOW } from './lua.ts';
 
 /**
- * On an organisation's route. KEYS: each limit's current and previous window (user-route, user, tenant), then the
+ * On an organisation's route. KEYS: each limit's current, previous and next window (user-route, user, tenant), then the
  * organisation's cache generation. ARGV: the three default quotas, the previous window's weight, the counters' TTL in
  * ms, the plan entry's key prefix and suffix around the generation (orgCacheEntryPrefix; derived here, inside the
  * organisation's hash tag like every declared key). Returns {admitted, plan entry found, then per limit: quota,
@@ -16,16 +16,30 @@ import { LUA_PLAN_QUOTAS, LUA_SLIDING_WINDOW } from './lua.ts';
  */
 export const RATE_LIMIT_COUNT_ORG = defineScript({
   name: 'ratelimit.countOrg',
-  keys: ['routeCurrent', 'routePrevious', 'userCurrent', 'userPrevious', 'tenantCurrent', 'tenantPrevious', 'generation'],
+  keys: [
+    'routeCurrent',
+    'routePrevious',
+    'routeNext',
+    'userCurrent',
+    'userPrevious',
+    'userNext',
+    'tenantCurrent',
+    'tenantPrevious',
+    'tenantNext',
+    'generation',
+  ],
   args: ['routeQuota', 'userQuota', 'tenantQuota', 'previousWeight', 'ttlMs', 'entryPrefix', 'entrySuffix'],
   source: `
 local route_current_key = KEYS[1]
 local route_previous_key = KEYS[2]
-local user_current_key = KEYS[3]
-local user_previous_key = KEYS[4]
-local tenant_current_key = KEYS[5]
-local tenant_previous_key = KEYS[6]
-local generation_key = KEYS[7]
+local route_next_key = KEYS[3]
+local user_current_key = KEYS[4]
+local user_previous_key = KEYS[5]
+local user_next_key = KEYS[6]
+local tenant_current_key = KEYS[7]
+local tenant_previous_key = KEYS[8]
+local tenant_next_key = KEYS[9]
+local generation_key = KEYS[10]
 local route_quota = tonumber(ARGV[1])
 local user_quota = tonumber(ARGV[2])
 local tenant_quota = tonumber(ARGV[3])
@@ -37,7 +51,11 @@ ${LUA_SLIDING_WINDOW}
 ${LUA_PLAN_QUOTAS}
 local quotas = {route_quota, user_quota, tenant_quota}
 local plan_found = plan_quotas(generation_key, entry_prefix, entry_suffix, quotas)
-local counter_keys = {route_current_key, route_previous_key, user_current_key, user_previous_key, tenant_current_key, tenant_previous_key}
+local counter_keys = {
+  route_current_key, route_previous_key, route_next_key,
+  user_current_key, user_previous_key, user_next_key,
+  tenant_current_key, tenant_previous_key, tenant_next_key,
+}
 local reply = sliding_admit(counter_keys, quotas, previous_weight, ttl_ms)
 table.insert(reply, 2, plan_found)
 return reply
@@ -47,19 +65,21 @@ return reply
 /** On a route without an organisation: the user's two limits under the user's hash tag, no plan. Same reply, plan found 1. */
 export const RATE_LIMIT_COUNT_USER = defineScript({
   name: 'ratelimit.countUser',
-  keys: ['routeCurrent', 'routePrevious', 'userCurrent', 'userPrevious'],
+  keys: ['routeCurrent', 'routePrevious', 'routeNext', 'userCurrent', 'userPrevious', 'userNext'],
   args: ['routeQuota', 'userQuota', 'previousWeight', 'ttlMs'],
   source: `
 local route_current_key = KEYS[1]
 local route_previous_key = KEYS[2]
-local user_current_key = KEYS[3]
-local user_previous_key = KEYS[4]
+local route_next_key = KEYS[3]
+local user_current_key = KEYS[4]
+local user_previous_key = KEYS[5]
+local user_next_key = KEYS[6]
 local route_quota = tonumber(ARGV[1])
 local user_quota = tonumber(ARGV[2])
 local previous_weight = tonumber(ARGV[3])
 local ttl_ms = tonumber(ARGV[4])
 ${LUA_SLIDING_WINDOW}
-local counter_keys = {route_current_key, route_previous_key, user_current_key, user_previous_key}
+local counter_keys = {route_current_key, route_previous_key, route_next_key, user_current_key, user_previous_key, user_next_key}
 local reply = sliding_admit(counter_keys, {route_quota, user_quota}, previous_weight, ttl_ms)
 table.insert(reply, 2, 1)
 return reply
@@ -69,7 +89,7 @@ return reply
 export interface LimitCount {
   kind: RateLimitKind;
   quota: number;
-  /** The current window's count, this request included when it was admitted. */
+  /** The current window's count with the next one's (clocks ahead), this request included when it was admitted. */
   current: number;
   previous: number;
 }
@@ -88,20 +108,24 @@ const TTL_MS = RATE_LIMIT_COUNTER_MAX_SECONDS * 1_000;
 export async function countRequest(deps: Deps, target: RateLimitTarget, nowMs: number): Promise<CountReply> {
   const windows = await counterWindows(deps, target, nowMs);
   const quotas = quotasFor(deps.config.rateLimitScale);
-  const [routeCurrent, routePrevious, userCurrent, userPrevious, tenantCurrent, tenantPrevious] = windows.keys as [string, string, string, string, string?, string?];
+  const [routeCurrent, routePrevious, routeNext, userCurrent, userPrevious, userNext, tenantCurrent, tenantPrevious, tenantNext] =
+    windows.keys as [string, string, string, string, string, string, string?, string?, string?];
   // String(): the shortest text that reads back as the same double, so Lua floors the same product JS does.
   const previousWeight = String(windows.previousWeight);
   let reply: unknown;
-  if (target.organizationId !== undefined && tenantCurrent !== undefined && tenantPrevious !== undefined) {
+  if (target.organizationId !== undefined && tenantCurrent !== undefined && tenantPrevious !== undefined && tenantNext !== undefined) {
     const { prefix, suffix } = entryShape(deps, { organizationId: target.organizationId, resource: 'rate-limits' });
     reply = await runScript(deps.redis.throttle, RATE_LIMIT_COUNT_ORG, {
       keys: {
         routeCurrent,
         routePrevious,
+        routeNext,
         userCurrent,
         userPrevious,
+        userNext,
         tenantCurrent,
         tenantPrevious,
+        tenantNext,
         generation: deps.keys.orgCacheGeneration(target.organizationId),
       },
       args: {
@@ -116,7 +140,7 @@ export async function countRequest(deps: Deps, target: RateLimitTarget, nowMs: n
     });
   } else {
     reply = await runScript(deps.redis.throttle, RATE_LIMIT_COUNT_USER, {
-      keys: { routeCurrent, routePrevious, userCurrent, userPrevious },
+      keys: { routeCurrent, routePrevious, routeNext, userCurrent, userPrevious, userNext },
       args: { routeQuota: quotas['user-route'], userQuota: quotas.user, previousWeight, ttlMs: TTL_MS },
     });
   }

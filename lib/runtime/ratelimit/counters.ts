@@ -17,7 +17,7 @@ export interface CounterWindows {
   scope: CounterScope;
   /** The limits counted, in the script's order: user-route, user, and tenant where there is one. */
   kinds: RateLimitKind[];
-  /** Per limit, its current window's key then its previous one's. */
+  /** Per limit, its current window's key, its previous one's and its next one's (lib/runtime/ratelimit/lua.ts). */
   keys: string[];
   /** 1 - elapsed / window: how much of the previous window the sliding window still covers. */
   previousWeight: number;
@@ -44,6 +44,7 @@ export async function counterWindows(deps: Pick<Deps, 'keys' | 'config'>, target
   const keys = kinds.flatMap((kind, i) => [
     deps.keys.rateLimitCounter(scope, kind, hashes[i]!, windowNumber),
     deps.keys.rateLimitCounter(scope, kind, hashes[i]!, windowNumber - 1),
+    deps.keys.rateLimitCounter(scope, kind, hashes[i]!, windowNumber + 1),
   ]);
   return { scope, kinds, keys, previousWeight: 1 - elapsed / RATE_LIMIT_WINDOW_MS, windowLeftMs: RATE_LIMIT_WINDOW_MS - elapsed };
 }

@@ -12,8 +12,7 @@ export interface LimitState {
 }
 
 export type RateLimitDecision =
-  | { allowed: true; limits: LimitState[] }
-  | { allowed: false; retryAfterSeconds: number; refused: RateLimitKind[]; limits: LimitState[] };
+  { allowed: true; limits: LimitState[] } | { allowed: false; retryAfterSeconds: number; refused: RateLimitKind[]; limits: LimitState[] };
 
 export function decide(reply: Pick<CountReply, 'admitted' | 'limits' | 'windows'>): RateLimitDecision {
   const { previousWeight, windowLeftMs } = reply.windows;

@@ -9,7 +9,7 @@ export type LiftOutcome = { ok: true; cleared: number } | { ok: false; reason: '
 
 /**
  * The row first (naming the operator and what was lifted), so no lift goes unrecorded; then the counters of the
- * current and previous windows are deleted, so the next request counts from zero. An isolate that refused the caller
+ * current, previous and next windows are deleted, so the next request counts from zero. An isolate that refused the caller
  * from its own memory keeps refusing until that refusal's retry-after ends (at most one window): no round trip
  * reaches it. This isolate forgets its own at once.
  */
@@ -45,9 +45,11 @@ export async function liftBlock(
   );
   if (rows[0]?.found !== true) return { ok: false, reason: 'not-found' };
   const { limits } = await subjectCounters(deps, subject, deps.clock.now());
-  const keys = limits.flatMap((limit) => [limit.currentKey, limit.previousKey]);
+  const keys = limits.flatMap((limit) => [limit.currentKey, limit.previousKey, limit.nextKey]);
   // retrySafe: deleting twice is deleting once.
   const cleared = await redisCall('ratelimit.lift', () => deps.redis.retrySafe.del(...keys));
-  deps.rateLimits.forget(subject.kind === 'tenant' ? { kind: 'tenant', organizationId: subject.organizationId } : { kind: 'user', userId: subject.userId });
+  deps.rateLimits.forget(
+    subject.kind === 'tenant' ? { kind: 'tenant', organizationId: subject.organizationId } : { kind: 'user', userId: subject.userId },
+  );
   return { ok: true, cleared };
 }

@@ -2,32 +2,36 @@
 /**
  * The sliding window of @upstash/ratelimit (its `slidingWindow`): the current fixed window's count plus the previous
  * window's, weighted by how much of it the sliding window still covers (`previous_weight` = 1 - elapsed / window,
- * floored as there). `sliding_admit` admits only when every counter has room, and then counts in all of them, so a
- * refused request costs no quota; a first INCR, or a counter found without a TTL, gets the TTL (two windows and a second).
- * `counter_keys` holds each limit's current and previous window in turn; the reply gives, per limit, its quota, its
- * current count (after this request when admitted) and its previous window's count.
+ * floored as there). One addition for clocks that disagree: the next window's count is added too. An isolate whose
+ * clock runs behind still counts in the window an isolate ahead has left; without the next window it would not see
+ * what the one ahead counted there, and the two together could admit nearly twice the quota around a window's edge.
+ * `sliding_admit` admits only when every counter has room, and then counts in all of them, so a refused request costs
+ * no quota; a first INCR, or a counter found without a TTL, gets the TTL (two windows and a second). `counter_keys`
+ * holds each limit's current, previous and next window in turn; the reply gives, per limit, its quota, its current
+ * count with the next window's (after this request when admitted) and its previous window's count.
  */
 export const LUA_SLIDING_WINDOW = `
 local function sliding_admit(counter_keys, quotas, previous_weight, ttl_ms)
   local loaded = {}
   local admitted = 1
   for i = 1, #quotas do
-    local current = tonumber(redis.call('GET', counter_keys[2 * i - 1])) or 0
-    local previous = tonumber(redis.call('GET', counter_keys[2 * i])) or 0
-    if math.floor(previous * previous_weight) + current >= quotas[i] then admitted = 0 end
-    loaded[i] = {current, previous}
+    local current = tonumber(redis.call('GET', counter_keys[3 * i - 2])) or 0
+    local previous = tonumber(redis.call('GET', counter_keys[3 * i - 1])) or 0
+    local next = tonumber(redis.call('GET', counter_keys[3 * i])) or 0
+    if math.floor(previous * previous_weight) + current + next >= quotas[i] then admitted = 0 end
+    loaded[i] = {current, previous, next}
   end
   local reply = {admitted}
   for i = 1, #quotas do
     local current = loaded[i][1]
     if admitted == 1 then
-      current = redis.call('INCR', counter_keys[2 * i - 1])
-      if current == 1 or redis.call('PTTL', counter_keys[2 * i - 1]) < 0 then
-        redis.call('PEXPIRE', counter_keys[2 * i - 1], ttl_ms)
+      current = redis.call('INCR', counter_keys[3 * i - 2])
+      if current == 1 or redis.call('PTTL', counter_keys[3 * i - 2]) < 0 then
+        redis.call('PEXPIRE', counter_keys[3 * i - 2], ttl_ms)
       end
     end
     reply[#reply + 1] = quotas[i]
-    reply[#reply + 1] = current
+    reply[#reply + 1] = current + loaded[i][3]
     reply[#reply + 1] = loaded[i][2]
   end
   return reply

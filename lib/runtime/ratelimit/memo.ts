@@ -55,7 +55,10 @@ export class RateLimitMemo {
   forget(lifted: { kind: 'tenant'; organizationId: string } | { kind: 'user'; userId: string }): void {
     for (const id of [...this.#blocked.keys()]) {
       const [kind, , subject = ''] = id.split('|');
-      const matches = lifted.kind === 'tenant' ? kind === 'tenant' && subject === lifted.organizationId : kind !== 'tenant' && subject.startsWith(lifted.userId);
+      const matches =
+        lifted.kind === 'tenant'
+          ? kind === 'tenant' && subject === lifted.organizationId
+          : kind !== 'tenant' && subject.startsWith(lifted.userId);
       if (matches) this.#blocked.delete(id);
     }
   }

@@ -8,7 +8,7 @@ import { fillPlanLimits } from './plan.ts';
 export interface LimitView {
   kind: RateLimitKind;
   quota: number;
-  /** The sliding window's count now: the current window's plus the previous one's weighted share. */
+  /** The sliding window's count now, as the count script reckons it (lib/runtime/ratelimit/lua.ts). */
   used: number;
   blocked: boolean;
 }
@@ -19,11 +19,11 @@ export async function viewBlock(deps: Deps, subject: BlockSubject, correlationId
   const { windows, limits } = await subjectCounters(deps, subject, nowMs);
   const plan = subject.organizationId !== undefined ? await fillPlanLimits(deps, subject.organizationId, correlationId) : undefined;
   const quotas = quotasFor(deps.config.rateLimitScale, plan);
-  const keys = limits.flatMap((limit) => [limit.currentKey, limit.previousKey]);
+  const keys = limits.flatMap((limit) => [limit.currentKey, limit.previousKey, limit.nextKey]);
   const values = await redisCall('ratelimit.view', () => deps.redis.retrySafe.mget<(string | null)[]>(...keys));
   return limits.map((limit, i) => {
     const count = (value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : 0);
-    const used = Math.floor(count(values[2 * i + 1]) * windows.previousWeight) + count(values[2 * i]);
+    const used = Math.floor(count(values[3 * i + 1]) * windows.previousWeight) + count(values[3 * i]) + count(values[3 * i + 2]);
     return { kind: limit.kind, quota: quotas[limit.kind], used, blocked: used >= quotas[limit.kind] };
   });
 }
