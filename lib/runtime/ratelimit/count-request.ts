@@ -10,7 +10,7 @@ import { LUA_PLAN_QUOTAS, LUA_SLIDING_WINDOW } from './lua.ts';
 /**
  * On an organisation's route. KEYS: each limit's current, previous and next window (user-route, user, tenant), then the
  * organisation's cache generation. ARGV: the three default quotas, the previous window's weight, the counters' TTL in
- * ms, the plan entry's key prefix and suffix around the generation (orgCacheEntryPrefix; derived here, inside the
+ * seconds, the plan entry's key prefix and suffix around the generation (orgCacheEntryPrefix; derived here, inside the
  * organisation's hash tag like every declared key). Returns {admitted, plan entry found, then per limit: quota,
  * current, previous}.
  */
@@ -28,7 +28,7 @@ export const RATE_LIMIT_COUNT_ORG = defineScript({
     'tenantNext',
     'generation',
   ],
-  args: ['routeQuota', 'userQuota', 'tenantQuota', 'previousWeight', 'ttlMs', 'entryPrefix', 'entrySuffix'],
+  args: ['routeQuota', 'userQuota', 'tenantQuota', 'previousWeight', 'ttlSeconds', 'entryPrefix', 'entrySuffix'],
   source: `
 local route_current_key = KEYS[1]
 local route_previous_key = KEYS[2]
@@ -44,7 +44,7 @@ local route_quota = tonumber(ARGV[1])
 local user_quota = tonumber(ARGV[2])
 local tenant_quota = tonumber(ARGV[3])
 local previous_weight = tonumber(ARGV[4])
-local ttl_ms = tonumber(ARGV[5])
+local ttl_seconds = tonumber(ARGV[5])
 local entry_prefix = ARGV[6]
 local entry_suffix = ARGV[7]
 ${LUA_SLIDING_WINDOW}
@@ -56,7 +56,7 @@ local counter_keys = {
   user_current_key, user_previous_key, user_next_key,
   tenant_current_key, tenant_previous_key, tenant_next_key,
 }
-local reply = sliding_admit(counter_keys, quotas, previous_weight, ttl_ms)
+local reply = sliding_admit(counter_keys, quotas, previous_weight, ttl_seconds)
 table.insert(reply, 2, plan_found)
 return reply
 `,
@@ -66,7 +66,7 @@ return reply
 export const RATE_LIMIT_COUNT_USER = defineScript({
   name: 'ratelimit.countUser',
   keys: ['routeCurrent', 'routePrevious', 'routeNext', 'userCurrent', 'userPrevious', 'userNext'],
-  args: ['routeQuota', 'userQuota', 'previousWeight', 'ttlMs'],
+  args: ['routeQuota', 'userQuota', 'previousWeight', 'ttlSeconds'],
   source: `
 local route_current_key = KEYS[1]
 local route_previous_key = KEYS[2]
@@ -77,10 +77,10 @@ local user_next_key = KEYS[6]
 local route_quota = tonumber(ARGV[1])
 local user_quota = tonumber(ARGV[2])
 local previous_weight = tonumber(ARGV[3])
-local ttl_ms = tonumber(ARGV[4])
+local ttl_seconds = tonumber(ARGV[4])
 ${LUA_SLIDING_WINDOW}
 local counter_keys = {route_current_key, route_previous_key, route_next_key, user_current_key, user_previous_key, user_next_key}
-local reply = sliding_admit(counter_keys, {route_quota, user_quota}, previous_weight, ttl_ms)
+local reply = sliding_admit(counter_keys, {route_quota, user_quota}, previous_weight, ttl_seconds)
 table.insert(reply, 2, 1)
 return reply
 `,
@@ -101,8 +101,6 @@ export interface CountReply {
   limits: LimitCount[];
   windows: CounterWindows;
 }
-
-const TTL_MS = RATE_LIMIT_COUNTER_MAX_SECONDS * 1_000;
 
 /** One EVALSHA on the throttle client (short deadline, no retry: a retried INCR could count twice). Throws when Redis does not answer. */
 export async function countRequest(deps: Deps, target: RateLimitTarget, nowMs: number): Promise<CountReply> {
@@ -133,7 +131,7 @@ export async function countRequest(deps: Deps, target: RateLimitTarget, nowMs: n
         userQuota: quotas.user,
         tenantQuota: quotas.tenant,
         previousWeight,
-        ttlMs: TTL_MS,
+        ttlSeconds: RATE_LIMIT_COUNTER_MAX_SECONDS,
         entryPrefix: prefix,
         entrySuffix: suffix,
       },
@@ -141,7 +139,7 @@ export async function countRequest(deps: Deps, target: RateLimitTarget, nowMs: n
   } else {
     reply = await runScript(deps.redis.throttle, RATE_LIMIT_COUNT_USER, {
       keys: { routeCurrent, routePrevious, routeNext, userCurrent, userPrevious, userNext },
-      args: { routeQuota: quotas['user-route'], userQuota: quotas.user, previousWeight, ttlMs: TTL_MS },
+      args: { routeQuota: quotas['user-route'], userQuota: quotas.user, previousWeight, ttlSeconds: RATE_LIMIT_COUNTER_MAX_SECONDS },
     });
   }
   return { ...parseReply(reply, windows), windows };

@@ -11,7 +11,7 @@
  * count with the next window's (after this request when admitted) and its previous window's count.
  */
 export const LUA_SLIDING_WINDOW = `
-local function sliding_admit(counter_keys, quotas, previous_weight, ttl_ms)
+local function sliding_admit(counter_keys, quotas, previous_weight, ttl_seconds)
   local loaded = {}
   local admitted = 1
   for i = 1, #quotas do
@@ -26,8 +26,8 @@ local function sliding_admit(counter_keys, quotas, previous_weight, ttl_ms)
     local current = loaded[i][1]
     if admitted == 1 then
       current = redis.call('INCR', counter_keys[3 * i - 2])
-      if current == 1 or redis.call('PTTL', counter_keys[3 * i - 2]) < 0 then
-        redis.call('PEXPIRE', counter_keys[3 * i - 2], ttl_ms)
+      if current == 1 or redis.call('TTL', counter_keys[3 * i - 2]) < 0 then
+        redis.call('EXPIRE', counter_keys[3 * i - 2], ttl_seconds)
       end
     end
     reply[#reply + 1] = quotas[i]
