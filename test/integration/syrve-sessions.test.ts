@@ -87,7 +87,7 @@ describe('one login for the fleet', () => {
     expect(fake.stats().logins).toBe(1);
   });
 
-  it('a hit costs one Redis command (besides the rate limiter's) and no login; the answer says cached', async () => {
+  it('a hit costs one Redis command (besides the rate limiter count) and no login; the answer says cached', async () => {
     const { org, connection } = await setUp();
     expect((await stack.request('GET', storesPath(org, connection), { token: org.adminToken })).status).toBe(200);
     stack.redisProxy.stats.reset();
