@@ -6,7 +6,7 @@ import { createRedisStore } from './redis/index.ts';
 import { createJsonLogger, type Logger } from './log/logger.ts';
 import { systemClock, type Clock, type Deps } from './deps.ts';
 import { SingleFlight } from './single-flight.ts';
-import { RateLimitMemo } from './runtime/ratelimit/memo.ts';
+import { RateLimitMemo } from './rate-limit-memo.ts';
 import { createEmailApiNotifier } from './notify/email-api.ts';
 import { noNotifier, type Notifier } from './notify/notifier.ts';
 import { createSyrveClient, type SyrveUpstream } from './upstream/syrve/index.ts';

@@ -6,7 +6,7 @@ import type { RedisStore } from './redis/index.ts';
 import type { Logger } from './log/logger.ts';
 import type { Notifier } from './notify/notifier.ts';
 import type { SingleFlight } from './single-flight.ts';
-import type { RateLimitMemo } from './runtime/ratelimit/memo.ts';
+import type { RateLimitMemo } from './rate-limit-memo.ts';
 import type { SyrveUpstream } from './upstream/syrve/index.ts';
 
 export interface Clock {

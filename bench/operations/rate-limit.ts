@@ -4,7 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import { createApp } from '../../functions/app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
-import { RateLimitMemo } from '../../lib/runtime/ratelimit/index.ts';
+import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import type { FigureBench, FigureResult } from '../operation.ts';
 import { percentile } from '../runner.ts';
 import { BENCH_TOKEN_TTL_SECONDS, startBenchStack, type BenchStack } from '../stack.ts';

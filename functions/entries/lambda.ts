@@ -3,7 +3,7 @@ import { getConnInfo, handle } from 'hono/aws-lambda';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled, type ScheduledRun } from '../../lib/cron/run-scheduled.ts';
-import { RateLimitMemo } from '../../lib/runtime/ratelimit/index.ts';
+import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
 
@@ -12,7 +12,9 @@ import { configFor } from './env-config.ts';
 const inflight = new SingleFlight();
 const rateLimits = new RateLimitMemo();
 // API Gateway's and function URLs' requestContext source IP (hono's reader falls back to x-forwarded-for behind an ALB).
-const app = createApp(() => createDeps(configFor(process.env), { inflight, rateLimits }), { clientIp: (c) => getConnInfo(c).remote.address });
+const app = createApp(() => createDeps(configFor(process.env), { inflight, rateLimits }), {
+  clientIp: (c) => getConnInfo(c).remote.address,
+});
 
 export const handler = handle(app);
 

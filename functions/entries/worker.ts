@@ -2,7 +2,7 @@
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled } from '../../lib/cron/run-scheduled.ts';
-import { RateLimitMemo } from '../../lib/runtime/ratelimit/index.ts';
+import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
 

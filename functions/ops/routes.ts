@@ -9,7 +9,6 @@ import {
   suspendBody,
   tenantParams,
   tenantRateLimitResponse,
-  userLiftBody,
   userParams,
   userRateLimitQuery,
   userRateLimitResponse,
@@ -83,7 +82,7 @@ export const liftUserRateLimitRoute = defineRoute({
   method: 'post',
   path: '/rate-limit/lift',
   summary: "Clear a user's rate-limit counters (and one route's, if named), audited (operator)",
-  request: { params: userParams, body: jsonBody(userLiftBody) },
+  request: { params: userParams, body: jsonBody(userRateLimitQuery) },
   errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'lifted', ...jsonContent(liftResponse) } },
 });

@@ -55,8 +55,6 @@ export const userRateLimitQuery = z.strictObject({
 
 export const userRateLimitResponse = z.object({ userId: z.uuid(), limits: z.array(limitView) });
 
-export const userLiftBody = userRateLimitQuery;
-
 export const liftResponse = z.object({
   cleared: z.int().describe('Counter windows deleted (0: nothing was counted)'),
 });

@@ -3,7 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import { errors } from '../http/app-error.ts';
 import type { Guard } from '../http/function-factory.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
-import { checkRateLimit, rateLimitHeaders } from '../runtime/ratelimit/index.ts';
+import { checkRateLimit, rateLimitHeaders, rememberedRefusal } from '../runtime/ratelimit/index.ts';
 import { startRevocationCheck } from './authentication.ts';
 import { rateLimitedError, rateLimitTarget } from './rate-limit-target.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
@@ -27,7 +27,7 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   const principal = await verifierFor(deps.config)(match[1]);
   if (principal === undefined) throw errors.UNAUTHENTICATED('the bearer token is invalid or expired');
   const target = rateLimitTarget(c, principal.userId);
-  const remembered = deps.rateLimits.refusal(target, deps.clock.now());
+  const remembered = rememberedRefusal(deps, target, deps.clock.now());
   if (remembered !== undefined) throw rateLimitedError(remembered);
   const limit = checkRateLimit(deps, target, { correlationId: c.get('correlationId'), defer: c.get('defer') });
   const auth = startRevocationCheck(deps, principal, c.get('defer'), limit);

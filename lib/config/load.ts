@@ -158,7 +158,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push('REVOCATION_REDIS_REST_URL and REVOCATION_REDIS_REST_TOKEN must be set together');
   }
   if (e.RATE_LIMIT_SCALE !== undefined && e.APP_ENV !== 'test') {
-    problems.push('RATE_LIMIT_SCALE: allowed only with APP_ENV=test; deployments keep the table\'s limits and plans');
+    problems.push("RATE_LIMIT_SCALE: allowed only with APP_ENV=test; deployments keep the table's limits and plans");
   }
   if (e.INVITE_TTL_SECONDS !== undefined && e.APP_ENV !== 'test') {
     problems.push('INVITE_TTL_SECONDS: allowed only with APP_ENV=test; invites live exactly 3 hours');

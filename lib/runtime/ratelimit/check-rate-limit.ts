@@ -5,6 +5,7 @@ import { countRequest, type CountReply } from './count-request.ts';
 import type { RateLimitTarget } from './counters.ts';
 import { decide, type RateLimitDecision } from './decision.ts';
 import { fillPlanLimits } from './plan.ts';
+import { rememberedRefusal, rememberRefusal } from './remembered.ts';
 
 type Defer = ((work: Promise<unknown>) => void) | undefined;
 
@@ -12,7 +13,7 @@ type Defer = ((work: Promise<unknown>) => void) | undefined;
  * The decision for one request, or undefined when the limiter could not count it (Redis down or slow: the request
  * goes on, unlimited; the first failure of an outage logs one `rate_limit_unavailable` WARN per isolate, and for
  * OUTAGE_PROBE_MS after each failure the isolate does not ask Redis at all). Never rejects.
- * A caller this isolate already refused is refused again from memory (`deps.rateLimits.refusal`), which the middleware
+ * A caller this isolate already refused is refused again from memory (`rememberedRefusal`), which the middleware
  * asks first; this function asks too, for callers of it that do not.
  */
 export async function checkRateLimit(
@@ -22,7 +23,7 @@ export async function checkRateLimit(
 ): Promise<RateLimitDecision | undefined> {
   const memo = deps.rateLimits;
   const nowMs = deps.clock.now();
-  const remembered = memo.refusal(target, nowMs);
+  const remembered = rememberedRefusal(deps, target, nowMs);
   if (remembered !== undefined) return remembered;
   if (memo.skipping(nowMs)) return undefined;
   let reply: CountReply;
@@ -43,6 +44,6 @@ export async function checkRateLimit(
     if (context.defer !== undefined) context.defer(fill);
   }
   const decision = decide(reply);
-  if (!decision.allowed) memo.block(target, decision, nowMs);
+  if (!decision.allowed) rememberRefusal(deps, target, decision, nowMs);
   return decision;
 }

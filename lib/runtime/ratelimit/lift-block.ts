@@ -4,6 +4,7 @@ import { conditionalAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { redisCall } from '../../redis/index.ts';
 import { subjectCounters, type BlockSubject } from './blocked-counters.ts';
+import { forgetRefusals } from './remembered.ts';
 
 export type LiftOutcome = { ok: true; cleared: number } | { ok: false; reason: 'not-found' };
 
@@ -48,7 +49,9 @@ export async function liftBlock(
   const keys = limits.flatMap((limit) => [limit.currentKey, limit.previousKey, limit.nextKey]);
   // retrySafe: deleting twice is deleting once.
   const cleared = await redisCall('ratelimit.lift', () => deps.redis.retrySafe.del(...keys));
-  deps.rateLimits.forget(
+  forgetRefusals(
+    deps,
+
     subject.kind === 'tenant' ? { kind: 'tenant', organizationId: subject.organizationId } : { kind: 'user', userId: subject.userId },
   );
   return { ok: true, cleared };

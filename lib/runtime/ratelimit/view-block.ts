@@ -5,7 +5,7 @@ import { subjectCounters, type BlockSubject } from './blocked-counters.ts';
 import { quotasFor, type RateLimitKind } from './limits.ts';
 import { fillPlanLimits } from './plan.ts';
 
-export interface LimitView {
+interface LimitView {
   kind: RateLimitKind;
   quota: number;
   /** The sliding window's count now, as the count script reckons it (lib/runtime/ratelimit/lua.ts). */
