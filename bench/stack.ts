@@ -133,6 +133,9 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
 
   return {
     app,
+    /** The app's environment, for another instance of it in a process of its own (bench/rate-limit-flood.ts). */
+    env: appEnv,
+    jwtSecret: BENCH_JWT_SECRET,
     config,
     deps,
     db,

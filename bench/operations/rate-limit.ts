@@ -1,13 +1,15 @@
 // The API rate limiter's costs and effect: an authenticated read with and without its count (round trips, the round
 // trips in sequence, p50/p99), a refused caller's answer, and another tenant's p99 quiet and beside a flood.
-import { uuidv7 } from 'uuidv7';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { createApp } from '../../functions/app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
 import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import type { FigureBench, FigureResult } from '../operation.ts';
 import { percentile } from '../runner.ts';
-import { BENCH_TOKEN_TTL_SECONDS, startBenchStack, type BenchStack } from '../stack.ts';
+import { startBenchStack, type BenchStack } from '../stack.ts';
 
 const CALLS = 300;
 const LATENCY_CALLS = 60;
@@ -16,7 +18,7 @@ const LATENCY_MS = 20;
 const FLOOD_CALLERS = 8;
 
 /** The limiter with nothing to count: every request takes its outage path (no round trip), as before the limiter. */
-class NoCount extends RateLimitMemo {
+export class NoCount extends RateLimitMemo {
   override skipping(): boolean {
     return true;
   }
@@ -66,13 +68,41 @@ async function planned(stack: BenchStack, limits: { userRoute?: number; tenant?:
   return org;
 }
 
+/** The noisy tenant's callers in a process of their own (bench/rate-limit-flood.ts), once they are flooding. */
+async function startFlood(stack: BenchStack, organizationId: string, limited: boolean) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', './local/raw-text/register.mjs', new URL('../rate-limit-flood.ts', import.meta.url).pathname],
+    {
+      env: {
+        ...process.env,
+        RATE_LIMIT_FLOOD: JSON.stringify({ env: stack.env, organizationId, jwtSecret: stack.jwtSecret, callers: FLOOD_CALLERS, limited }),
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  if ((await lines.next()).value !== 'ready') throw new Error('ratelimit bench: the flood did not start');
+  // Flooding for a moment before the quiet tenant is timed.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return {
+    async stop(): Promise<{ admitted: number; refused: number }> {
+      child.stdin.end();
+      const last = await lines.next();
+      await once(child, 'exit');
+      return JSON.parse(String(last.value)) as { admitted: number; refused: number };
+    },
+  };
+}
+
 export const rateLimitBench: FigureBench = {
   name: 'ratelimit',
   describe:
     `GET /orgs/{orgId}/members/count (a cache hit), ${CALLS} calls one at a time: "before" on an isolate whose limiter ` +
     `never counts, "after" with the count; seqRoundTrips = p50 with ${LATENCY_MS} ms added per round trip ÷ ${LATENCY_MS}. ` +
     `blocked: a caller this isolate refused (plan: 5 a minute on the route). fairness: another tenant's read p99 alone, then ` +
-    `beside ${FLOOD_CALLERS} concurrent callers flooding a tenant whose plan allows 200 a minute (one isolate).`,
+    `beside ${FLOOD_CALLERS} concurrent callers flooding a tenant whose plan allows 200 a minute from another process (another isolate); ` +
+    `unlimited*: the same flood from an isolate whose limiter never counts.`,
   async measure(teardown): Promise<FigureResult[]> {
     const stack = await startBenchStack(teardown);
     const org = await stack.seedOrganization();
@@ -107,25 +137,19 @@ export const rateLimitBench: FigureBench = {
     for (let i = 0; i < 20; i++) await (await quietCall()).arrayBuffer();
     const alone = await timed(quietCall, CALLS, 200);
     const noisy = await planned(stack, { tenant: 200 });
-    const noisyTokens = await Promise.all(
-      Array.from({ length: 50 }, () => stack.token({ userId: uuidv7(), expiresInSeconds: BENCH_TOKEN_TTL_SECONDS })),
-    );
-    const flood = { admitted: 0, refused: 0, running: true };
-    const floods = Array.from({ length: FLOOD_CALLERS }, async (_, caller) => {
-      for (let i = caller; flood.running; i += FLOOD_CALLERS) {
-        const response = await after(`/orgs/${noisy.organizationId}/members/count`, noisyTokens[i % noisyTokens.length]!);
-        await response.arrayBuffer();
-        if (response.status === 429) flood.refused += 1;
-        else flood.admitted += 1;
+    const besideFlood = async (limited: boolean) => {
+      const flooding = await startFlood(stack, noisy.organizationId, limited);
+      try {
+        return { time: await timed(quietCall, CALLS, 200), counts: await flooding.stop() };
+      } catch (error) {
+        await flooding.stop().catch(() => undefined);
+        throw error;
       }
-    });
-    let beside: { p50Ms: number; p99Ms: number };
-    try {
-      beside = await timed(quietCall, CALLS, 200);
-    } finally {
-      flood.running = false;
-      await Promise.all(floods);
-    }
+    };
+    const unlimited = await besideFlood(false);
+    const limitedFlood = await besideFlood(true);
+    const beside = limitedFlood.time;
+    const flood = limitedFlood.counts;
     const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
     return [
       {
@@ -162,6 +186,10 @@ export const rateLimitBench: FigureBench = {
           p99Ratio: ratio(beside.p99Ms, alone.p99Ms),
           floodAdmitted: flood.admitted,
           floodRefused: flood.refused,
+          unlimitedFloodP50Ms: unlimited.time.p50Ms,
+          unlimitedFloodP99Ms: unlimited.time.p99Ms,
+          unlimitedP99Ratio: ratio(unlimited.time.p99Ms, alone.p99Ms),
+          unlimitedFloodAdmitted: unlimited.counts.admitted,
         },
       },
     ];
