@@ -1,9 +1,9 @@
 // Middleware: a bearer token is accepted on its signature, claims and the denylist alone — one Redis round trip, no PostgreSQL.
 import { createMiddleware } from 'hono/factory';
-import { errors } from '../http/app-error.ts';
+import { AppError, errors } from '../http/app-error.ts';
 import type { Guard } from '../http/function-factory.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
-import { checkRateLimit, rateLimitHeaders, rememberedRefusal } from '../runtime/ratelimit/index.ts';
+import { checkRateLimit, rateLimitHeaders, rememberedRefusal, rememberRefusal } from '../runtime/ratelimit/index.ts';
 import { startRevocationCheck } from './authentication.ts';
 import { rateLimitedError, rateLimitTarget } from './rate-limit-target.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
@@ -37,9 +37,13 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
     () => undefined,
     (error: unknown) => error,
   );
+  const decision = await limit;
+  // Remembered only when the 429 is the answer (not behind a 401 or a 503), so the isolate refuses it again for free.
+  if (decision?.allowed === false && refusal instanceof AppError && refusal.code === 'RATE_LIMITED') {
+    rememberRefusal(deps, target, decision, deps.clock.now());
+  }
   // Already the answer when the handler waited for it; otherwise (a validation failure, a 404) it becomes the answer now.
   if (refusal !== undefined && c.error !== refusal) throw refusal;
-  const decision = await limit;
   if (decision?.allowed === true) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
 });
 

@@ -5,7 +5,7 @@ import { countRequest, type CountReply } from './count-request.ts';
 import type { RateLimitTarget } from './counters.ts';
 import { decide, type RateLimitDecision } from './decision.ts';
 import { fillPlanLimits } from './plan.ts';
-import { rememberedRefusal, rememberRefusal } from './remembered.ts';
+import { rememberedRefusal } from './remembered.ts';
 
 type Defer = ((work: Promise<unknown>) => void) | undefined;
 
@@ -14,7 +14,8 @@ type Defer = ((work: Promise<unknown>) => void) | undefined;
  * goes on, unlimited; the first failure of an outage logs one `rate_limit_unavailable` WARN per isolate, and for
  * OUTAGE_PROBE_MS after each failure the isolate does not ask Redis at all). Never rejects.
  * A caller this isolate already refused is refused again from memory (`rememberedRefusal`), which the middleware
- * asks first; this function asks too, for callers of it that do not.
+ * asks first; this function asks too, for callers of it that do not. What is remembered is a refusal that was answered
+ * (`rememberRefusal`, by the middleware): a revoked token over the limit is answered 401, and stays so.
  */
 export async function checkRateLimit(
   deps: Deps,
@@ -43,7 +44,5 @@ export async function checkRateLimit(
     });
     if (context.defer !== undefined) context.defer(fill);
   }
-  const decision = decide(reply);
-  if (!decision.allowed) rememberRefusal(deps, target, decision, nowMs);
-  return decision;
+  return decide(reply);
 }

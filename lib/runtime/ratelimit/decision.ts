@@ -1,5 +1,6 @@
 // What a count script's reply means: admitted with what each limit has left, or refused with when to come back.
 import type { CountReply } from './count-request.ts';
+import type { CounterWindows } from './counters.ts';
 import { RATE_LIMIT_WINDOW_MS, type RateLimitKind } from './limits.ts';
 
 export interface LimitState {
@@ -14,7 +15,9 @@ export interface LimitState {
 export type RateLimitDecision =
   { allowed: true; limits: LimitState[] } | { allowed: false; retryAfterSeconds: number; refused: RateLimitKind[]; limits: LimitState[] };
 
-export function decide(reply: Pick<CountReply, 'admitted' | 'limits' | 'windows'>): RateLimitDecision {
+export function decide(
+  reply: Pick<CountReply, 'admitted' | 'limits'> & { windows: Pick<CounterWindows, 'previousWeight' | 'windowLeftMs'> },
+): RateLimitDecision {
   const { previousWeight, windowLeftMs } = reply.windows;
   const windowReset = Math.max(1, Math.ceil(windowLeftMs / 1_000));
   const weighted = (limit: { previous: number; current: number }) => Math.floor(limit.previous * previousWeight) + limit.current;
