@@ -53,6 +53,17 @@ export const bearerGuard: Guard = {
   securityScheme: { name: 'bearerAuth', bearerFormat: 'JWT' },
   // No or a bad token; a revoked one; a denylist that did not answer (lib/auth/authentication.ts); over a rate limit.
   errors: ['UNAUTHENTICATED', 'TOKEN_REVOKED', 'RATE_LIMITED', 'REVOCATION_UNAVAILABLE'],
+  // On every answer the rate limiter counted (docs/api.md#authentication); absent while its store cannot answer.
+  answerHeaders: {
+    'ratelimit-policy': {
+      description: 'The API rate limits counted, e.g. `"user-route";q=100;w=60, "user";q=1000;w=60`',
+      schema: { type: 'string' },
+    },
+    ratelimit: {
+      description: 'What each has left and in how many seconds it resets, e.g. `"user-route";r=99;t=30, …`',
+      schema: { type: 'string' },
+    },
+  },
 };
 
 function verifierFor(config: Config): VerifyToken {

@@ -183,6 +183,18 @@ describe('adversaries', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('lists 429 RATE_LIMITED with retry-after and the RateLimit fields on an authenticated route, and the fields on its answer', async () => {
+    const document = (await (await stack.request('GET', '/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: unknown }> }>>;
+    };
+    const route = document.paths['/orgs/{orgId}/members/count']!.get!;
+    expect(JSON.stringify(route.responses['429']!.content)).toContain('RATE_LIMITED');
+    expect(Object.keys(route.responses['429']!.headers ?? {}).sort()).toEqual(['ratelimit', 'ratelimit-policy', 'retry-after']);
+    expect(Object.keys(route.responses['200']!.headers ?? {}).sort()).toEqual(['ratelimit', 'ratelimit-policy']);
+  });
+});
+
 describe('operators', () => {
   const asOperator = { authorization: `Bearer ${operator.secret}` };
 
