@@ -5,6 +5,7 @@ import { seedInvitesDirectly, type BulkInvite } from '../../local/stack/bulk-inv
 import { startListNeighbour } from '../../local/stack/list-neighbour.ts';
 import { toUuidN } from '../../lib/keys/index.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { planCached } from '../support/limiter-keys.ts';
 
 const BIG = 50_000;
 const SMALL = 20;
@@ -96,6 +97,8 @@ describe('a tenant with 50 000 live invites', () => {
 
   it("a list of the big tenant costs one page of Redis work, not the index's", async () => {
     const gets = async () => Number(/cmdstat_get:calls=(\d+)/.exec(await stack.redis.info('commandstats'))?.[1] ?? 0);
+    // The plan entry in place, so its fill (after a first request's answer) is not counted with the page.
+    await planCached(stack.deps, big.organizationId);
     const before = await gets();
     const page = await list(big);
     const spent = (await gets()) - before;
