@@ -73,6 +73,9 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
   const appEnv = {
     APP_ENV: 'test',
     KEY_PREFIX: keyPrefix,
+    // Each operation makes thousands of calls as one user: the API rate limits' defaults scaled out of the way (plans,
+    // which bench/operations/rate-limit.ts sets, still count as given).
+    RATE_LIMIT_SCALE: '1000',
     AUTH_JWT_SECRET: BENCH_JWT_SECRET,
     INDEX_HASH_KEY: BENCH_INDEX_HASH_KEY,
     SECRETS_KEYS: `bench:${randomBytes(32).toString('base64')}`,
@@ -141,8 +144,12 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
 
   return {
     app,
-    /** The environment the app was composed from (secrets included; never printed): the load mode's app instances use it too. */
+    /**
+     * The environment the app was composed from (secrets included; never printed), for other instances of it: the load
+     * mode's worker threads and the rate-limit flood's process (bench/rate-limit-flood.ts).
+     */
     appEnv,
+    jwtSecret: BENCH_JWT_SECRET,
     config,
     deps,
     db,

@@ -6,6 +6,7 @@ import { createRedisStore } from './redis/index.ts';
 import { createJsonLogger, type Logger } from './log/logger.ts';
 import { systemClock, type Clock, type Deps } from './deps.ts';
 import { SingleFlight } from './single-flight.ts';
+import { RateLimitMemo } from './rate-limit-memo.ts';
 import { createEmailApiNotifier } from './notify/email-api.ts';
 import { noNotifier, type Notifier } from './notify/notifier.ts';
 import { createSyrveClient, type SyrveUpstream } from './upstream/syrve/index.ts';
@@ -18,6 +19,8 @@ export interface DepsOverrides {
   notifier?: Notifier;
   /** Entries that build Deps per request pass one per isolate, so callers in it share their in-flight logins. */
   inflight?: SingleFlight;
+  /** Likewise one per isolate, so a refused caller is refused from memory by every request the isolate serves. */
+  rateLimits?: RateLimitMemo;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
@@ -37,5 +40,6 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     syrve: overrides.syrve ?? createSyrveClient({ appEnv: config.appEnv }),
     notifier: overrides.notifier ?? (config.emailApi !== undefined ? createEmailApiNotifier(config.emailApi) : noNotifier),
     inflight: overrides.inflight ?? new SingleFlight(),
+    rateLimits: overrides.rateLimits ?? new RateLimitMemo(),
   };
 }

@@ -6,6 +6,7 @@ import type { RedisStore } from './redis/index.ts';
 import type { Logger } from './log/logger.ts';
 import type { Notifier } from './notify/notifier.ts';
 import type { SingleFlight } from './single-flight.ts';
+import type { RateLimitMemo } from './rate-limit-memo.ts';
 import type { SyrveUpstream } from './upstream/syrve/index.ts';
 
 export interface Clock {
@@ -31,4 +32,6 @@ export interface Deps {
   notifier: Notifier;
   /** In-flight work shared within one isolate (one per Worker isolate, Lambda container or Node process). */
   inflight: SingleFlight;
+  /** The rate limiter's memory within one isolate: refused callers until their window ends, the outage state. */
+  rateLimits: RateLimitMemo;
 }

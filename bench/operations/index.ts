@@ -12,6 +12,7 @@ import { kdfBench } from './kdf.ts';
 import { listMembersBench } from './members.ts';
 import { mfaRecoverBench, mfaVerifyBench, mfaVerifyForgedBench } from './mfa.ts';
 import { oidcStartBench } from './oidc.ts';
+import { rateLimitBench } from './rate-limit.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { sessionsListBench } from './sessions.ts';
@@ -44,4 +45,4 @@ export const operationBenches: OperationBench[] = [
 
 export const burstBenches: BurstBench[] = [loginsBurst];
 
-export const figureBenches: FigureBench[] = [cronCleanupBench, kdfBench, embeddedRedisBench, denylistRepairBench];
+export const figureBenches: FigureBench[] = [cronCleanupBench, kdfBench, embeddedRedisBench, denylistRepairBench, rateLimitBench];

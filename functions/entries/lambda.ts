@@ -3,14 +3,18 @@ import { getConnInfo, handle } from 'hono/aws-lambda';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled, type ScheduledRun } from '../../lib/cron/run-scheduled.ts';
+import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
 
 // Lambda hands configuration to the process environment; this adapter is the one place that reads it.
 // One per isolate (container): concurrent requests here share an in-flight upstream login.
 const inflight = new SingleFlight();
+const rateLimits = new RateLimitMemo();
 // API Gateway's and function URLs' requestContext source IP (hono's reader falls back to x-forwarded-for behind an ALB).
-const app = createApp(() => createDeps(configFor(process.env), { inflight }), { clientIp: (c) => getConnInfo(c).remote.address });
+const app = createApp(() => createDeps(configFor(process.env), { inflight, rateLimits }), {
+  clientIp: (c) => getConnInfo(c).remote.address,
+});
 
 export const handler = handle(app);
 
@@ -19,4 +23,4 @@ export const handler = handle(app);
  * A run never throws for a store that failed (it logs and returns), so Lambda's async retries do not stack runs.
  */
 export const scheduled = (_event: unknown): Promise<ScheduledRun> =>
-  runScheduled(createDeps(configFor(process.env), { inflight }), { trigger: 'lambda' });
+  runScheduled(createDeps(configFor(process.env), { inflight, rateLimits }), { trigger: 'lambda' });

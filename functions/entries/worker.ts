@@ -2,13 +2,15 @@
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled } from '../../lib/cron/run-scheduled.ts';
+import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
 
 // One per isolate (container): concurrent requests here share an in-flight upstream login.
 const inflight = new SingleFlight();
+const rateLimits = new RateLimitMemo();
 // Cloudflare sets cf-connecting-ip at its edge and overwrites any the client sent.
-const app = createApp((c) => createDeps(configFor(c.env as object), { inflight }), {
+const app = createApp((c) => createDeps(configFor(c.env as object), { inflight, rateLimits }), {
   clientIp: (c) => c.req.header('cf-connecting-ip'),
   defer: (c, work) => c.executionCtx.waitUntil(work),
 });
@@ -22,6 +24,6 @@ export default {
   fetch: app.fetch,
   // The cron trigger (wrangler.toml [triggers]): which cron fired does not matter, every trigger runs the whole task list.
   scheduled(_controller: unknown, env: object, ctx: ScheduledContext): void {
-    ctx.waitUntil(runScheduled(createDeps(configFor(env), { inflight }), { trigger: 'workers' }));
+    ctx.waitUntil(runScheduled(createDeps(configFor(env), { inflight, rateLimits }), { trigger: 'workers' }));
   },
 };

@@ -1,11 +1,22 @@
-// The operator functions: suspend, reactivate and forget the cache of any organisation; reset a user's MFA. Operators
+// The operator functions: suspend, reactivate and forget the cache of any organisation; reset a user's MFA; see and
+// lift a tenant's or a user's rate-limit block. Operators
 // are not users of a tenant: their bearer secret is checked against OPERATOR_TOKEN_HASHES (lib/auth/operator.ts), and
 // every action is audited.
 import { defineFunction } from '../../lib/auth/define-function.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { tenants } from '../../lib/runtime/tenants/index.ts';
 import { resetMfaByOperator } from '../../lib/auth/mfa/reset-mfa.ts';
-import { forgetTenantCacheRoute, reactivateTenantRoute, resetUserMfaRoute, suspendTenantRoute } from './routes.ts';
+import { liftBlock, viewBlock } from '../../lib/runtime/ratelimit/index.ts';
+import {
+  forgetTenantCacheRoute,
+  liftTenantRateLimitRoute,
+  liftUserRateLimitRoute,
+  reactivateTenantRoute,
+  resetUserMfaRoute,
+  suspendTenantRoute,
+  viewTenantRateLimitRoute,
+  viewUserRateLimitRoute,
+} from './routes.ts';
 
 // no-store on every answer, refusals included.
 export const opsFunction = defineFunction({ prefix: '/ops/tenants/:orgId', auth: 'operator', noStore: true });
@@ -48,6 +59,22 @@ opsFunction.openapi(forgetTenantCacheRoute, async (c) => {
   return c.json({ organizationId, landed: outcome.landed }, 200);
 });
 
+opsFunction.openapi(viewTenantRateLimitRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId;
+  const limits = await viewBlock(c.get('deps'), { kind: 'tenant', organizationId }, c.get('correlationId'));
+  return c.json({ organizationId, limits }, 200);
+});
+
+opsFunction.openapi(liftTenantRateLimitRoute, async (c) => {
+  const outcome = await liftBlock(c.get('deps'), {
+    subject: { kind: 'tenant', organizationId: c.req.valid('param').orgId },
+    operatorId: c.get('operator').id,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw noTenant();
+  return c.json({ cleared: outcome.cleared }, 200);
+});
+
 // A user's account across tenants (the MFA reset); the same guard and no-store as the tenant routes.
 export const opsUsersFunction = defineFunction({ prefix: '/ops/users/:userId', auth: 'operator', noStore: true });
 
@@ -60,4 +87,20 @@ opsUsersFunction.openapi(resetUserMfaRoute, async (c) => {
   });
   if (!outcome.ok) throw errors.NOT_FOUND('this user has no MFA factor (or there is no such user)');
   return c.json({ userId, wasConfirmed: outcome.wasConfirmed, recoveryCodesLeft: outcome.recoveryCodesLeft }, 200);
+});
+
+opsUsersFunction.openapi(viewUserRateLimitRoute, async (c) => {
+  const userId = c.req.valid('param').userId;
+  const limits = await viewBlock(c.get('deps'), { kind: 'user', userId, ...c.req.valid('query') }, c.get('correlationId'));
+  return c.json({ userId, limits }, 200);
+});
+
+opsUsersFunction.openapi(liftUserRateLimitRoute, async (c) => {
+  const outcome = await liftBlock(c.get('deps'), {
+    subject: { kind: 'user', userId: c.req.valid('param').userId, ...c.req.valid('json') },
+    operatorId: c.get('operator').id,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw noTenant();
+  return c.json({ cleared: outcome.cleared }, 200);
 });

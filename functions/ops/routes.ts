@@ -1,7 +1,18 @@
 // Route definitions (OpenAPI) of the operator function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
-import { forgetResponse, mfaResetResponse, stateResponse, suspendBody, tenantParams, userParams } from './schemas.ts';
+import {
+  forgetResponse,
+  liftResponse,
+  mfaResetResponse,
+  stateResponse,
+  suspendBody,
+  tenantParams,
+  tenantRateLimitResponse,
+  userParams,
+  userRateLimitQuery,
+  userRateLimitResponse,
+} from './schemas.ts';
 
 export const suspendTenantRoute = defineRoute({
   method: 'post',
@@ -38,4 +49,40 @@ export const resetUserMfaRoute = defineRoute({
   request: { params: userParams },
   errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'reset', ...jsonContent(mfaResetResponse) } },
+});
+
+export const viewTenantRateLimitRoute = defineRoute({
+  method: 'get',
+  path: '/rate-limit',
+  summary: "An organisation's tenant rate limit now: its quota, what its sliding window has counted, whether it is blocked (operator)",
+  request: { params: tenantParams },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the tenant limit', ...jsonContent(tenantRateLimitResponse) } },
+});
+
+export const liftTenantRateLimitRoute = defineRoute({
+  method: 'post',
+  path: '/rate-limit/lift',
+  summary: "Clear an organisation's tenant rate-limit counters, audited (operator)",
+  request: { params: tenantParams },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'lifted', ...jsonContent(liftResponse) } },
+});
+
+export const viewUserRateLimitRoute = defineRoute({
+  method: 'get',
+  path: '/rate-limit',
+  summary: "A user's rate limits now, in one organisation or on the user's own routes (operator)",
+  request: { params: userParams, query: userRateLimitQuery },
+  errors: ['STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'the user limits', ...jsonContent(userRateLimitResponse) } },
+});
+
+export const liftUserRateLimitRoute = defineRoute({
+  method: 'post',
+  path: '/rate-limit/lift',
+  summary: "Clear a user's rate-limit counters (and one route's, if named), audited (operator)",
+  request: { params: userParams, body: jsonBody(userRateLimitQuery) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'lifted', ...jsonContent(liftResponse) } },
 });

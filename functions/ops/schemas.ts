@@ -32,3 +32,29 @@ export const mfaResetResponse = z.object({
   wasConfirmed: z.boolean().describe('false: the factor removed was still pending (never confirmed)'),
   recoveryCodesLeft: z.int().describe('Unused recovery codes deleted with it'),
 });
+
+const limitView = z.object({
+  kind: z.enum(['user-route', 'user', 'tenant']),
+  quota: z.int().describe('Requests per 60 s sliding window: the plan’s, else the default'),
+  used: z.int().describe('The sliding window’s count now'),
+  blocked: z.boolean().describe('true: the next request is refused (429 RATE_LIMITED)'),
+});
+
+/** A route as the limiter names it: method and template, `GET /orgs/{orgId}/members`. */
+const routeName = z
+  .string()
+  .max(200)
+  .regex(/^(?:GET|POST|PUT|PATCH|DELETE) \/[A-Za-z0-9/{}._-]*$/, 'a method and a route template, e.g. GET /orgs/{orgId}/members');
+
+export const tenantRateLimitResponse = z.object({ organizationId: z.uuid(), limits: z.array(limitView) });
+
+export const userRateLimitQuery = z.strictObject({
+  organizationId: uuidId.optional().describe('The organisation whose routes are looked at; absent: the user’s own routes'),
+  route: routeName.optional().describe('Also this route’s per-user counter'),
+});
+
+export const userRateLimitResponse = z.object({ userId: z.uuid(), limits: z.array(limitView) });
+
+export const liftResponse = z.object({
+  cleared: z.int().describe('Counter windows deleted (0: nothing was counted)'),
+});

@@ -3,7 +3,9 @@ import { errors } from '../http/app-error.ts';
 import { errorKind } from '../log/logger.ts';
 import { isRevoked } from '../runtime/revocation/index.ts';
 import type { Deps } from '../deps.ts';
+import type { RateLimitDecision } from '../runtime/ratelimit/index.ts';
 import type { Principal } from './claims.ts';
+import { rateLimitedError } from './rate-limit-target.ts';
 
 export interface Authentication {
   /**
@@ -13,22 +15,29 @@ export interface Authentication {
   readonly claimedUserId: string;
   /** The token's session as its signature says, under the same rule: for reads beside the check only (the active context). */
   readonly claimedSessionId: string;
-  /** The principal once the denylist says the token is not revoked; rejects with 401 TOKEN_REVOKED or 503 REVOCATION_UNAVAILABLE. */
+  /**
+   * The principal once the denylist says the token is not revoked and the rate limiter has counted the request; rejects
+   * with 401 TOKEN_REVOKED, 503 REVOCATION_UNAVAILABLE or 429 RATE_LIMITED (in that order of precedence).
+   */
   principal(): Promise<Principal>;
 }
 
 /**
  * Starts the one revocation round trip at once and returns without waiting for it. `defer` keeps a repair the check
- * starts (a denylist that is not whole) running after the answer, where the runtime allows.
+ * starts (a denylist that is not whole) running after the answer, where the runtime allows. `limit` is the rate
+ * limiter's count, already under way on the main store beside it (it never rejects; undefined: it failed open).
  */
 export function startRevocationCheck(
   deps: Deps,
   principal: Principal,
   defer: ((work: Promise<unknown>) => void) | undefined,
+  limit: Promise<RateLimitDecision | undefined> = Promise.resolve(undefined),
 ): Authentication {
   const checked = isRevoked(deps, principal, defer).then(
-    (revoked) => {
+    async (revoked) => {
       if (revoked) throw errors.TOKEN_REVOKED();
+      const decision = await limit;
+      if (decision !== undefined && !decision.allowed) throw rateLimitedError(decision);
       return principal;
     },
     (error: unknown) => {

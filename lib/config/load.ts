@@ -73,6 +73,8 @@ export interface Config {
   webhookSecret?: string;
   inviteTtlSeconds: number;
   inviteMaxActivePerOrg: number;
+  /** Multiplies the API rate limits' defaults (lib/runtime/ratelimit/limits.ts); 1 except under APP_ENV=test. */
+  rateLimitScale: number;
   accessTokenMaxLifetimeSeconds: number;
   /**
    * Sign-in: the access tokens' lifetime (≤ accessTokenMaxLifetimeSeconds), the sessions' longest life, how long one may
@@ -154,6 +156,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
   if ((e.REVOCATION_REDIS_REST_URL === undefined) !== (e.REVOCATION_REDIS_REST_TOKEN === undefined)) {
     problems.push('REVOCATION_REDIS_REST_URL and REVOCATION_REDIS_REST_TOKEN must be set together');
+  }
+  if (e.RATE_LIMIT_SCALE !== undefined && e.APP_ENV !== 'test') {
+    problems.push("RATE_LIMIT_SCALE: allowed only with APP_ENV=test; deployments keep the table's limits and plans");
   }
   if (e.INVITE_TTL_SECONDS !== undefined && e.APP_ENV !== 'test') {
     problems.push('INVITE_TTL_SECONDS: allowed only with APP_ENV=test; invites live exactly 3 hours');
@@ -257,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ...(e.WEBHOOK_SECRET !== undefined ? { webhookSecret: e.WEBHOOK_SECRET } : {}),
     inviteTtlSeconds: e.INVITE_TTL_SECONDS ?? INVITE_TTL_SECONDS,
     inviteMaxActivePerOrg: e.INVITE_MAX_ACTIVE_PER_ORG ?? INVITE_MAX_ACTIVE_PER_ORG,
+    rateLimitScale: e.RATE_LIMIT_SCALE ?? 1,
     accessTokenMaxLifetimeSeconds: maxLifetime,
     signIn: {
       accessTokenTtlSeconds: accessTokenTtl,

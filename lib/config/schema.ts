@@ -72,6 +72,8 @@ export const envSchema = z.object({
     .optional(),
   /** Test-only override of the 3 h invite TTL, so expiry can be observed in seconds. */
   INVITE_TTL_SECONDS: z.coerce.number().int().min(1).max(INVITE_TTL_SECONDS).optional(),
+  /** Test-only: multiplies the API rate limits' defaults, so a bench or a test of many calls by one user is not refused. */
+  RATE_LIMIT_SCALE: z.coerce.number().int().min(1).max(100_000).optional(),
   /** Live invites one organisation may hold at once (docs/api.md#environment). */
   INVITE_MAX_ACTIVE_PER_ORG: z.coerce.number().int().min(1).max(100_000).optional(),
   /** The longest an access token may live; the denylist repair covers sessions revoked within it (docs/api.md#environment). */

@@ -9,8 +9,11 @@ import type { HonoEnv } from './hono-env.ts';
 /** The methods the routes use, and the request headers a browser caller sends (x-csrf-token: the console's defence). */
 export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', CORRELATION_HEADER, 'x-csrf-token'];
-/** What a caller's script may read beyond the safelisted headers: the id to quote, and when to come back (429, 503). */
-export const CORS_EXPOSED_HEADERS = [CORRELATION_HEADER, 'retry-after'];
+/**
+ * What a caller's script may read beyond the safelisted headers: the id to quote, when to come back (429, 503), and
+ * the API rate limits' state (docs/api.md#authentication), so a browser client can slow down before it is refused.
+ */
+export const CORS_EXPOSED_HEADERS = [CORRELATION_HEADER, 'retry-after', 'ratelimit-policy', 'ratelimit'];
 /** Browsers cap a cached preflight (Chromium at 2 hours); ten minutes keeps a changed list from lingering. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

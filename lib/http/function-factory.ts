@@ -16,6 +16,8 @@ export interface Guard {
   securityScheme: { name: string; bearerFormat?: string };
   /** Every code the guard itself answers, added to each route it guards. */
   errors: readonly ErrorCode[];
+  /** Headers the guard adds to the route's own answers (the bearer guard's RateLimit fields), for the document. */
+  answerHeaders?: Record<string, { description: string; schema: { type: 'string' } }>;
 }
 
 /** A route definition: its path is relative to the function's prefix; guard and no-store come from the function. */
@@ -82,11 +84,20 @@ export function functionFactory<G extends string>(guards: Record<G, Guard>) {
         if (status in config.responses)
           throw new Error(`${config.method} ${config.path}: ${status} is both an answer of its own and an error's`);
       }
+      const own =
+        guard?.answerHeaders === undefined
+          ? config.responses
+          : Object.fromEntries(
+              Object.entries(config.responses).map(([status, answer]) => [
+                status,
+                { ...answer, headers: { ...guard.answerHeaders, ...(answer as { headers?: object }).headers } },
+              ]),
+            );
       return {
         ...config,
         ...(guard !== undefined ? { security: [{ [guard.securityScheme.name]: [] }] } : {}),
         middleware,
-        responses: { ...config.responses, ...answers },
+        responses: { ...own, ...answers },
       };
     }
 

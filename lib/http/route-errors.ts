@@ -11,6 +11,18 @@ const RETRY_AFTER: Partial<Record<ErrorStatus, string>> = {
   503: 'Seconds to wait before trying again',
 };
 
+/** On a 429 of the API rate limits (docs/api.md#authentication); a throttle's 429 carries retry-after alone. */
+const RATE_LIMIT_FIELDS = {
+  'ratelimit-policy': {
+    description: 'The API rate limits counted: `"user-route";q=100;w=60, "user";q=1000;w=60, "tenant";q=10000;w=60`',
+    schema: { type: 'string' as const },
+  },
+  ratelimit: {
+    description: 'What each has left and in how many seconds it resets: `"user-route";r=0;t=12, …`',
+    schema: { type: 'string' as const },
+  },
+};
+
 /**
  * The answers of the `declared` codes (the route's own and its guard's), with those any route gives besides: VALIDATION_FAILED where
  * it takes input, INTERNAL_ERROR everywhere (lib/http/error-handler.ts).
@@ -38,7 +50,12 @@ export function errorAnswers(route: Pick<RouteConfig, 'request'>, declared: read
         {
           description: describe(statusCodes),
           ...(retryAfter !== undefined
-            ? { headers: { 'retry-after': { description: retryAfter, schema: { type: 'integer' as const, minimum: 1 } } } }
+            ? {
+                headers: {
+                  'retry-after': { description: retryAfter, schema: { type: 'integer' as const, minimum: 1 } },
+                  ...(status === 429 ? RATE_LIMIT_FIELDS : {}),
+                },
+              }
             : {}),
           ...jsonContent(schema),
         },

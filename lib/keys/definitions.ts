@@ -10,6 +10,7 @@ import { revocationKeys } from './defs/revocation.ts';
 import { singleUseKeys } from './defs/single-use.ts';
 import { syrveKeys } from './defs/syrve.ts';
 import { tenantKeys } from './defs/tenant.ts';
+import { rateLimitKeys } from './defs/rate-limit.ts';
 import { throttleKeys } from './defs/throttle.ts';
 
 export const KEY_DEFINITIONS = Object.freeze({
@@ -18,6 +19,7 @@ export const KEY_DEFINITIONS = Object.freeze({
   ...mfaKeys,
   ...contextKeys,
   ...throttleKeys,
+  ...rateLimitKeys,
   ...jobKeys,
   ...revocationKeys,
   ...singleUseKeys,

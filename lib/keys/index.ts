@@ -37,3 +37,10 @@ export { sessionRecordSchema, type SessionRecord } from './defs/syrve.ts';
 export { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_GENERATION_TTL_SECONDS, RESOLVE_MISS_TTL_SECONDS } from './defs/tenant.ts';
 export { publicTenantSchema, type PublicTenant } from './defs/tenant.ts';
 export { THROTTLE_ACTIONS } from './defs/throttle.ts';
+export {
+  PLAN_LIMITS_TTL_SECONDS,
+  planLimitsSchema,
+  RATE_LIMIT_COUNTER_MAX_SECONDS,
+  RATE_LIMIT_KINDS,
+  type PlanLimits,
+} from './defs/rate-limit.ts';

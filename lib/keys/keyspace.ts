@@ -9,11 +9,12 @@ import { requireEnum } from './segments.ts';
 export const MAX_KEY_LENGTH = 200;
 
 /** The org cache entries whose keys a Lua script completes with the generation it read (orgCacheEntryPrefix). */
-export type OrgCacheResource = 'settings' | 'member-count';
-const ORG_CACHE_ENTRIES = { settings: 'orgSettingsCache', 'member-count': 'orgMemberCountCache' } as const satisfies Record<
-  OrgCacheResource,
-  KeyName
->;
+export type OrgCacheResource = 'settings' | 'member-count' | 'rate-limits';
+const ORG_CACHE_ENTRIES = {
+  settings: 'orgSettingsCache',
+  'member-count': 'orgMemberCountCache',
+  'rate-limits': 'orgPlanLimitsCache',
+} as const satisfies Record<OrgCacheResource, KeyName>;
 const ORG_CACHE_RESOURCES = Object.keys(ORG_CACHE_ENTRIES) as OrgCacheResource[];
 
 type Definitions = typeof KEY_DEFINITIONS;

@@ -43,6 +43,7 @@ export const AUDIT_ACTIONS = [
   'mfa.removed',
   'mfa.reset_by_operator',
   'tenant.domain_verified',
+  'ratelimit.lifted',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

@@ -12,6 +12,8 @@ import {
   MFA_CHALLENGE_TTL_SECONDS,
   ORG_CACHE_GENERATION_TTL_SECONDS,
   ORG_SETTINGS_TTL_SECONDS,
+  PLAN_LIMITS_TTL_SECONDS,
+  RATE_LIMIT_COUNTER_MAX_SECONDS,
   RESOLVE_CACHE_TTL_SECONDS,
   RESOLVE_GENERATION_TTL_SECONDS,
   RESOLVE_MISS_TTL_SECONDS,
@@ -230,6 +232,16 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       'under the platform:{tenant-resolve} hash tag, beside the cache its script reads). A per-IP subject is an IPv4 ' +
       "address or an IPv6 address's /64 (lib/runtime/throttle/ip-subject.ts), hashed like every subject.",
   },
+  rateLimitCounter: {
+    ttl: `${RATE_LIMIT_COUNTER_MAX_SECONDS} s from its window's first count (two 60 s windows, the second as the sliding window's previous one, and a second for clocks), set with the first INCR and restored whenever the counter is found without one, in the same script`,
+    allowedPayload: ['counter value'],
+    forbiddenPayload: ['raw user ids, organisation ids or routes (the subject is hashed)', 'credentials', 'payload data'],
+    auditCounterpart: "None per request; an operator's lift is audited (ratelimit.lifted)",
+    cleanup:
+      "Expire by TTL; deleted by an operator's lift (POST /ops/tenants/{orgId}/rate-limit/lift, /ops/users/{userId}/rate-limit/lift)",
+    notes:
+      "The API rate limiter (docs/design/limits.md#api-rate-limits): on an organisation's route all three counters live under its hash tag (one script), on a route without one the user's two under the user's. The window number is unix ms / 60 000 of the counting isolate's clock.",
+  },
   jobCache: {
     ttl: `Exactly ${JOB_CACHE_TTL_SECONDS} s from the last heartbeat, set again by every heartbeat (JOB_CACHE_TTL_SECONDS; only APP_ENV=test may shorten it); not a system of record: the jobs row in PostgreSQL is`,
     allowedPayload: ['progress percent', 'last heartbeat', 'non-sensitive status', 'correlation id'],
@@ -383,6 +395,15 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     auditCounterpart: 'None (a read-through cache; the changes it reflects are audited)',
     cleanup: 'Unreachable after a generation bump (branding, domains, suspension, tenant-wide invalidation); expire by TTL',
     notes: 'Read through lib/runtime/cache; on any Redis error the PostgreSQL answer is returned.',
+  },
+  orgPlanLimitsCache: {
+    ttl: `Exactly ${PLAN_LIMITS_TTL_SECONDS} s from the miss that wrote it: a plan change reaches every isolate within that`,
+    allowedPayload: ['organization id', 'the three per-minute quotas (user and route, user, tenant), or null for the default'],
+    forbiddenPayload: ['anything but the quotas', 'secrets'],
+    auditCounterpart: 'None (a read-through cache of organization_rate_limits)',
+    cleanup: 'Unreachable after a generation bump (tenant-wide invalidation); expire by TTL',
+    notes:
+      "Read by the rate limiter's count script itself, under the generation it reads in the same script, so the plan costs no round trip; a miss counts with the defaults and fills the entry off the request path (lib/runtime/ratelimit/plan.ts).",
   },
   orgMemberCountCache: {
     ttl: `Exactly ${MEMBER_COUNT_TTL_SECONDS} s from the miss that wrote it: a grant or revoke shows within that`,

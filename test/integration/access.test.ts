@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { SignJWT } from 'jose';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
+import { withoutLimiterKeys } from '../support/limiter-keys.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -11,7 +12,7 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 async function orgKeyCount(organizationId: string): Promise<number> {
-  const keys = await stack.redis.keys(`*:org:{${organizationId}}:*`);
+  const keys = withoutLimiterKeys(await stack.redis.keys(`*:org:{${organizationId}}:*`));
   return keys.length;
 }
 

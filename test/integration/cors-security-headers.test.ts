@@ -34,7 +34,7 @@ describe('CORS', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('access-control-allow-origin')).toBe(origin);
       expect(response.headers.get('access-control-allow-credentials')).toBe('true');
-      expect(response.headers.get('access-control-expose-headers')).toBe('x-correlation-id,retry-after');
+      expect(response.headers.get('access-control-expose-headers')).toBe('x-correlation-id,retry-after,ratelimit-policy,ratelimit');
       expect(response.headers.get('vary')).toBe('Origin');
       expect(response.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
     }

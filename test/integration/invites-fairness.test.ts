@@ -5,6 +5,7 @@ import { seedInvitesDirectly, type BulkInvite } from '../../local/stack/bulk-inv
 import { startListNeighbour } from '../../local/stack/list-neighbour.ts';
 import { toUuidN } from '../../lib/keys/index.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { planCached } from '../support/limiter-keys.ts';
 
 const BIG = 50_000;
 const SMALL = 20;
@@ -24,7 +25,8 @@ let seeded: BulkInvite[];
 
 beforeAll(async () => {
   own = await startRedisServer();
-  stack = await startStack({ redisUrl: own.url });
+  // 600 timed lists by one admin on one route: the API rate limits' defaults scaled out of the way (docs/api.md#environment).
+  stack = await startStack({ redisUrl: own.url, env: { RATE_LIMIT_SCALE: '100' } });
   big = await stack.seedOrganization();
   small = await stack.seedOrganization();
   seeded = await seedInvitesDirectly(stack.redis, stack.deps, {
@@ -95,12 +97,15 @@ describe('a tenant with 50 000 live invites', () => {
 
   it("a list of the big tenant costs one page of Redis work, not the index's", async () => {
     const gets = async () => Number(/cmdstat_get:calls=(\d+)/.exec(await stack.redis.info('commandstats'))?.[1] ?? 0);
+    // The plan entry in place, so its fill (after a first request's answer) is not counted with the page.
+    await planCached(stack.deps, big.organizationId);
     const before = await gets();
     const page = await list(big);
     const spent = (await gets()) - before;
     expect(page.invites).toHaveLength(100);
     expect(typeof page.nextCursor).toBe('string');
-    expect(spent).toBeLessThanOrEqual(101);
+    // One page's GETs, and the API rate limiter's: three windows of three limits and the plan's generation and entry.
+    expect(spent).toBeLessThanOrEqual(101 + 11);
   });
 
   it('a page walk returns every invite exactly once, soonest expiry first (ties by id)', async () => {

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
+import { withoutLimiterKeys } from '../support/limiter-keys.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -86,7 +87,7 @@ describe('PostgreSQL down', () => {
       stack.neonProxy.faults.clear();
     }
     await expectStoreUnavailable(response);
-    expect(await stack.redis.keys(`*:org:{${org.organizationId}}:*`)).toEqual([]);
+    expect(withoutLimiterKeys(await stack.redis.keys(`*:org:{${org.organizationId}}:*`))).toEqual([]);
   });
 
   it('when only the audit write fails, create takes its Redis object and index entries back', async () => {
@@ -108,7 +109,7 @@ describe('PostgreSQL down', () => {
       await stack.db.query('DROP FUNCTION test_refuse_audit()');
     }
     // Only the attempt's throttle count stays (it counts attempts, not invites).
-    const left = await stack.redis.keys(`*:org:{${org.organizationId}}:*`);
+    const left = withoutLimiterKeys(await stack.redis.keys(`*:org:{${org.organizationId}}:*`));
     expect(left.filter((key) => !key.includes(':throttle:counter:'))).toEqual([]);
   });
 

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditKey, hashEmail, toUuidN } from '../../lib/keys/index.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
+import { withoutLimiterKeys } from '../support/limiter-keys.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -218,7 +219,7 @@ describe('keyspace', () => {
     await stack.request('POST', '/auth/logout', { token: bearer });
 
     const keys = await stack.redis.keys(`${stack.deps.keys.prefix}:${stack.deps.keys.env}:*`);
-    const orgKeys = keys.filter((k) => k.includes(org.organizationId) && !k.includes(':throttle:'));
+    const orgKeys = withoutLimiterKeys(keys).filter((k) => k.includes(org.organizationId) && !k.includes(':throttle:'));
     // The organisation's create throttle counter and the invitee's accept counter stay for their window (audited below).
     expect(keys.filter((k) => k.includes(':throttle:counter:invite-create.') && k.includes(org.organizationId))).toHaveLength(1);
     expect(keys.filter((k) => k.includes(':throttle:counter:invite-accept.') && k.includes(org.organizationId))).toHaveLength(1);

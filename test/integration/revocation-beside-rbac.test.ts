@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
+import { withoutLimiterKeys } from '../support/limiter-keys.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -39,7 +40,7 @@ async function expectEveryRoute(org: Org, token: string, status: number, code: s
 }
 
 async function nothingWritten(org: Org, auditBefore: number): Promise<void> {
-  expect(await stack.redis.keys(`*:org:{${org.organizationId}}:*`)).toEqual([]);
+  expect(withoutLimiterKeys(await stack.redis.keys(`*:org:{${org.organizationId}}:*`))).toEqual([]);
   const audit = await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [org.organizationId]);
   expect(audit.rows[0].n).toBe(auditBefore);
 }

@@ -77,6 +77,7 @@ const LOCAL_ONLY: Record<string, string | undefined> = {
   AUTH_JWT_SECRET: 'a-dev-only-hs256-secret-of-32-characters',
   INVITE_TTL_SECONDS: '60',
   JOB_CACHE_TTL_SECONDS: '5',
+  RATE_LIMIT_SCALE: '10',
 };
 
 async function wranglerSecretNames(): Promise<string[]> {

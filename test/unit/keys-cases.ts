@@ -1,6 +1,6 @@
 // One case per keyspace builder for the key tests: how to call it, and an oracle for what it must return.
 import fc from 'fast-check';
-import { THROTTLE_ACTIONS, type KeyName, type Keyspace } from '../../lib/keys/index.ts';
+import { RATE_LIMIT_KINDS, THROTTLE_ACTIONS, type KeyName, type Keyspace } from '../../lib/keys/index.ts';
 import { hex64, hostileString, looksLikeUuid, maybeUuid, validUuid } from './keys-arbitraries.ts';
 
 export interface ExpectedKey {
@@ -333,6 +333,40 @@ export const BUILDER_CASES: BuilderCase[] = [
       domain: 'cache',
       purpose: 'settings',
       id: str(gen),
+    }),
+  },
+  {
+    name: 'orgPlanLimitsCache',
+    valid: fc.tuple(validUuid, generation),
+    any: fc.tuple(maybeUuid, anyGeneration),
+    call: (keyspace, [org, gen]) => loose(keyspace).orgPlanLimitsCache(org, gen),
+    expect: ([org, gen]) => ({
+      valid: looksLikeUuid(str(org)) && isGeneration(gen),
+      scope: { kind: 'org', id: lower(org) },
+      domain: 'cache',
+      purpose: 'rate-limits',
+      id: str(gen),
+    }),
+  },
+  {
+    name: 'rateLimitCounter',
+    valid: fc.tuple(untaggedScope, fc.constantFrom(...RATE_LIMIT_KINDS), hex64, windowStart),
+    any: fc.tuple(anyScope, fc.oneof(fc.constantFrom(...RATE_LIMIT_KINDS), hostileString), maybeHex64, anyWindowStart),
+    call: (keyspace, [scope, kind, subject, window]) => loose(keyspace).rateLimitCounter(scope, kind, subject, window),
+    expect: ([scope, kind, subject, window]) => ({
+      // A plain scope only: no named platform hash tag.
+      valid:
+        isValidScope(scope) &&
+        (scope as { tag?: unknown }).tag === undefined &&
+        (RATE_LIMIT_KINDS as readonly unknown[]).includes(kind) &&
+        isHex64(subject) &&
+        Number.isSafeInteger(window) &&
+        (window as number) >= 0 &&
+        (window as number) <= 9_999_999_999,
+      scope: isValidScope(scope) ? scopeOf(scope) : { kind: 'platform' },
+      domain: 'ratelimit',
+      purpose: 'counter',
+      id: `${str(kind)}.${str(subject)}.${String(window)}`,
     }),
   },
   {

@@ -58,6 +58,12 @@ describe('key strings', () => {
       [k.tenantResolveGeneration(), `mhpay:prod:platform:{tenant-resolve}:tenant:resolve-generation:all`],
       [k.orgCacheGeneration(ORG), `mhpay:prod:org:{${org}}:cache:generation:${org}`],
       [k.orgSettingsCache(ORG, '0'), `mhpay:prod:org:{${org}}:cache:settings:0`],
+      [k.orgPlanLimitsCache(ORG, '0'), `mhpay:prod:org:{${org}}:cache:rate-limits:0`],
+      [
+        k.rateLimitCounter({ kind: 'org', id: ORG }, 'tenant', H, 29_000_000),
+        `mhpay:prod:org:{${org}}:ratelimit:counter:tenant.${H}.29000000`,
+      ],
+      [k.rateLimitCounter({ kind: 'user', id: ORG }, 'user-route', H, 0), `mhpay:prod:user:{${org}}:ratelimit:counter:user-route.${H}.0`],
       [k.orgMemberCountCache(ORG, 'f'.repeat(32), ID), `mhpay:prod:org:{${org}}:cache:member-count:ffffffffffffffffffffffffffffffff.${id}`],
       [k.orgMemberCountCache(ORG, '0', null), `mhpay:prod:org:{${org}}:cache:member-count:0.all`],
       [k.inviteObjectPrefix(ORG), `mhpay:prod:org:{${org}}:invite:object:`],

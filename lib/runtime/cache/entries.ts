@@ -5,13 +5,15 @@ import type { Deps } from '../../deps.ts';
 
 export type OrgCacheEntry =
   | { organizationId: string; resource: 'settings' }
+  /** The plan's rate limits, read by the rate limiter's script itself (lib/runtime/ratelimit/plan.ts fills it). */
+  | { organizationId: string; resource: 'rate-limits' }
   /** `locationId` null: the whole organisation's count; else one Outlet's. */
   | { organizationId: string; resource: 'member-count'; locationId: string | null };
 
 export function entryKey(keys: Keyspace, entry: OrgCacheEntry, generation: string): string {
-  return entry.resource === 'settings'
-    ? keys.orgSettingsCache(entry.organizationId, generation)
-    : keys.orgMemberCountCache(entry.organizationId, generation, entry.locationId);
+  if (entry.resource === 'settings') return keys.orgSettingsCache(entry.organizationId, generation);
+  if (entry.resource === 'rate-limits') return keys.orgPlanLimitsCache(entry.organizationId, generation);
+  return keys.orgMemberCountCache(entry.organizationId, generation, entry.locationId);
 }
 
 /**
