@@ -11,6 +11,7 @@ import { devWorkerVarsFile } from '../../local/launcher/dev-worker-vars.ts';
 import { stackFile } from '../../local/launcher/stack-file.ts';
 import { DEMO_TOKEN_TTL_SECONDS } from '../../local/launcher/seed.ts';
 import { baseEnv, call, launch, printed, stagingRoot, stop, stopAll, whenReady, type Launched } from '../support/launcher-process.ts';
+import { quietPort } from '../support/quiet-port.ts';
 
 const running: Launched[] = [];
 const workers: ChildProcess[] = [];
@@ -80,7 +81,7 @@ describe('npm run dev:worker', () => {
     expect(statSync(stackFile(dataDir)).mode & 0o777).toBe(0o600);
     const stack = JSON.parse(readFileSync(stackFile(dataDir), 'utf8')) as { stores: Record<string, string> };
 
-    const port = await freePort();
+    const port = await quietPort();
     const startedAt = Date.now();
     const worker = startDevWorker({ ...env, PORT: '' }, ['--port', String(port)]);
     await until(

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/processes/free-port.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 import { baseEnv, call, launch, portIsClosed, printed, stop, stopAll, whenReady, type Launched } from '../support/launcher-process.ts';
+import { quietPort } from '../support/quiet-port.ts';
 
 /** What the launcher reads from a checkout; hard links, since node resolves symlinks to their (open) real paths. */
 const CHECKOUT_PARTS = ['package.json', 'tsconfig.json', 'functions', 'lib', 'local', 'ops', 'migrations', 'types', 'node_modules'];
@@ -58,7 +58,7 @@ async function query<T>(checkout: string, sql: string): Promise<T[]> {
 describe.runIf(process.getuid?.() === 0)('npm start as root in a folder closed to others', () => {
   it('stages PostgreSQL outside the checkout, serves, and reuses the staged cluster and its data on the next start', async () => {
     const checkout = closedCheckout();
-    const port = await freePort();
+    const port = await quietPort();
     const env = baseEnv({ PORT: String(port) });
 
     const first = launch(env, running, checkout);

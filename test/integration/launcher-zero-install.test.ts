@@ -21,8 +21,8 @@ import {
   whenReady,
   type Launched,
 } from '../support/launcher-process.ts';
-import { freePort } from '../../local/processes/free-port.ts';
 import { pathWithout, type StrippedPath } from '../support/path-without.ts';
+import { quietPort } from '../support/quiet-port.ts';
 
 const run = promisify(execFile);
 const running: Launched[] = [];
@@ -43,7 +43,7 @@ describe('npm start with only Node', () => {
     // As root the embedded PostgreSQL runs as `postgres`, which must pass through (not list) this folder.
     chmodSync(dataDir, 0o711);
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const port = await freePort();
+    const port = await quietPort();
     const env = {
       ...baseEnv({ PORT: String(port), RUNSTATE_DATA_DIR: dataDir, RUNSTATE_CRON_INTERVAL_SECONDS: '0' }),
       PATH: stripped.path,

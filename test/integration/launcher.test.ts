@@ -10,10 +10,10 @@ import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { verifyPassword } from '../../lib/auth/password.ts';
-import { freePort } from '../../local/processes/free-port.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 import { DEMO } from '../../local/launcher/seed.ts';
 import { DEMO_SYRVE } from '../../local/launcher/seed-syrve.ts';
+import { quietPort } from '../support/quiet-port.ts';
 import {
   baseEnv,
   call,
@@ -109,7 +109,7 @@ function newDataDir(): string {
 describe('npm start with REDIS_URL and DATABASE_URL', () => {
   it('prints a flow that works: sign-in and refresh, invites, then the Syrve test, stores and rotation; seeding repeats; SIGTERM stops it; a restart keeps the password and the connection working', async () => {
     const dataDir = newDataDir();
-    const port = await freePort();
+    const port = await quietPort();
     const databaseUrl = inject('databaseUrl');
     const env = baseEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: databaseUrl, PORT: String(port), RUNSTATE_DATA_DIR: dataDir });
     const launcher = launch(env, running);
@@ -332,7 +332,7 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
 describe('npm start with nothing configured', () => {
   it('starts redis-server and an embedded PostgreSQL in the data folder, keeps state (and the demo password) across restarts, and stops both', async () => {
     const dataDir = newDataDir();
-    const port = await freePort();
+    const port = await quietPort();
     const env = baseEnv({ PORT: String(port), RUNSTATE_DATA_DIR: dataDir });
 
     const first = launch(env, running);
