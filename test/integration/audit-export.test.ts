@@ -9,19 +9,25 @@ import { AUDIT_EXPORT, auditExportTask } from '../../lib/runtime/jobs/index.ts';
 import { claimNextExport, releaseJob } from '../../lib/runtime/jobs/claim-job.ts';
 import { commitBatch, readBatch } from '../../lib/runtime/jobs/export-batch.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 
 /** The cache's default TTL; the denylist behind a proxy of its own, so a refused main Redis leaves auth working. */
 let stack: TestStack;
 /** JOB_CACHE_TTL_SECONDS=1: the cache expires 1 s after a heartbeat and the job is stalled after 2 s. */
 let short: TestStack;
 
+/** Its own database: a run claims the export of any organisation, so another file's jobs must not be there. */
+let database: ScratchDatabase;
+
 beforeAll(async () => {
-  stack = await startStack({ separateRevocationProxy: true });
-  short = await startStack({ env: { JOB_CACHE_TTL_SECONDS: '1' } });
+  database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+  stack = await startStack({ separateRevocationProxy: true, databaseUrl: database.url });
+  short = await startStack({ env: { JOB_CACHE_TTL_SECONDS: '1' }, databaseUrl: database.url });
 });
 afterAll(async () => {
   await stack?.close();
   await short?.close();
+  await database?.drop();
 });
 
 // The task takes jobs of any organisation, so no test leaves one for the next.

@@ -6,16 +6,21 @@ import { systemClock } from '../../lib/deps.ts';
 import { auditExportTask } from '../../lib/runtime/jobs/index.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 import { connectFake, sendRotation, startFakeSyrve, type FakeSyrve } from '../support/syrve.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 
+let database: ScratchDatabase;
 let stack: TestStack;
 let fake: FakeSyrve;
 beforeAll(async () => {
-  stack = await startStack({ separateRevocationProxy: true });
+  // Its own database: a run claims the export of any organisation, so another file's jobs must not be there.
+  database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+  stack = await startStack({ separateRevocationProxy: true, databaseUrl: database.url });
   fake = await startFakeSyrve();
 });
 afterAll(async () => {
   await stack?.close();
   await fake?.close();
+  await database?.drop();
 });
 
 type Route =
