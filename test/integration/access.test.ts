@@ -4,6 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import { SignJWT } from 'jose';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 import { withoutLimiterKeys } from '../support/limiter-keys.ts';
+import { waitForWholeDenylist } from '../support/denylist.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -144,5 +145,9 @@ describe('refusals', () => {
     expect(JSON.stringify(line)).not.toContain(sessionId);
     const session = await stack.db.query('SELECT revoked_at FROM sessions WHERE id = $1', [sessionId]);
     expect(session.rows[0].revoked_at).toBeInstanceOf(Date);
+    // The failed write dropped the shared store's `whole` state: see it repaired (a live token's request starts the
+    // repair), so files that fault PostgreSQL meanwhile do not meet the check's PostgreSQL fallback.
+    await waitForWholeDenylist(stack, () => stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: org.adminToken }));
+    expect(await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token })).toMatchObject({ status: 401 });
   });
 });

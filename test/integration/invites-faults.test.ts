@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 import { withoutLimiterKeys } from '../support/limiter-keys.ts';
+import { waitForWholeDenylist } from '../support/denylist.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -73,9 +74,18 @@ describe('Redis refused or slower than its deadline', () => {
   }
 });
 
+/**
+ * Another file's failed denylist write may have dropped the shared store's `whole` state; until a repair restores it the
+ * check asks PostgreSQL, and with PostgreSQL down that answers 503 REVOCATION_UNAVAILABLE before the route is reached.
+ */
+async function wholeDenylist(org: { organizationId: string; adminToken: string }): Promise<void> {
+  await waitForWholeDenylist(stack, () => stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: org.adminToken }));
+}
+
 describe('PostgreSQL down', () => {
   it('create fails with 503 before touching Redis when PostgreSQL is unreachable', async () => {
     const org = await stack.seedOrganization();
+    await wholeDenylist(org);
     stack.neonProxy.faults.set({ refuse: true });
     let response: Response;
     try {
@@ -118,6 +128,7 @@ describe('PostgreSQL down', () => {
     const person = newInvitee();
     const { invite, token } = await create(stack, org, person.email);
     const bearer = await stack.token({ userId: person.userId, email: person.email });
+    await wholeDenylist(org);
     stack.neonProxy.faults.set({ refuse: true });
     try {
       await expectStoreUnavailable(await stack.request('POST', '/invites/accept', { token: bearer, body: { token } }));

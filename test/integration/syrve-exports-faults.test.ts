@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { systemClock } from '../../lib/deps.ts';
 import { auditExportTask } from '../../lib/runtime/jobs/index.ts';
+import { waitForWholeDenylist } from '../support/denylist.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 import { connectFake, sendRotation, startFakeSyrve, type FakeSyrve } from '../support/syrve.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
@@ -163,6 +164,9 @@ describe.each(Object.entries(expected))('%s', (_fault, { apply, answers }) => {
 
     const seen: Record<string, [number, string?]> = {};
     const slow: string[] = [];
+    // Another file's failed denylist write may have dropped the shared store's `whole` state; until a repair restores it
+    // every check asks PostgreSQL, and with PostgreSQL down that is 503 REVOCATION_UNAVAILABLE, not this table's answers.
+    await waitForWholeDenylist(stack, () => stack.request('GET', `${base}/syrve/connections`, { token: org.adminToken }));
     apply();
     try {
       for (const [route, call] of Object.entries(calls)) {
