@@ -82,11 +82,11 @@ function deleteBatch(deps: Deps, phase: Phase): Promise<BatchResult> {
     case 'expired-sessions':
       return deleteEndedSessions(deps, phase, new Date(nowMs - deps.config.retention.sessionDays * DAY_MS));
     case 'webhook-deliveries':
-      return deleteWebhookDeliveries(deps, new Date(nowMs - WEBHOOK_DELIVERY_RETENTION_MS));
+      return deleteEndedRows(deps, phase, new Date(nowMs - WEBHOOK_DELIVERY_RETENTION_MS));
     case 'export-jobs':
-      return deleteExportJobs(deps, new Date(nowMs - deps.config.retention.exportDays * DAY_MS));
+      return deleteEndedRows(deps, phase, new Date(nowMs - deps.config.retention.exportDays * DAY_MS));
     case 'revoked-tokens':
-      return deleteExpiredTokenRevocations(deps, new Date(nowMs));
+      return deleteEndedRows(deps, phase, new Date(nowMs));
   }
 }
 
@@ -133,66 +133,57 @@ async function deleteEndedSessions(deps: Deps, phase: 'revoked-sessions' | 'expi
   return { visited: selected, removed: sessions + tokens, finished: selected < RETENTION_BATCH.sessions && sessions === selected };
 }
 
-/** Webhook ids received before the cutoff (webhook_deliveries_received_idx, migrations/0012). */
-async function deleteWebhookDeliveries(deps: Deps, cutoff: Date): Promise<BatchResult> {
-  const rows = await dbCall('commit', 'cron.retention.webhook-deliveries', (signal) =>
-    deps.db.query<{ deleted: number }>(
-      `WITH gone AS (
-         DELETE FROM webhook_deliveries WHERE webhook_id IN (
-           SELECT webhook_id FROM webhook_deliveries WHERE received_at < $1::timestamptz
-            ORDER BY received_at, webhook_id LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING 1
-       )
-       SELECT count(*)::int AS deleted FROM gone`,
-      [cutoff.toISOString(), RETENTION_BATCH.webhookDeliveries],
-      { signal },
-    ),
-  );
-  const deleted = rows[0]?.deleted ?? 0;
-  return { visited: deleted, removed: deleted, finished: deleted < RETENTION_BATCH.webhookDeliveries };
-}
+type SingleTablePhase = 'webhook-deliveries' | 'export-jobs' | 'revoked-tokens';
 
 /**
- * Audit exports finished (done, failed or cancelled) before the cutoff: the job row and, by its ON DELETE CASCADE, the
- * file's parts (jobs_finished_idx, migrations/0012). The events themselves stay in audit_events; a new export makes the
- * file again. A job still queued or running is never touched.
+ * The phases that delete rows of one table over one index range, oldest first: the table, its key, which rows ended
+ * before the cutoff ($1), in the index's order, and the batch. SQL of this file, never input.
  */
-async function deleteExportJobs(deps: Deps, cutoff: Date): Promise<BatchResult> {
-  const rows = await dbCall('commit', 'cron.retention.export-jobs', (signal) =>
-    deps.db.query<{ deleted: number }>(
-      `WITH gone AS (
-         DELETE FROM jobs WHERE id IN (
-           SELECT id FROM jobs WHERE state IN ('done', 'failed', 'cancelled') AND finished_at < $1::timestamptz
-            ORDER BY finished_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING 1
-       )
-       SELECT count(*)::int AS deleted FROM gone`,
-      [cutoff.toISOString(), RETENTION_BATCH.exportJobs],
-      { signal },
-    ),
-  );
-  const deleted = rows[0]?.deleted ?? 0;
-  return { visited: deleted, removed: deleted, finished: deleted < RETENTION_BATCH.exportJobs };
-}
+const SINGLE_TABLE: Record<SingleTablePhase, { table: string; key: string; ended: string; order: string; batch: number }> = {
+  // Webhook ids received before the cutoff (webhook_deliveries_received_idx, migrations/0012).
+  'webhook-deliveries': {
+    table: 'webhook_deliveries',
+    key: 'webhook_id',
+    ended: 'received_at < $1::timestamptz',
+    order: 'received_at, webhook_id',
+    batch: RETENTION_BATCH.webhookDeliveries,
+  },
+  // Audit exports finished (done, failed or cancelled) before the cutoff: the job row and, by its ON DELETE CASCADE, the
+  // file's parts (jobs_finished_idx, migrations/0012). The events themselves stay in audit_events; a new export makes
+  // the file again. A job still queued or running is never touched.
+  'export-jobs': {
+    table: 'jobs',
+    key: 'id',
+    ended: "state IN ('done', 'failed', 'cancelled') AND finished_at < $1::timestamptz",
+    order: 'finished_at, id',
+    batch: RETENTION_BATCH.exportJobs,
+  },
+  // Single-token revocations whose token expired before the cutoff, now (revoked_tokens_expires_idx, migrations/0019):
+  // the token is refused by its own exp from then on, so neither the denylist nor its repair needs the row.
+  'revoked-tokens': {
+    table: 'revoked_tokens',
+    key: 'id',
+    ended: 'expires_at < $1::timestamptz',
+    order: 'expires_at, id',
+    batch: RETENTION_BATCH.revokedTokens,
+  },
+};
 
-/**
- * Single-token revocations whose token has expired (revoked_tokens_expires_idx, migrations/0019): the token is refused
- * by its own exp from then on, so neither the denylist nor its repair needs the row.
- */
-async function deleteExpiredTokenRevocations(deps: Deps, now: Date): Promise<BatchResult> {
-  const rows = await dbCall('commit', 'cron.retention.revoked-tokens', (signal) =>
+async function deleteEndedRows(deps: Deps, phase: SingleTablePhase, cutoff: Date): Promise<BatchResult> {
+  const { table, key, ended, order, batch } = SINGLE_TABLE[phase];
+  const rows = await dbCall('commit', `cron.retention.${phase}`, (signal) =>
     deps.db.query<{ deleted: number }>(
       `WITH gone AS (
-         DELETE FROM revoked_tokens WHERE id IN (
-           SELECT id FROM revoked_tokens WHERE expires_at < $1::timestamptz
-            ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+         DELETE FROM ${table} WHERE ${key} IN (
+           SELECT ${key} FROM ${table} WHERE ${ended}
+            ORDER BY ${order} LIMIT $2 FOR UPDATE SKIP LOCKED)
          RETURNING 1
        )
        SELECT count(*)::int AS deleted FROM gone`,
-      [now.toISOString(), RETENTION_BATCH.revokedTokens],
+      [cutoff.toISOString(), batch],
       { signal },
     ),
   );
   const deleted = rows[0]?.deleted ?? 0;
-  return { visited: deleted, removed: deleted, finished: deleted < RETENTION_BATCH.revokedTokens };
+  return { visited: deleted, removed: deleted, finished: deleted < batch };
 }

@@ -3,7 +3,8 @@
 // (docs/design/revocation.md#a-denylist-that-knows-it-is-whole).
 import { uuidv7 } from 'uuidv7';
 import { DENYLIST_STATE_TTL_SECONDS, denylistStateSchema, type DenylistState } from '../../keys/index.ts';
-import { decodeJson, defineScript, encodeJson, runScript } from '../../redis/index.ts';
+import type { Keyspace } from '../../keys/index.ts';
+import { decodeJson, defineScript, encodeJson, redisCall, runScript, type RedisStore } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 
 export type PassPosition = NonNullable<DenylistState['position']>;
@@ -125,4 +126,13 @@ export async function completeRepairPass(deps: Deps, epoch: string): Promise<boo
 /** True when the raw state value (as read beside the entries) says the denylist is whole. */
 export function isWhole(raw: unknown): boolean {
   return decodeJson(denylistStateSchema, raw)?.state === 'whole';
+}
+
+/**
+ * After a denylist write that did not land: the denylist is no longer whole, so every check asks PostgreSQL (which holds
+ * the revocation) and starts a repair, instead of letting the token pass until the next scheduled run. Best effort: a
+ * store that refused the write may refuse this too, and then the scheduled repair is what remains. Never throws.
+ */
+export async function forgetWhole(store: RedisStore, keys: Keyspace): Promise<void> {
+  await redisCall('revocation.forgetWhole', () => store.atMostOnce.del(keys.denylistState())).catch(() => undefined);
 }

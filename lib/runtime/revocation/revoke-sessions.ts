@@ -3,6 +3,7 @@
 import type { Keyspace } from '../../keys/index.ts';
 import type { Logger } from '../../log/logger.ts';
 import { redisCall, type RedisStore } from '../../redis/index.ts';
+import { forgetWhole } from './denylist-state.ts';
 
 export interface SessionsRevocation {
   /** Whose sessions these are: the log line names the user, never a session. */
@@ -54,10 +55,8 @@ export async function revokeSessions(
   if (Array.isArray(replies) && replies.length !== sessionIds.length) replies = undefined;
   const notLanded = sessionIds.filter((_, index) => !landed(replies, index));
   if (notLanded.length > 0) {
-    // The denylist is no longer whole: without its state every check asks PostgreSQL and starts a repair, so these
-    // sessions are refused at once rather than after the next scheduled run. Best effort: a store that refused the
-    // writes may refuse this too, and then the scheduled repair is what remains.
-    await redisCall('revocation.forgetWhole', () => store.atMostOnce.del(keys.denylistState())).catch(() => undefined);
+    // These sessions are refused at once through PostgreSQL rather than after the next scheduled repair.
+    await forgetWhole(store, keys);
     // Ids only, and not the sessions': the caller's answer lists them for their owner, a log line is read by operators.
     logger.error('revocation_write_failed', {
       userId: revocation.userId,

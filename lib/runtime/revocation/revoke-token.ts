@@ -7,6 +7,7 @@ import { sha256Hex } from '../../crypto/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { redisCall } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
+import { forgetWhole } from './denylist-state.ts';
 
 export interface TokenRevocation {
   /** Whose token it is: the row and the log line name the user, never the token or its jti. */
@@ -45,9 +46,8 @@ export async function revokeToken(deps: Deps, revocation: TokenRevocation): Prom
   }
   const written = reply === 'OK';
   if (!written) {
-    // As for sessions (lib/runtime/revocation/revoke-sessions.ts): without the whole state the check asks PostgreSQL,
-    // which holds the row, until the repair has written the entry again.
-    await redisCall('revocation.forgetWhole', () => deps.revocation.atMostOnce.del(deps.keys.denylistState())).catch(() => undefined);
+    // The token is refused through its row until the repair has written the entry again.
+    await forgetWhole(deps.revocation, deps.keys);
     deps.logger.error('revocation_write_failed', {
       userId: revocation.userId,
       correlationId: revocation.correlationId,
