@@ -93,7 +93,9 @@ describe('ipSubject', () => {
           fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF:.[]') }),
         ),
         (text) => {
-          const expected = isIP(text) !== 0 || isIP(text.replace(/^\[(.*)\]$/, '$1')) !== 0;
+          // ipSubject trims what the runtime reported (a header's spaces); node:net does not, so it is asked the same.
+          const address = text.trim();
+          const expected = isIP(address) !== 0 || isIP(address.replace(/^\[(.*)\]$/, '$1')) !== 0;
           expect(ipSubject(text) !== UNKNOWN_IP_SUBJECT).toBe(expected);
         },
       ),
