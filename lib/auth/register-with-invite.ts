@@ -8,7 +8,7 @@ import type { InviteRecord } from '../runtime/invites/invite-record.ts';
 import type { InviteReceipt } from '../runtime/invites/receipt.ts';
 import { throttle } from '../runtime/throttle/index.ts';
 import { hashPassword, verifyPassword } from './password.ts';
-import { openSession } from './sessions/open-session.ts';
+import { openSessionAtEpoch } from './sessions/open-session.ts';
 import type { SessionTokens } from './sessions/session-tokens.ts';
 import { canSignTokens } from './tokens/access-token.ts';
 
@@ -35,18 +35,22 @@ export type RegisterOutcome =
 interface AccountRow {
   user_id: string | null;
   password_hash: string | null;
+  /** users.credential_epoch as read beside the hash: a repeat's session opens only while it still holds. */
+  credential_epoch: number;
+  /** A confirmed TOTP factor: its sign-in asks for a code, which this route does not take. */
+  mfa_enrolled: boolean;
   suspended: boolean;
 }
+
+const NO_ACCOUNT: AccountRow = { user_id: null, password_hash: null, credential_epoch: 0, mfa_enrolled: false, suspended: false };
+/** users.credential_epoch of a row just inserted (migrations/0015_credential_epoch.sql: DEFAULT 0, moved only by an UPDATE). */
+const NEW_ACCOUNT_EPOCH = 0;
 
 export async function registerWithInvite(deps: Deps, input: RegisterInput): Promise<RegisterOutcome> {
   if (!canSignTokens(deps.config.auth)) return { ok: false, reason: 'not-configured' };
   const [byIp, target] = await Promise.all([
-    throttle.hit(deps, {
-      action: 'login-ip',
-      scope: { kind: 'platform' },
-      subject: input.clientIp ?? 'unknown',
-      correlationId: input.correlationId,
-    }),
+    // Per address as every per-IP limiter counts it (ipSubject: an IPv6 caller per /64).
+    throttle.hitIp(deps, { action: 'login-ip', clientIp: input.clientIp, correlationId: input.correlationId }),
     findRegistrationTarget(deps, input.token),
   ]);
   if (!byIp.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byIp.retryAfterSeconds };
@@ -68,7 +72,7 @@ export async function registerWithInvite(deps: Deps, input: RegisterInput): Prom
 
   if (target.kind === 'registered' && account.user_id === target.userId) {
     // The account exists already: this is a repeat (a lost reply), and only the password it was created with signs in.
-    return signInRegistered(deps, input, record, target.userId, account.password_hash);
+    return signInRegistered(deps, input, record, target.userId, account);
   }
   if (account.user_id !== null) return { ok: false, reason: 'account-exists' };
 
@@ -87,49 +91,65 @@ async function finish(
   passwordHash: string,
 ): Promise<RegisterOutcome> {
   const recorded = await finishRegistration(deps, { receipt, record, passwordHash });
-  if (recorded.ok) return open(deps, input, record, receipt.actorUserId);
+  // The account this request created: its first epoch (a password change since, however quick, opens nothing).
+  if (recorded.ok) return open(deps, input, record, receipt.actorUserId, NEW_ACCOUNT_EPOCH);
   if (recorded.reason === 'email-belongs-to-another-user') return { ok: false, reason: 'account-exists' };
   if (recorded.reason === 'finished' && recorded.finished.outcome === 'accepted' && recorded.finished.actorUserId === receipt.actorUserId) {
     // A racing registration with the same token created the account first: its password decides.
     const stored = await readAccount(deps, record);
-    return signInRegistered(deps, input, record, receipt.actorUserId, stored.user_id === receipt.actorUserId ? stored.password_hash : null);
+    return signInRegistered(deps, input, record, receipt.actorUserId, stored.user_id === receipt.actorUserId ? stored : NO_ACCOUNT);
   }
   // Cancelled first, or a role conflict the invite was given back for.
   return { ok: false, reason: 'invalid' };
 }
 
+/**
+ * A repeat within the receipt's hour is a sign-in by password, and held to what POST /auth/login holds one to: an
+ * account that has confirmed a TOTP factor since is sent to sign in (where the code is asked for), never given a
+ * session for the password alone; and the session opens only at the credential epoch read beside the hash.
+ */
 async function signInRegistered(
   deps: Deps,
   input: RegisterInput,
   record: InviteRecord,
   userId: string,
-  passwordHash: string | null,
+  account: AccountRow,
 ): Promise<RegisterOutcome> {
-  if (!(await verifyPassword(input.password, passwordHash))) return { ok: false, reason: 'invalid' };
-  return open(deps, input, record, userId);
+  if (!(await verifyPassword(input.password, account.password_hash))) return { ok: false, reason: 'invalid' };
+  if (account.mfa_enrolled) return { ok: false, reason: 'account-exists' };
+  return open(deps, input, record, userId, account.credential_epoch);
 }
 
-function open(deps: Deps, input: RegisterInput, record: InviteRecord, userId: string): Promise<RegisterOutcome> {
-  return openSession(deps, {
+async function open(
+  deps: Deps,
+  input: RegisterInput,
+  record: InviteRecord,
+  userId: string,
+  credentialEpoch: number,
+): Promise<RegisterOutcome> {
+  const tokens = await openSessionAtEpoch(deps, {
     userId,
     email: record.normalizedEmail,
     organizationId: record.organizationId,
     method: 'password',
     userAgent: input.userAgent,
     correlationId: input.correlationId,
-  }).then((tokens) => ({ ok: true, tokens }));
+    credentialEpoch,
+  });
+  return tokens === 'credentials-changed' ? { ok: false, reason: 'invalid' } : { ok: true, tokens };
 }
 
 /** The account holding the invite's email, if any, and whether its organisation is suspended: one read. */
 async function readAccount(deps: Deps, record: InviteRecord): Promise<AccountRow> {
   const rows = await dbCall('read', 'auth.register.account', (signal) =>
     deps.db.query<AccountRow>(
-      `SELECT u.id AS user_id, u.password_hash,
+      `SELECT u.id AS user_id, u.password_hash, coalesce(u.credential_epoch, 0) AS credential_epoch,
+              EXISTS (SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
               EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS suspended
          FROM (SELECT 1) AS one LEFT JOIN users u ON u.email = $1`,
       [record.normalizedEmail, record.organizationId],
       { signal },
     ),
   );
-  return rows[0] ?? { user_id: null, password_hash: null, suspended: false };
+  return rows[0] ?? NO_ACCOUNT;
 }

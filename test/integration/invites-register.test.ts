@@ -6,6 +6,7 @@ import { uuidv7 } from 'uuidv7';
 import type { OutgoingMessage } from '../../lib/notify/notifier.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
+import { base32Decode, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 const LINK_BASE = 'https://app.runstate.test/invites/accept';
@@ -57,6 +58,10 @@ async function accounts(email: string) {
     [email],
   );
   return rows.rows;
+}
+
+async function sessionCount(userId: string): Promise<number> {
+  return (await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [userId])).rows[0].n as number;
 }
 
 async function auditCount(targetId: string, action: string): Promise<number> {
@@ -186,6 +191,63 @@ describe('POST /invites/register', () => {
     expect(wrong.status).toBe(410);
     expect(errorCode(wrong)).toBe('INVITE_INVALID');
     expect(await accounts(person.email)).toHaveLength(1);
+  });
+
+  it('a repeat after the account confirmed MFA signs nobody in with the password alone: 409 ACCOUNT_EXISTS, no session', async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { token } = await emailedInvite(org, person);
+    const password = canaryPassword();
+    const first = await register(token, password);
+    expect(first.status).toBe(201);
+    const accessToken = String(first.body.accessToken);
+    const userId = String(first.body.userId);
+    const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: accessToken, body: { password } });
+    expect(enrolled.status).toBe(201);
+    const { secret } = (await enrolled.json()) as { secret: string };
+    const code = await totpCode(base32Decode(secret), totpStep(Date.now()));
+    expect((await stack.request('POST', '/auth/mfa/enrol/confirm', { token: accessToken, body: { code } })).status).toBe(200);
+    const sessionsBefore = await sessionCount(userId);
+    // The invite link and the password (a mailbox and a password stolen together) within the receipt's hour.
+    const again = await register(token, password);
+    expect(again.status).toBe(409);
+    expect(errorCode(again)).toBe('ACCOUNT_EXISTS');
+    expect(again.body).not.toHaveProperty('accessToken');
+    expect(await sessionCount(userId)).toBe(sessionsBefore);
+    // Sign-in is where the code is asked for.
+    const login = await stack.request('POST', '/auth/login', {
+      body: { organizationId: org.organizationId, email: person.email, password },
+      headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
+    });
+    expect(((await login.json()) as { status: string }).status).toBe('mfa-required');
+  });
+
+  it('a repeat that passed the password while a password change commits opens no session (the credential epoch)', async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { token } = await emailedInvite(org, person);
+    const password = canaryPassword();
+    const first = await register(token, password);
+    expect(first.status).toBe(201);
+    const userId = String(first.body.userId);
+    const sessionsBefore = await sessionCount(userId);
+    // A password change holds the user's row, uncommitted: the repeat still reads (and verifies) the old password.
+    await stack.db.query('BEGIN');
+    let answered = false;
+    let pending: Promise<Answer>;
+    try {
+      await stack.db.query("UPDATE users SET password_hash = 'changed-elsewhere' WHERE id = $1", [userId]);
+      pending = register(token, password).finally(() => (answered = true));
+      // At the epoch the repeat read, its session waits for the change (a session opened without it would be back by now).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(answered).toBe(false);
+    } finally {
+      await stack.db.query('COMMIT');
+    }
+    const again = await pending;
+    expect(again.status).toBe(410);
+    expect(errorCode(again)).toBe('INVITE_INVALID');
+    expect(await sessionCount(userId)).toBe(sessionsBefore);
   });
 
   it('is 410 for a token replaced by a resend, a cancelled invite, one accepted by someone, or a malformed token', async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { issueChallengeToken } from '../../lib/auth/mfa/challenge-token.ts';
 import { randomBytes } from '../../lib/crypto/index.ts';
+import { RESOLVE_SCOPE } from '../../lib/runtime/tenants/resolve-keys.ts';
 import { ipSubject, THROTTLE_LIMITS, throttleWindow } from '../../lib/runtime/throttle/index.ts';
 import { createFolderMailbox, readMailbox } from '../../local/mailbox/folder-mailbox.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
@@ -41,7 +42,9 @@ async function expectRateLimited(response: Response) {
 
 /** Puts the address's counter of `action` at its limit, so the next request is the first one over it. */
 async function exhaust(action: keyof typeof THROTTLE_LIMITS, ip: string) {
-  const window = await throttleWindow(stack.deps, { action, scope: { kind: 'platform' }, subject: ipSubject(ip) });
+  // tenant-resolve counts under the resolve cache's hash tag; every other per-address limiter in the platform scope.
+  const scope = action === 'tenant-resolve' ? RESOLVE_SCOPE : ({ kind: 'platform' } as const);
+  const window = await throttleWindow(stack.deps, { action, scope, subject: ipSubject(ip) });
   await stack.redis.set(window.key, String(window.limit), 'EX', window.ttlSeconds);
 }
 
@@ -62,6 +65,83 @@ describe('one subject per IPv6 /64', () => {
     const [a, b, c, d] = prefix.split(':');
     await expectRateLimited(await request(`${[a, b, c, d].map((g) => g!.padStart(4, '0').toUpperCase()).join(':')}:0:0:0:1%eth0`));
     expect((await request(inside(fresh64()))).status).toBe(202);
+  });
+
+  // Every per-address limiter of an unauthenticated route (OIDC's start and failure audit: test/integration/oidc.test.ts):
+  // a counter full for one address of a /64 refuses another address of it, whatever the route does with the address.
+  const perRoute: Array<[string, keyof typeof THROTTLE_LIMITS, (ip: string) => Promise<Response>]> = [
+    [
+      'POST /auth/login',
+      'login-ip',
+      (ip) =>
+        stack.request('POST', '/auth/login', {
+          body: { organizationId: uuidv7(), email: `nobody-${uuidv7()}@example.test`, password: 'pw' },
+          headers: from(ip),
+        }),
+    ],
+    [
+      'POST /invites/register',
+      'login-ip',
+      (ip) =>
+        stack.request('POST', '/invites/register', {
+          body: { token: `rsi_${'A'.repeat(43)}`, password: `pw-${uuidv7()}` },
+          headers: from(ip),
+        }),
+    ],
+    [
+      'POST /auth/refresh',
+      'refresh-ip',
+      (ip) => stack.request('POST', '/auth/refresh', { body: { refreshToken: `rsr_${'A'.repeat(43)}` }, headers: from(ip) }),
+    ],
+    [
+      'POST /auth/password-reset',
+      'password-reset-ip',
+      (ip) =>
+        stack.request('POST', '/auth/password-reset', {
+          body: { organizationId: uuidv7(), email: `nobody-${uuidv7()}@example.test` },
+          headers: from(ip),
+        }),
+    ],
+    [
+      'POST /auth/password-reset/confirm',
+      'password-reset-confirm-ip',
+      (ip) =>
+        stack.request('POST', '/auth/password-reset/confirm', {
+          body: { token: `rsp_${'A'.repeat(43)}`, newPassword: `new-pw-${uuidv7()}` },
+          headers: from(ip),
+        }),
+    ],
+    [
+      'POST /auth/mfa/verify',
+      'mfa-verify-ip',
+      (ip) =>
+        stack.request('POST', '/auth/mfa/verify', {
+          body: { challengeToken: issueChallengeToken(uuidv7(), uuidv7()), code: '123456' },
+          headers: from(ip),
+        }),
+    ],
+    [
+      'POST /auth/mfa/recover',
+      'mfa-recover-ip',
+      (ip) =>
+        stack.request('POST', '/auth/mfa/recover', {
+          body: { challengeToken: issueChallengeToken(uuidv7(), uuidv7()), recoveryCode: 'aaaaa-aaaaa' },
+          headers: from(ip),
+        }),
+    ],
+    [
+      'GET /public/tenants/resolve',
+      'tenant-resolve',
+      (ip) => stack.request('GET', `/public/tenants/resolve?slug=nobody-${hex()}${hex()}`, { headers: from(ip) }),
+    ],
+  ];
+
+  it.each(perRoute)('%s (%s) counts a /64 as one address', async (_route, action, send) => {
+    const prefix = fresh64();
+    await exhaust(action, inside(prefix));
+    await expectRateLimited(await send(inside(prefix)));
+    // The control: a fresh /64 of the same route is not refused.
+    expect((await send(inside(fresh64()))).status).not.toBe(429);
   });
 
   it('an IPv4-mapped IPv6 address counts as the IPv4 address it carries', async () => {
@@ -129,6 +209,25 @@ describe('the new per-address limits', () => {
     expect(stack.redisProxy.stats.requests).toBe(1);
     await exhaust('mfa-verify-ip', ip);
     await expectRateLimited(await verify());
+    expect(stack.neonProxy.stats.httpRequests).toBe(0);
+  });
+
+  it('MFA recover: a forged challenge costs no PostgreSQL round trip, and over the limit answers 429 before it', async () => {
+    const ip = inside(fresh64());
+    const recover = () =>
+      stack.request('POST', '/auth/mfa/recover', {
+        body: { challengeToken: issueChallengeToken(uuidv7(), uuidv7()), recoveryCode: 'aaaaa-aaaaa' },
+        headers: from(ip),
+      });
+    stack.neonProxy.stats.reset();
+    stack.redisProxy.stats.reset();
+    const forged = await recover();
+    expect(forged.status).toBe(401);
+    expect(((await forged.json()) as ErrorBody).error.code).toBe('MFA_INVALID');
+    expect(stack.neonProxy.stats.httpRequests).toBe(0);
+    expect(stack.redisProxy.stats.requests).toBe(1);
+    await exhaust('mfa-recover-ip', ip);
+    await expectRateLimited(await recover());
     expect(stack.neonProxy.stats.httpRequests).toBe(0);
   });
 

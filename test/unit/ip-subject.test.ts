@@ -1,7 +1,10 @@
 // The subject of every per-address limiter (lib/runtime/throttle/ip-subject.ts): an IPv4 address as itself, an IPv6
 // address as its /64 in every written form, an IPv4-mapped one as its IPv4 address, and anything else as "unknown".
 // Node's own address parser and BlockList are the independent oracles.
+import { readdirSync, readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ipSubject, UNKNOWN_IP_SUBJECT } from '../../lib/runtime/throttle/index.ts';
@@ -117,5 +120,33 @@ describe('ipSubject', () => {
     ]) {
       expect(ipSubject(garbage)).toBe(UNKNOWN_IP_SUBJECT);
     }
+  });
+});
+
+/** Each `subject:` of lib/ and functions/ that names an address, with where it is. */
+function addressSubjects(file: string, text: string): Array<{ at: string; subject: string }> {
+  return [...text.matchAll(/\bsubject:\s*([^,\n}]+)/g)]
+    .filter((match) => /ip\b|ip\)|address/i.test(match[1]!))
+    .map((match) => ({ at: `${file}:${text.slice(0, match.index).split('\n').length}`, subject: match[1]!.trim() }));
+}
+
+const notThroughIpSubject = (found: Array<{ subject: string }>) => found.filter(({ subject }) => !subject.startsWith('ipSubject('));
+
+describe('every per-address limiter counts through ipSubject', () => {
+  it('no throttle subject in lib/ or functions/ names an address except as ipSubject gives it', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const found = ['lib', 'functions'].flatMap((dir) =>
+      readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .flatMap((file) => addressSubjects(`${dir}/${file}`, readFileSync(join(root, dir, file), 'utf8'))),
+    );
+    // The scan sees the limiters there are (the helper's own call and the resolve's), so an empty list is no accident.
+    expect(found.length).toBeGreaterThanOrEqual(2);
+    expect(notThroughIpSubject(found)).toEqual([]);
+  });
+
+  it('finds a raw address as a subject (positive control)', () => {
+    const found = addressSubjects('x.ts', "throttle.hit(deps, { action: 'login-ip', subject: input.clientIp ?? 'unknown' });");
+    expect(notThroughIpSubject(found)).toEqual([{ at: 'x.ts:1', subject: "input.clientIp ?? 'unknown'" }]);
   });
 });
