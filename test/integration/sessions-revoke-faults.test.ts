@@ -1,5 +1,5 @@
-// Revocation writes when a store fails: a denylist that cannot answer refuses every authenticated route within 1 s and
-// lets nothing through; a denylist write that fails (all of it, or some items of the pipeline) still answers success,
+// Revocation writes when a store fails: a denylist that cannot answer refuses every authenticated route at the check's
+// deadline, not at the store's pace, and lets nothing through; a denylist write that fails (all of it, or some items of the pipeline) still answers success,
 // reports exactly the sessions that did not land, logs no session id, and the denylist repair writes them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
@@ -46,7 +46,7 @@ async function threeSessions(org: Org) {
 }
 
 describe('the revocation store cannot answer', () => {
-  it('every authenticated route answers 503 REVOCATION_UNAVAILABLE within 1 s, refused or slowed, and nothing gets through', async () => {
+  it("every authenticated route answers 503 REVOCATION_UNAVAILABLE at the check's deadline, refused or slowed, and nothing gets through", async () => {
     const org = await stack.seedOrganization();
     const [session] = await threeSessions(org);
     const routes = await authenticatedRoutes(stack, { orgId: org.organizationId, userId: org.adminId });
@@ -68,9 +68,11 @@ describe('the revocation store cannot answer', () => {
       expect(response.status, label).toBe(503);
       expect(await errorCode(response), label).toBe('REVOCATION_UNAVAILABLE');
       expect(response.headers.get('retry-after'), label).not.toBeNull();
-      expect(ms, label).toBeLessThan(1_000);
+      // The check gives up at 800 ms; a store slowed to 5 s would hold a route without that deadline at least 5 s. The
+      // margin is for a machine busy with other suites (every route is called at once below).
+      expect(ms, label).toBeLessThan(2_500);
     };
-    for (const fault of [{ refuse: true }, { delayMs: 1_500 }]) {
+    for (const fault of [{ refuse: true }, { delayMs: 5_000 }]) {
       stack.revocationProxy.faults.set(fault);
       try {
         // Refused: one after the other. Slowed: all at once, each waiting out the check's 800 ms deadline.
