@@ -115,6 +115,16 @@ describe('create with delivery', () => {
     const message = mailedTo(person.email);
     expect(message.text).not.toContain('evil.example');
     tokenIn(message);
+    // Nor the request's own URL, as a proxy that rewrites it (or an entry that builds it from Host) would hand it over.
+    const other = newInvitee();
+    const absolute = await stack.app.request(`http://evil.example:8443/orgs/${org.organizationId}/invites`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.adminToken}`, 'content-type': 'application/json', host: 'evil.example:8443' },
+      body: JSON.stringify({ email: other.email, roleCode: 'Accountant', delivery: 'email' }),
+    });
+    expect(absolute.status).toBe(201);
+    expect(mailedTo(other.email).text).not.toContain('evil.example');
+    tokenIn(mailedTo(other.email));
   });
 
   it('the token is in the message only: not in the answer, Redis, PostgreSQL or the logs', async () => {
