@@ -65,6 +65,7 @@ describe('resend', () => {
     const response = await resend(org, invite.inviteId!, { host: 'evil.example', 'x-forwarded-host': 'evil.example' });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { invite: Record<string, string>; delivery: string; token?: string };
+    expect(Object.keys(body).sort()).toEqual(['delivery', 'invite']);
     expect(body.delivery).toBe('sent');
     expect(body.token).toBeUndefined();
     expect(body.invite.delivery).toBe('email');
@@ -227,6 +228,37 @@ describe('resend', () => {
     expect(audit.rows[0].n).toBe(1);
     // The token the first resend mailed still works; the one before it does not.
     expect((await accept(person, token)).status).toBe(410);
+    expect((await accept(person, lastToken(person.email))).status).toBe(200);
+  });
+
+  it('PostgreSQL refusing the audit after the swap: 503, nothing mailed, the old token refused; a repeat resends once', async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { invite } = await createEmailed(org, person);
+    const oldToken = lastToken(person.email);
+    const mailed = sent.length;
+    await stack.db.query(`CREATE OR REPLACE FUNCTION test_refuse_resent() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.action = 'invite.resent' AND NEW.target_id = '${invite.inviteId}' THEN RAISE EXCEPTION 'refused by test'; END IF;
+      RETURN NEW; END $$`);
+    await stack.db.query(
+      'CREATE TRIGGER test_refuse_resent BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION test_refuse_resent()',
+    );
+    try {
+      expect((await resend(org, invite.inviteId!)).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await stack.db.query('DROP TRIGGER test_refuse_resent ON audit_events');
+      await stack.db.query('DROP FUNCTION test_refuse_resent()');
+    }
+    // docs/design/failure-semantics.md: the swap stands, so the old token is refused, and no message carries the new one.
+    expect(sent.length).toBe(mailed);
+    expect((await accept(person, oldToken)).status).toBe(410);
+    const again = await resend(org, invite.inviteId!);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { delivery: string }).delivery).toBe('sent');
+    const audit = await stack.db.query("SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = 'invite.resent'", [
+      invite.inviteId,
+    ]);
+    expect(audit.rows[0].n).toBe(1);
     expect((await accept(person, lastToken(person.email))).status).toBe(200);
   });
 });
