@@ -39,10 +39,19 @@ interface AccountRow {
   credential_epoch: number;
   /** A confirmed TOTP factor: its sign-in asks for a code, which this route does not take. */
   mfa_enrolled: boolean;
+  /** Still a member of the invite's organisation: a member removed since is not signed back in by a repeat. */
+  has_role: boolean;
   suspended: boolean;
 }
 
-const NO_ACCOUNT: AccountRow = { user_id: null, password_hash: null, credential_epoch: 0, mfa_enrolled: false, suspended: false };
+const NO_ACCOUNT: AccountRow = {
+  user_id: null,
+  password_hash: null,
+  credential_epoch: 0,
+  mfa_enrolled: false,
+  has_role: false,
+  suspended: false,
+};
 /** users.credential_epoch of a row just inserted (migrations/0015_credential_epoch.sql: DEFAULT 0, moved only by an UPDATE). */
 const NEW_ACCOUNT_EPOCH = 0;
 
@@ -106,7 +115,8 @@ async function finish(
 /**
  * A repeat within the receipt's hour is a sign-in by password, and held to what POST /auth/login holds one to: an
  * account that has confirmed a TOTP factor since is sent to sign in (where the code is asked for), never given a
- * session for the password alone; and the session opens only at the credential epoch read beside the hash.
+ * session for the password alone; an account no longer a member of the organisation (removed since) is refused, as
+ * sign-in refuses it; and the session opens only at the credential epoch read beside the hash.
  */
 async function signInRegistered(
   deps: Deps,
@@ -117,6 +127,7 @@ async function signInRegistered(
 ): Promise<RegisterOutcome> {
   if (!(await verifyPassword(input.password, account.password_hash))) return { ok: false, reason: 'invalid' };
   if (account.mfa_enrolled) return { ok: false, reason: 'account-exists' };
+  if (!account.has_role) return { ok: false, reason: 'invalid' };
   return open(deps, input, record, userId, account.credential_epoch);
 }
 
@@ -139,12 +150,13 @@ async function open(
   return tokens === 'credentials-changed' ? { ok: false, reason: 'invalid' } : { ok: true, tokens };
 }
 
-/** The account holding the invite's email, if any, and whether its organisation is suspended: one read. */
+/** The account holding the invite's email, if any, what a repeat's sign-in checks, and whether its organisation is suspended: one read. */
 async function readAccount(deps: Deps, record: InviteRecord): Promise<AccountRow> {
   const rows = await dbCall('read', 'auth.register.account', (signal) =>
     deps.db.query<AccountRow>(
       `SELECT u.id AS user_id, u.password_hash, coalesce(u.credential_epoch, 0) AS credential_epoch,
               EXISTS (SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
+              EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2) AS has_role,
               EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS suspended
          FROM (SELECT 1) AS one LEFT JOIN users u ON u.email = $1`,
       [record.normalizedEmail, record.organizationId],

@@ -209,8 +209,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.INVITE_LINK_BASE !== undefined && e.INVITE_LINK_BASE.includes('#')) {
     problems.push('INVITE_LINK_BASE: must not hold a fragment (#): the token is appended as one');
   }
-  if (production && e.INVITE_LINK_BASE !== undefined && (!e.INVITE_LINK_BASE.startsWith('https:') || isLoopback(e.INVITE_LINK_BASE))) {
-    problems.push('INVITE_LINK_BASE: must be a public https URL in staging/prod');
+  if (production && e.INVITE_LINK_BASE !== undefined) {
+    if (!e.INVITE_LINK_BASE.startsWith('https:') || isLoopback(e.INVITE_LINK_BASE))
+      problems.push('INVITE_LINK_BASE: must be a public https URL in staging/prod');
+    // Emailed invites are the console's default: a deployment that could only answer 503 to them refuses to start.
+    if (e.NOTIFY_EMAIL_API_URL === undefined) problems.push('NOTIFY_EMAIL_API_URL: required in staging/prod when INVITE_LINK_BASE is set');
   }
   const emailVars = [e.NOTIFY_EMAIL_API_URL, e.NOTIFY_EMAIL_API_TOKEN, e.NOTIFY_EMAIL_FROM];
   if (emailVars.some((v) => v !== undefined) && emailVars.some((v) => v === undefined)) {

@@ -1,8 +1,8 @@
 // The invite page in headless Chromium, opened from the link an emailed invitation left in the mailbox folder: the
 // token leaves the address bar at once and never reaches storage, a request or the DOM; someone who already has an
 // account signs in (the MFA code too, when enrolled) and accepts; refusals are shown as the API words them; the CSP
-// allows the one script it serves and nothing is refused. (The newcomer's path, POST /invites/register, is built
-// beside this page and tested with it.)
+// allows the one script it serves and nothing is refused; a newcomer chooses a password and joins (POST
+// /invites/register), or is sent to sign in when the email has an account.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { uuidv7 } from 'uuidv7';
@@ -258,6 +258,57 @@ describe('someone with an account', () => {
     expect(await roleOf(mfaPerson.org.adminId)).toEqual(['Accountant']);
     expect(await mfa.getByLabel('Code from your authenticator app').inputValue()).toBe('');
     expect(await openSessions(mfaPerson.org.adminId)).toBe(0);
+  });
+});
+
+describe('a newcomer', () => {
+  /** Chooses a password on the page open at an emailed link. */
+  async function chooseAndJoin(password: string): Promise<void> {
+    const form = page.locator('#register');
+    await form.getByLabel('Choose a password (12 to 256 characters)').fill(password);
+    await form.getByRole('button', { name: 'Choose a password and join' }).click();
+  }
+
+  it('chooses a password and joins: the account made with the role, the field cleared, the session it opened ended', async () => {
+    const email = `newcomer-${uuidv7()}@example.test`;
+    const password = `canary-newcomer-pw-${uuidv7()}`;
+    secrets.push(password);
+    const { link } = await emailedInvite(email, 'Viewer');
+    await open(link);
+    await chooseAndJoin(password);
+    await page
+      .getByRole('status')
+      .getByText('You have joined the organisation. Sign in with this email and the password you chose.')
+      .waitFor();
+    const users = await server.stack.db.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email]);
+    expect(users.rows).toHaveLength(1);
+    const userId = users.rows[0]!.id;
+    expect(await roleOf(userId)).toEqual(['Viewer']);
+    expect(await openSessions(userId)).toBe(0);
+    expect(await page.locator('#register [name="password"]').inputValue()).toBe('');
+    // The token and the password went in one JSON body to /invites/register, never in a URL.
+    const registered = requests.filter((r) => r.url === `${server.baseUrl}/invites/register` && r.body !== null);
+    expect(registered.at(-1)!.body).toContain(secrets.at(-1));
+    expect(registered.at(-1)!.body).toContain(password);
+  });
+
+  it('with an account already: told so (409 ACCOUNT_EXISTS), switched to sign in, and accepts there', async () => {
+    const person = await accountHolder();
+    const { link } = await emailedInvite(person.email, 'Viewer');
+    await open(link);
+    const unused = `canary-unused-pw-${uuidv7()}`;
+    secrets.push(unused);
+    await chooseAndJoin(unused);
+    await page.getByRole('status').getByText(ERROR_CATALOG.ACCOUNT_EXISTS.message).waitFor();
+    expect(await page.locator('#sign-in').isVisible()).toBe(true);
+    expect(await page.locator('#register').isVisible()).toBe(false);
+    const form = page.locator('#sign-in');
+    await form.getByLabel('Organisation you belong to (slug or id)').fill(person.slug);
+    await form.getByLabel('Email').fill(person.email);
+    await form.getByLabel('Password').fill(person.password);
+    await form.getByRole('button', { name: 'Sign in and accept' }).click();
+    await page.getByRole('status').getByText('You have joined the organisation as Viewer.').waitFor();
+    expect(await roleOf(person.org.adminId)).toEqual(['Viewer']);
   });
 });
 

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingMessage } from '../../lib/notify/notifier.ts';
 import { THROTTLE_LIMITS } from '../../lib/runtime/throttle/limits.ts';
+import { throttleWindow } from '../../lib/runtime/throttle/index.ts';
 import { hashEmail, toUuidN } from '../../lib/keys/index.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
@@ -64,6 +65,7 @@ describe('resend', () => {
     const response = await resend(org, invite.inviteId!, { host: 'evil.example', 'x-forwarded-host': 'evil.example' });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { invite: Record<string, string>; delivery: string; token?: string };
+    expect(Object.keys(body).sort()).toEqual(['delivery', 'invite']);
     expect(body.delivery).toBe('sent');
     expect(body.token).toBeUndefined();
     expect(body.invite.delivery).toBe('email');
@@ -192,5 +194,71 @@ describe('resend', () => {
     // Another invite of the same organisation is not limited by it.
     const other = await createEmailed(org, newInvitee());
     expect((await resend(org, other.invite.inviteId!)).status).toBe(200);
+  });
+
+  it("counts in the organisation's create throttle: each resend is a hit there, and a full window refuses it unchanged", async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { invite } = await createEmailed(org, person);
+    const token = lastToken(person.email);
+    const { limit, windowSeconds } = THROTTLE_LIMITS['invite-create'];
+    const target = { action: 'invite-create', scope: { kind: 'org', id: org.organizationId }, subject: org.organizationId } as const;
+    // Away from the window's edge, so the create and the resend land in the same counter.
+    const left = windowSeconds - (Math.floor(Date.now() / 1000) % windowSeconds);
+    if (left < 5) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 100));
+    const { key } = await throttleWindow(stack.deps, target);
+    const before = Number(await stack.redis.get(key));
+    expect((await resend(org, invite.inviteId!)).status).toBe(200);
+    expect(Number(await stack.redis.get(key))).toBe(before + 1);
+
+    // Creates used the window up (this counter and the next one's): the resend is refused and changes nothing.
+    const next = await throttleWindow({ ...stack.deps, clock: { now: () => Date.now() + windowSeconds * 1000 } }, target);
+    for (const counter of [key, next.key]) await stack.redis.set(counter, String(limit), 'EX', windowSeconds);
+    const objectKey = stack.deps.keys.inviteObject(org.organizationId, invite.inviteId!);
+    const stored = await stack.redis.get(objectKey);
+    const mailed = sent.length;
+    const limited = await resend(org, invite.inviteId!);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await stack.redis.get(objectKey)).toBe(stored);
+    expect(sent.length).toBe(mailed);
+    const audit = await stack.db.query("SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = 'invite.resent'", [
+      invite.inviteId,
+    ]);
+    expect(audit.rows[0].n).toBe(1);
+    // The token the first resend mailed still works; the one before it does not.
+    expect((await accept(person, token)).status).toBe(410);
+    expect((await accept(person, lastToken(person.email))).status).toBe(200);
+  });
+
+  it('PostgreSQL refusing the audit after the swap: 503, nothing mailed, the old token refused; a repeat resends once', async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { invite } = await createEmailed(org, person);
+    const oldToken = lastToken(person.email);
+    const mailed = sent.length;
+    await stack.db.query(`CREATE OR REPLACE FUNCTION test_refuse_resent() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.action = 'invite.resent' AND NEW.target_id = '${invite.inviteId}' THEN RAISE EXCEPTION 'refused by test'; END IF;
+      RETURN NEW; END $$`);
+    await stack.db.query(
+      'CREATE TRIGGER test_refuse_resent BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION test_refuse_resent()',
+    );
+    try {
+      expect((await resend(org, invite.inviteId!)).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await stack.db.query('DROP TRIGGER test_refuse_resent ON audit_events');
+      await stack.db.query('DROP FUNCTION test_refuse_resent()');
+    }
+    // docs/design/failure-semantics.md: the swap stands, so the old token is refused, and no message carries the new one.
+    expect(sent.length).toBe(mailed);
+    expect((await accept(person, oldToken)).status).toBe(410);
+    const again = await resend(org, invite.inviteId!);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { delivery: string }).delivery).toBe('sent');
+    const audit = await stack.db.query("SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = 'invite.resent'", [
+      invite.inviteId,
+    ]);
+    expect(audit.rows[0].n).toBe(1);
+    expect((await accept(person, lastToken(person.email))).status).toBe(200);
   });
 });

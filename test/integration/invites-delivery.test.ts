@@ -8,6 +8,8 @@ const LINK_BASE = 'https://app.runstate.test/invites/accept';
 type Mode = 'ok' | 'fail' | 'hang';
 let mode: Mode = 'ok';
 const sent: OutgoingMessage[] = [];
+/** Every message handed to the notifier, sent or not: a failed send's token must leak no more than a sent one's. */
+const attempted: OutgoingMessage[] = [];
 let stack: TestStack;
 beforeAll(async () => {
   stack = await startStack({
@@ -15,6 +17,7 @@ beforeAll(async () => {
     deps: {
       notifier: {
         send: async (message) => {
+          attempted.push(message);
           if (mode === 'fail') throw new Error('email API answered 503');
           if (mode === 'hang') return new Promise<void>(() => {});
           sent.push(message);
@@ -115,28 +118,56 @@ describe('create with delivery', () => {
     const message = mailedTo(person.email);
     expect(message.text).not.toContain('evil.example');
     tokenIn(message);
+    // Nor the request's own URL, as a proxy that rewrites it (or an entry that builds it from Host) would hand it over.
+    const other = newInvitee();
+    const absolute = await stack.app.request(`http://evil.example:8443/orgs/${org.organizationId}/invites`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.adminToken}`, 'content-type': 'application/json', host: 'evil.example:8443' },
+      body: JSON.stringify({ email: other.email, roleCode: 'Accountant', delivery: 'email' }),
+    });
+    expect(absolute.status).toBe(201);
+    expect(mailedTo(other.email).text).not.toContain('evil.example');
+    tokenIn(mailedTo(other.email));
   });
 
-  it('the token is in the message only: not in the answer, Redis, PostgreSQL or the logs', async () => {
+  it('the token is in the message only: not in the answer, Redis, PostgreSQL or the logs, a failed send included', async () => {
     const org = await stack.seedOrganization();
     const person = newInvitee();
-    const response = await create(org, person.email, { delivery: 'email' });
-    const answer = await response.text();
-    const token = tokenIn(mailedTo(person.email));
-    const parts: string[] = [answer, ...stack.logs];
+    const failing = newInvitee();
+    const answers: string[] = [];
+    answers.push(await (await create(org, person.email, { delivery: 'email' })).text());
+    mode = 'fail';
+    try {
+      answers.push(await (await create(org, failing.email, { delivery: 'email' })).text());
+    } finally {
+      mode = 'ok';
+    }
+    const tokens = [tokenIn(mailedTo(person.email)), tokenIn(attempted.filter((m) => m.to === failing.email).at(-1)!)];
+    const parts: string[] = [...answers, ...stack.logs];
     for (const key of await stack.redis.keys('*')) {
       parts.push(key);
       const type = await stack.redis.type(key);
       if (type === 'string') parts.push((await stack.redis.get(key)) ?? '');
       if (type === 'zset') parts.push((await stack.redis.zrange(key, 0, -1)).join(' '));
+      if (type === 'hash') parts.push(JSON.stringify(await stack.redis.hgetall(key)));
+      if (type === 'set') parts.push((await stack.redis.smembers(key)).join(' '));
+      if (type === 'list') parts.push((await stack.redis.lrange(key, 0, -1)).join(' '));
     }
-    for (const table of ['organizations', 'users', 'role_assignments', 'audit_events']) {
-      parts.push(JSON.stringify((await stack.db.query(`SELECT * FROM ${table}`)).rows));
-    }
+    // Every table, every row.
+    const tables = await stack.db.query<{ name: string }>(
+      "SELECT quote_ident(table_name) AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    );
+    for (const { name } of tables.rows)
+      parts.push(...(await stack.db.query(`SELECT t::text AS row FROM ${name} t`)).rows.map((r) => r.row));
     const haystack = parts.join('\n');
-    expect(haystack).not.toContain(token);
-    expect(haystack).not.toContain(encodeURIComponent(token));
-    expect(haystack).not.toContain(token.slice(4));
+    // Positive control: the scan reads the invites' audit rows and the failure's log line.
+    expect(haystack).toContain('invite.created');
+    expect(haystack).toContain('invite_delivery_failed');
+    for (const token of tokens) {
+      expect(haystack).not.toContain(token);
+      expect(haystack).not.toContain(encodeURIComponent(token));
+      expect(haystack).not.toContain(token.slice(4));
+    }
   });
 
   it('the email API down: 201 with delivery "failed", the invite created and listed', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import type { OutgoingMessage } from '../../lib/notify/notifier.ts';
 import { invites } from '../../lib/runtime/invites/index.ts';
+import { PBKDF2_ITERATIONS } from '../../lib/auth/password.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { base32Decode, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
@@ -64,6 +65,16 @@ async function sessionCount(userId: string): Promise<number> {
   return (await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [userId])).rows[0].n as number;
 }
 
+async function storedValue(key: string): Promise<string> {
+  const type = await stack.redis.type(key);
+  if (type === 'string') return (await stack.redis.get(key)) ?? '';
+  if (type === 'zset') return (await stack.redis.zrange(key, 0, -1, 'WITHSCORES')).join(' ');
+  if (type === 'hash') return JSON.stringify(await stack.redis.hgetall(key));
+  if (type === 'set') return (await stack.redis.smembers(key)).join(' ');
+  if (type === 'list') return (await stack.redis.lrange(key, 0, -1)).join(' ');
+  return '';
+}
+
 async function auditCount(targetId: string, action: string): Promise<number> {
   const rows = await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE target_id = $1 AND action = $2', [targetId, action]);
   return rows.rows[0].n as number;
@@ -104,15 +115,23 @@ describe('POST /invites/register', () => {
       headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
     });
     expect(login.status).toBe(200);
+    // The signed-in body of /auth/login, field for field; the password stored by sign-in's KDF at its cost.
+    const loginBody = (await login.json()) as Record<string, unknown>;
+    expect(Object.keys(answer.body).sort()).toEqual(Object.keys(loginBody).sort());
+    expect(loginBody).toMatchObject({ status: 'signed-in', userId, organizationId: org.organizationId });
+    const stored = await stack.db.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1', [userId]);
+    expect(stored.rows[0]!.password_hash).toMatch(new RegExp(`^pbkdf2-sha256\\$${PBKDF2_ITERATIONS}\\$`));
 
     const audit = await stack.db.query('SELECT details FROM audit_events WHERE organization_id = $1', [org.organizationId]);
     const keys = await stack.redis.keys('*');
-    const values = await Promise.all(keys.filter((key) => key.includes(org.organizationId)).map((key) => stack.redis.dump(key)));
+    // Read as what they are (a DUMP may compress a long value, so a secret in it need not appear as text).
+    const values = await Promise.all(keys.map((key) => storedValue(key)));
+    expect(values.join('\n')).toContain(org.organizationId);
     for (const secret of [token, password]) {
       expect(JSON.stringify(audit.rows)).not.toContain(secret);
       expect(stack.logs.join('\n')).not.toContain(secret);
       expect(keys.join('\n')).not.toContain(secret);
-      expect(values.map((value) => String(value)).join('\n')).not.toContain(secret);
+      expect(values.join('\n')).not.toContain(secret);
       expect(JSON.stringify(answer.body)).not.toContain(secret);
     }
   });
@@ -340,5 +359,70 @@ describe('POST /invites/register', () => {
     const answer = await register(token, password);
     expect(answer.status).toBe(201);
     expect(await accounts(person.email)).toHaveLength(1);
+  });
+
+  it("is 410 for an expired invite, and for the admin's own token once a resend replaced it", async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { inviteId, token } = await emailedInvite(org, person);
+    // Expiry is the object's TTL running out (lib/runtime/invites/create-invite.ts): let it run out now.
+    await stack.redis.pexpire(stack.deps.keys.inviteObject(org.organizationId, inviteId), 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const expired = await register(token, canaryPassword());
+    expect(expired.status).toBe(410);
+    expect(errorCode(expired)).toBe('INVITE_INVALID');
+
+    // An admin who saw a "none" token, then resent the invite (which emails a new one), holds a replaced token: 410.
+    const other = newInvitee();
+    const created = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+      token: org.adminToken,
+      body: { email: other.email, roleCode: 'Viewer' },
+    });
+    const shown = (await created.json()) as { invite: { inviteId: string }; token: string };
+    expect(
+      (await stack.request('POST', `/orgs/${org.organizationId}/invites/${shown.invite.inviteId}/resend`, { token: org.adminToken }))
+        .status,
+    ).toBe(200);
+    expect((await register(shown.token, canaryPassword())).status).toBe(410);
+    for (const someone of [person, other]) expect(await accounts(someone.email)).toEqual([]);
+  });
+
+  it("refuses a password outside sign-in's rules with 400 before anything is consumed", async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { inviteId, token } = await emailedInvite(org, person);
+    for (const password of ['short-11chr', 'x'.repeat(257)]) {
+      const answer = await register(token, password);
+      expect(answer.status).toBe(400);
+      expect(errorCode(answer)).toBe('VALIDATION_FAILED');
+    }
+    expect(await activeInviteIds(org)).toContain(inviteId);
+    expect(await accounts(person.email)).toEqual([]);
+    // Twelve characters is enough, as when a password is chosen anywhere else.
+    expect((await register(token, 'twelve-chars')).status).toBe(201);
+  });
+
+  it('a repeat for a member removed from the organisation since is 410 and opens no session, as sign-in refuses one', async () => {
+    const org = await stack.seedOrganization();
+    const person = newInvitee();
+    const { token } = await emailedInvite(org, person);
+    const password = canaryPassword();
+    const first = await register(token, password);
+    expect(first.status).toBe(201);
+    const userId = String(first.body.userId);
+    const removed = await stack.request('DELETE', `/orgs/${org.organizationId}/members/${userId}`, { token: org.adminToken });
+    expect(removed.status).toBe(204);
+    const sessionsBefore = await sessionCount(userId);
+    const again = await register(token, password);
+    expect(again.status).toBe(410);
+    expect(errorCode(again)).toBe('INVITE_INVALID');
+    expect(again.body).not.toHaveProperty('accessToken');
+    expect(await sessionCount(userId)).toBe(sessionsBefore);
+    // Sign-in refuses the same account in the same organisation.
+    const login = await stack.request('POST', '/auth/login', {
+      body: { organizationId: org.organizationId, email: person.email, password },
+      headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
+    });
+    expect(login.status).toBe(401);
   });
 });

@@ -13,6 +13,7 @@ import { verifyPassword } from '../../lib/auth/password.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 import { DEMO } from '../../local/launcher/seed.ts';
 import { DEMO_SYRVE } from '../../local/launcher/seed-syrve.ts';
+import { readMailbox } from '../../local/mailbox/folder-mailbox.ts';
 import { quietPort } from '../support/quiet-port.ts';
 import {
   baseEnv,
@@ -239,6 +240,33 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     }
     expect(launcher.output()).not.toContain(secrets.SECRETS_KEYS!.slice('dev:'.length));
     expect(launcher.output()).not.toContain(secrets.WEBHOOK_SECRET!.slice('whsec_'.length));
+
+    // An emailed invitation: npm start set INVITE_LINK_BASE to its own invite page and delivered to the mailbox folder,
+    // the one place the token is (not the answer, the output, Redis or PostgreSQL); the link joins a newcomer.
+    const emailed = await call('POST', `${base}/orgs/${org}/invites`, adminToken, {
+      email: 'mailed.newcomer@demo.runstate.test',
+      roleCode: 'Viewer',
+      delivery: 'email',
+    });
+    expect(emailed.status).toBe(201);
+    expect(emailed.json).toMatchObject({ delivery: 'sent' });
+    expect(emailed.json).not.toHaveProperty('token');
+    const mailed = (await readMailbox(join(dataDir, 'mailbox'))).filter((m) => m.to === 'mailed.newcomer@demo.runstate.test');
+    expect(mailed).toHaveLength(1);
+    const mailedLink = /(\S+)#token=(rsi_\S+)/.exec(mailed[0]!.text);
+    expect(mailedLink?.[1]).toBe(`${base}/invites/accept`);
+    const mailedToken = mailedLink![2]!;
+    expect((await fetch(mailedLink![1]!)).status).toBe(200);
+    const joined = await fetch(`${base}/invites/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: mailedToken, password: `newcomer-${Date.now()}-pw` }),
+    });
+    expect(joined.status).toBe(201);
+    const joinedText = await joined.text();
+    const afterInvite = await everythingStored(inject('redisUrl'), databaseUrl);
+    for (const haystack of [JSON.stringify(emailed.json), joinedText, launcher.output(), afterInvite])
+      expect(leakForms(mailedToken).filter((form) => haystack.includes(form))).toEqual([]);
 
     // Nowhere in Redis or PostgreSQL but as its KDF hash (positive controls: the scan reads the users' hashes, and finds a
     // password planted in Redis in any of its forms).

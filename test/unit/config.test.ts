@@ -208,8 +208,24 @@ describe('loadConfig', () => {
       /INVITE_LINK_BASE: must be a public https URL/,
     );
     expect(problems({ ...prod, INVITE_LINK_BASE: 'https://127.0.0.1/invites/accept' }).join()).toMatch(/INVITE_LINK_BASE/);
-    expect(loadConfig({ ...prod, INVITE_LINK_BASE: 'https://app.example/invites/accept' }).inviteLinkBase).toBe(
+    const emailApi = {
+      NOTIFY_EMAIL_API_URL: 'https://mail.example/send',
+      NOTIFY_EMAIL_API_TOKEN: 't',
+      NOTIFY_EMAIL_FROM: 'no-reply@example.test',
+    };
+    expect(loadConfig({ ...prod, ...emailApi, INVITE_LINK_BASE: 'https://app.example/invites/accept' }).inviteLinkBase).toBe(
       'https://app.example/invites/accept',
     );
+  });
+
+  it('refuses INVITE_LINK_BASE in staging/prod without the email API to send through; dev may use the mailbox folder', () => {
+    const linkBase = { INVITE_LINK_BASE: 'https://app.example/invites/accept' };
+    for (const env of [prod, { ...prod, APP_ENV: 'staging' }]) {
+      expect(problems({ ...env, ...linkBase }).join()).toMatch(
+        /NOTIFY_EMAIL_API_URL: required in staging\/prod when INVITE_LINK_BASE is set/,
+      );
+    }
+    expect(problems(prod).join()).not.toMatch(/INVITE_LINK_BASE/);
+    expect(loadConfig({ ...dev, ...linkBase }).inviteLinkBase).toBe(linkBase.INVITE_LINK_BASE);
   });
 });
