@@ -1,14 +1,15 @@
 // The noisy tenant of the ratelimit bench, in a process of its own (its own isolate and event loop, as another
 // instance of the service would be): callers flooding one organisation's read until stdin closes, then its counts.
-import { uuidv7 } from 'uuidv7';
 import { composeApp } from '../local/stack/app.ts';
 import { createJsonLogger } from '../lib/log/logger.ts';
 import { NoCount } from './operations/rate-limit.ts';
 import { mintToken } from '../local/stack/tokens.ts';
 
-const { env, organizationId, jwtSecret, callers, limited } = JSON.parse(process.env.RATE_LIMIT_FLOOD ?? '{}') as {
+const { env, organizationId, userIds, jwtSecret, callers, limited } = JSON.parse(process.env.RATE_LIMIT_FLOOD ?? '{}') as {
   env: Record<string, string>;
   organizationId: string;
+  /** The tenant's own admins, so the flood spends the tenant's limit (an outsider's refused calls are given back). */
+  userIds: string[];
   jwtSecret: string;
   callers: number;
   /** false: an isolate whose limiter never counts, for the figure without limits. */
@@ -16,7 +17,7 @@ const { env, organizationId, jwtSecret, callers, limited } = JSON.parse(process.
 };
 
 const { request } = composeApp(env, { logger: createJsonLogger(() => undefined), ...(limited ? {} : { rateLimits: new NoCount() }) });
-const tokens = await Promise.all(Array.from({ length: 50 }, () => mintToken(jwtSecret, { userId: uuidv7(), expiresInSeconds: 3_600 })));
+const tokens = await Promise.all(userIds.map((userId) => mintToken(jwtSecret, { userId, expiresInSeconds: 3_600 })));
 const counts = { admitted: 0, refused: 0 };
 let running = true;
 process.stdin.on('end', () => (running = false));

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { uuidv7 } from 'uuidv7';
 import { createApp } from '../../functions/app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
@@ -16,6 +17,8 @@ const LATENCY_CALLS = 60;
 /** Added to every round trip at the proxies for the "in sequence" figure: p50 / this ≈ round trips one after another. */
 const LATENCY_MS = 20;
 const FLOOD_CALLERS = 8;
+/** The noisy tenant's admins the flood's callers take turns as, each far under its own limits. */
+const FLOOD_USERS = 50;
 
 /** The limiter with nothing to count: every request takes its outage path (no round trip), as before the limiter. */
 export class NoCount extends RateLimitMemo {
@@ -68,8 +71,18 @@ async function planned(stack: BenchStack, limits: { userRoute?: number; tenant?:
   return org;
 }
 
-/** The noisy tenant's callers in a process of their own (bench/rate-limit-flood.ts), once they are flooding. */
+/**
+ * The noisy tenant's callers in a process of their own (bench/rate-limit-flood.ts), once they are flooding. They are
+ * the tenant's own admins: an outsider's refused calls are given back to the tenant and never fill its limit.
+ */
 async function startFlood(stack: BenchStack, organizationId: string, limited: boolean) {
+  const userIds = Array.from({ length: FLOOD_USERS }, () => uuidv7());
+  await stack.db.query(
+    `WITH added AS (INSERT INTO users (id, email) SELECT id, id || '@flood.bench.test' FROM unnest($1::uuid[]) AS id RETURNING id)
+     INSERT INTO role_assignments (id, user_id, organization_id, role_code)
+     SELECT gen_random_uuid(), id, $2, 'OrganizationAdmin' FROM added`,
+    [userIds, organizationId],
+  );
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', '--import', './local/raw-text/register.mjs', new URL('../rate-limit-flood.ts', import.meta.url).pathname],
@@ -79,6 +92,7 @@ async function startFlood(stack: BenchStack, organizationId: string, limited: bo
         RATE_LIMIT_FLOOD: JSON.stringify({
           env: stack.appEnv,
           organizationId,
+          userIds,
           jwtSecret: stack.jwtSecret,
           callers: FLOOD_CALLERS,
           limited,

@@ -3,7 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import { AppError, errors } from '../http/app-error.ts';
 import type { Guard } from '../http/function-factory.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
-import { checkRateLimit, rateLimitHeaders, rememberedRefusal, rememberRefusal } from '../runtime/ratelimit/index.ts';
+import { checkRateLimit, rateLimitHeaders, refundTenantCount, rememberedRefusal, rememberRefusal } from '../runtime/ratelimit/index.ts';
 import { startRevocationCheck } from './authentication.ts';
 import { rateLimitedError, rateLimitTarget } from './rate-limit-target.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
@@ -44,7 +44,16 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   }
   // Already the answer when the handler waited for it; otherwise (a validation failure, a 404) it becomes the answer now.
   if (refusal !== undefined && c.error !== refusal) throw refusal;
-  if (decision?.allowed === true) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  if (decision?.allowed !== true) return;
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  // The organisation's role check refused the caller (an outsider, or a member without the role): the request did no
+  // work there, so the tenant gets its count back and only the caller's own limits keep it.
+  if (decision.tenantCounter !== undefined && c.error instanceof AppError && c.error.code === 'FORBIDDEN') {
+    const refund = refundTenantCount(deps, decision.tenantCounter);
+    const defer = c.get('defer');
+    if (defer !== undefined) defer(refund);
+    else await refund;
+  }
 });
 
 /** The guard of a function's `auth: 'bearer'` routes (lib/auth/define-function.ts): a JWT, as the document's bearerAuth. */

@@ -32,6 +32,26 @@ function instance(clock: Clock, logs: string[] = []): ComposedApp {
 const count = (path: (org: string) => string) => path;
 const memberCount = count((org) => `/orgs/${org}/members/count`);
 
+/** A new OrganizationAdmin of the organisation, and a token of theirs. */
+async function adminOf(organizationId: string): Promise<string> {
+  const userId = uuidv7();
+  await stack.db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [userId, `${userId}@rate.test`]);
+  await stack.db.query('INSERT INTO role_assignments (id, user_id, organization_id, role_code) VALUES ($1, $2, $3, $4)', [
+    uuidv7(),
+    userId,
+    organizationId,
+    'OrganizationAdmin',
+  ]);
+  return stack.token({ userId });
+}
+
+/** What the organisation's counters of one kind hold now, every window and subject summed. */
+async function counted(organizationId: string, kind: 'user-route' | 'user' | 'tenant'): Promise<number> {
+  const keys = await stack.redis.keys(`*:org:{${organizationId}}:ratelimit:counter:${kind}.*`);
+  const values = await Promise.all(keys.map((key) => stack.redis.get(key)));
+  return values.reduce((sum, value) => sum + Number(value ?? 0), 0);
+}
+
 /** The calls ten at a time (one round of concurrent callers; more would only measure this shared machine's load). */
 async function statuses(calls: Array<() => Promise<Response>>): Promise<number[]> {
   const answers: number[] = [];
@@ -141,8 +161,8 @@ describe('adversaries', () => {
         (await app.request('GET', memberCount(noisy.organizationId), { token: noisy.adminToken })).headers.get('ratelimit-policy'),
       )
       .toContain('"tenant";q=40;w=60');
-    // Forty members of the noisy tenant, each far under its own limits.
-    const members = await Promise.all(Array.from({ length: 40 }, () => stack.token({ userId: uuidv7() })));
+    // Forty admins of the noisy tenant, each far under its own limits (an outsider's refused calls are given back).
+    const members = await Promise.all(Array.from({ length: 40 }, () => adminOf(noisy.organizationId)));
     const flood = await statuses(members.map((token) => () => app.request('GET', memberCount(noisy.organizationId), { token })));
     expect(flood.filter((status) => status === 429).length).toBeGreaterThan(0);
     const refused = await app.request('GET', memberCount(noisy.organizationId), { token: members[0]! });
@@ -152,6 +172,23 @@ describe('adversaries', () => {
       Array.from({ length: 20 }, () => () => app.request('GET', memberCount(quiet.organizationId), { token: quiet.adminToken })),
     );
     expect(beside.every((status) => status === 200)).toBe(true);
+  });
+
+  it("a signed-in outsider's refused calls are given back to the tenant: only the outsider's own limits keep them", async () => {
+    const org = await stack.seedOrganization();
+    const outsider = await stack.seedOrganization();
+    const app = instance(fixedClock(midWindow()));
+    const path = memberCount(org.organizationId);
+    const refused = await statuses(Array.from({ length: 30 }, () => () => app.request('GET', path, { token: outsider.adminToken })));
+    expect(refused).toEqual(Array.from({ length: 30 }, () => 403));
+    // The refunds run after each answer; then the tenant's counter holds nothing of them.
+    await expect.poll(() => counted(org.organizationId, 'tenant'), { timeout: 5_000 }).toBe(0);
+    // The outsider's own counters, under this organisation, keep every call.
+    expect(await counted(org.organizationId, 'user')).toBe(30);
+    expect(await counted(org.organizationId, 'user-route')).toBe(30);
+    // A member's admitted call is the tenant's, and stays counted.
+    expect((await app.request('GET', path, { token: org.adminToken })).status).toBe(200);
+    expect(await counted(org.organizationId, 'tenant')).toBe(1);
   });
 
   it('Redis down during a flood: the limiter fails open with one WARN; the revocation check still fails closed', async () => {

@@ -243,7 +243,7 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     await expectAgreement();
   });
 
-  it('members: contexts set here and elsewhere, member counts cached, a role change, a removal that drops and forgets them', async () => {
+  it('members: contexts set here and elsewhere, member counts cached, an outsider refused and its count given back, a role change, a removal that drops and forgets them', async () => {
     const org = await stack.seedOrganization();
     const other = await stack.seedOrganization();
     const member = newInvitee();
@@ -265,6 +265,9 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     const admin = { token: org.adminToken };
     expect(await status(stack.request('GET', `/orgs/${org.organizationId}/members/count`, admin))).toBe(200);
     expect(await status(stack.request('GET', `/orgs/${org.organizationId}/members/count?locationId=${org.locationId}`, admin))).toBe(200);
+    // Another organisation's admin is refused here, and the tenant gets that count back after the answer.
+    expect(await status(stack.request('GET', `/orgs/${org.organizationId}/members/count`, { token: other.adminToken }))).toBe(403);
+    await expect.poll(() => [...front.commands.keys()].some((command) => command.endsWith(' ratelimit.refundTenant'))).toBe(true);
     const memberPath = `/orgs/${org.organizationId}/members/${member.userId}`;
     expect(await status(stack.request('PATCH', memberPath, { ...admin, body: { roleCode: 'Accountant' } }))).toBe(200);
     expect(await status(stack.request('DELETE', memberPath, admin))).toBe(204);

@@ -14,6 +14,8 @@ const ALLOWED = new Set([
   'DEL',
   'EXISTS',
   'INCR',
+  // Redis 1.0: a tenant's count given back (lib/runtime/ratelimit/refund-tenant.ts).
+  'DECR',
   'EXPIRE',
   'TTL',
   'PTTL',

@@ -44,5 +44,9 @@ export async function checkRateLimit(
     });
     if (context.defer !== undefined) context.defer(fill);
   }
-  return decide(reply);
+  const decision = decide(reply);
+  const tenant = reply.windows.kinds.indexOf('tenant');
+  // Each limit's current window comes first of its three keys (counters.ts).
+  if (decision.allowed && tenant >= 0) decision.tenantCounter = reply.windows.keys[tenant * 3];
+  return decision;
 }

@@ -13,7 +13,13 @@ export interface LimitState {
 }
 
 export type RateLimitDecision =
-  { allowed: true; limits: LimitState[] } | { allowed: false; retryAfterSeconds: number; refused: RateLimitKind[]; limits: LimitState[] };
+  | {
+      allowed: true;
+      limits: LimitState[];
+      /** The tenant counter window this request was counted in (on an organisation's route), for a refund. */
+      tenantCounter?: string;
+    }
+  | { allowed: false; retryAfterSeconds: number; refused: RateLimitKind[]; limits: LimitState[] };
 
 export function decide(
   reply: Pick<CountReply, 'admitted' | 'limits'> & { windows: Pick<CounterWindows, 'previousWeight' | 'windowLeftMs'> },

@@ -3,6 +3,7 @@
 export { checkRateLimit } from './check-rate-limit.ts';
 export { rememberedRefusal, rememberRefusal } from './remembered.ts';
 export { rateLimitHeaders } from './headers.ts';
+export { refundTenantCount } from './refund-tenant.ts';
 export type { RateLimitDecision } from './decision.ts';
 export type { RateLimitTarget } from './counters.ts';
 export { viewBlock } from './view-block.ts';
