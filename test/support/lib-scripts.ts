@@ -15,7 +15,9 @@ export function libModules(): string[] {
     .map((file) => join(LIB_DIR, file));
 }
 
-await Promise.all(libModules().map((file) => import(file)));
+// One after another: imported all at once, a module on an import cycle was now and then evaluated twice under a busy
+// full run, and its script declared twice.
+for (const file of libModules()) await import(file);
 
 /**
  * lib's scripts, read once every lib module has loaded and before the importing test file declares any probe of its
