@@ -15,8 +15,8 @@ export function libModules(): string[] {
     .map((file) => join(LIB_DIR, file));
 }
 
-// One after another: imported all at once, a module on an import cycle was now and then evaluated twice under a busy
-// full run, and its script declared twice.
+// One after another: imported all at once, one module was once evaluated twice in a busy full run (by the test
+// runner's concurrent loading; lib has no import cycle), and its script declared twice.
 for (const file of libModules()) await import(file);
 
 /**
