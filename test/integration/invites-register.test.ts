@@ -51,6 +51,14 @@ async function register(token: string, password: string, ip = freshIp()): Promis
 }
 
 const canaryPassword = () => `canary-password-${uuidv7()}`;
+
+/** Sign-in with the invitee's email and a password in the invite's organisation, from an address of its own. */
+function signIn(org: Org, person: Person, password: string): Promise<Response> {
+  return stack.request('POST', '/auth/login', {
+    body: { organizationId: org.organizationId, email: person.email, password },
+    headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
+  });
+}
 const errorCode = (answer: Answer) => (answer.body.error as { code?: string } | undefined)?.code;
 
 async function accounts(email: string) {
@@ -110,10 +118,7 @@ describe('POST /invites/register', () => {
     // The access token is a working session of the new account, and the password signs in like any other.
     const sessions = await stack.request('GET', '/auth/sessions', { token: answer.body.accessToken as string });
     expect(sessions.status).toBe(200);
-    const login = await stack.request('POST', '/auth/login', {
-      body: { organizationId: org.organizationId, email: person.email, password },
-      headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
-    });
+    const login = await signIn(org, person, password);
     expect(login.status).toBe(200);
     // The signed-in body of /auth/login, field for field; the password stored by sign-in's KDF at its cost.
     const loginBody = (await login.json()) as Record<string, unknown>;
@@ -234,10 +239,7 @@ describe('POST /invites/register', () => {
     expect(again.body).not.toHaveProperty('accessToken');
     expect(await sessionCount(userId)).toBe(sessionsBefore);
     // Sign-in is where the code is asked for.
-    const login = await stack.request('POST', '/auth/login', {
-      body: { organizationId: org.organizationId, email: person.email, password },
-      headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
-    });
+    const login = await signIn(org, person, password);
     expect(((await login.json()) as { status: string }).status).toBe('mfa-required');
   });
 
@@ -298,10 +300,7 @@ describe('POST /invites/register', () => {
     const person = newInvitee();
     const { inviteId, token } = await emailedInvite(org, person);
     for (let i = 0; i < 10; i += 1) {
-      const login = await stack.request('POST', '/auth/login', {
-        body: { organizationId: org.organizationId, email: person.email, password: canaryPassword() },
-        headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
-      });
+      const login = await signIn(org, person, canaryPassword());
       expect(login.status).toBe(401);
     }
     const answer = await register(token, canaryPassword());
@@ -419,10 +418,7 @@ describe('POST /invites/register', () => {
     expect(again.body).not.toHaveProperty('accessToken');
     expect(await sessionCount(userId)).toBe(sessionsBefore);
     // Sign-in refuses the same account in the same organisation.
-    const login = await stack.request('POST', '/auth/login', {
-      body: { organizationId: org.organizationId, email: person.email, password },
-      headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
-    });
+    const login = await signIn(org, person, password);
     expect(login.status).toBe(401);
   });
 });

@@ -3,21 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.ts';
 import { OPENAPI_OBJECT, OPENAPI_PATH } from '../../functions/openapi-document.ts';
-import { loadConfig } from '../../lib/config/index.ts';
-import { createDeps } from '../../lib/create-deps.ts';
-import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET } from '../support/fixtures.ts';
+import { offlineDeps } from '../support/offline-deps.ts';
 
-// Stores that are never reached: the document is built from the route definitions alone.
-const deps = createDeps(
-  loadConfig({
-    APP_ENV: 'test',
-    AUTH_JWT_SECRET: TEST_JWT_SECRET,
-    INDEX_HASH_KEY: TEST_INDEX_HASH_KEY,
-    UPSTASH_REDIS_REST_URL: 'https://main.upstash.example',
-    UPSTASH_REDIS_REST_TOKEN: 'token',
-    DATABASE_URL: 'postgres://app:pw@ep-x.neon.example/app',
-  }),
-);
+const deps = offlineDeps();
 
 describe('GET /openapi.json', () => {
   it('serves the document the routes generate, as JSON, and the same text on every later request', async () => {

@@ -4,10 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.ts';
-import { loadConfig } from '../../lib/config/index.ts';
-import { createDeps } from '../../lib/create-deps.ts';
 import { ERROR_CATALOG, ERROR_CODES, type ErrorCode } from '../../lib/http/error-catalog.ts';
-import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET } from '../support/fixtures.ts';
+import { offlineDeps } from '../support/offline-deps.ts';
 
 interface ErrorAnswer {
   description: string;
@@ -21,16 +19,7 @@ interface Operation {
   responses: Record<string, ErrorAnswer>;
 }
 
-// Stores that are never reached: the document is built from the route definitions alone.
-const config = loadConfig({
-  APP_ENV: 'test',
-  AUTH_JWT_SECRET: TEST_JWT_SECRET,
-  INDEX_HASH_KEY: TEST_INDEX_HASH_KEY,
-  UPSTASH_REDIS_REST_URL: 'https://main.upstash.example',
-  UPSTASH_REDIS_REST_TOKEN: 'token',
-  DATABASE_URL: 'postgres://app:pw@ep-x.neon.example/app',
-});
-const deps = createDeps(config);
+const deps = offlineDeps();
 const document = (await (await createApp(() => deps).request('/openapi.json')).json()) as {
   paths: Record<string, Record<string, Operation>>;
 };
