@@ -15,6 +15,8 @@ export interface Authentication {
   readonly claimedUserId: string;
   /** The token's session as its signature says, under the same rule: for reads beside the check only (the active context). */
   readonly claimedSessionId: string;
+  /** The organisation the token is bound to (its `org` claim), under the same rule; undefined for an unbound token. */
+  readonly claimedOrganizationId: string | undefined;
   /**
    * The principal once the denylist says the token is not revoked and the rate limiter has counted the request; rejects
    * with 401 TOKEN_REVOKED, 503 REVOCATION_UNAVAILABLE or 429 RATE_LIMITED (in that order of precedence).
@@ -48,5 +50,10 @@ export function startRevocationCheck(
   );
   // Awaited later (by the handler, and by requireAuth after it); until then a refusal must not count as unhandled.
   checked.catch(() => undefined);
-  return { claimedUserId: principal.userId, claimedSessionId: principal.sessionId, principal: () => checked };
+  return {
+    claimedUserId: principal.userId,
+    claimedSessionId: principal.sessionId,
+    claimedOrganizationId: principal.organizationId,
+    principal: () => checked,
+  };
 }

@@ -9,6 +9,8 @@ export const claimsSchema = z.object({
   exp: z.number().int(),
   email: z.email().max(254).optional(),
   email_verified: z.boolean().optional(),
+  /** The organisation the token's session is bound to: on every token this deployment signs (docs/design/sign-in.md). */
+  org: z.uuid().optional(),
 });
 
 export type Claims = z.infer<typeof claimsSchema>;
@@ -21,6 +23,11 @@ export interface Principal {
   expiresAt: number;
   /** Present only when the issuer vouches for it: `email_verified: true`; false or a missing claim is no verified email. */
   verifiedEmail?: string;
+  /**
+   * The organisation the session is bound to, from the `org` claim: present on this deployment's own tokens, absent on
+   * an external identity provider's (an unbound token, which keeps the role check's rules alone).
+   */
+  organizationId?: string;
 }
 
 export function principalFromClaims(claims: Claims): Principal {
@@ -30,5 +37,6 @@ export function principalFromClaims(claims: Claims): Principal {
     jti: claims.jti,
     expiresAt: claims.exp,
     ...(claims.email !== undefined && claims.email_verified === true ? { verifiedEmail: claims.email } : {}),
+    ...(claims.org !== undefined ? { organizationId: claims.org.toLowerCase() } : {}),
   };
 }

@@ -17,7 +17,11 @@ export async function authorizeOrgAdmin(
   auth: Authentication,
   check: { organizationId: string; locationId?: string | null },
 ): Promise<Principal> {
-  const role = requireOrgAdmin(db, { userId: auth.claimedUserId, ...check });
+  const role = requireOrgAdmin(db, {
+    userId: auth.claimedUserId,
+    boundSessionId: auth.claimedOrganizationId !== undefined ? auth.claimedSessionId : undefined,
+    ...check,
+  });
   // Awaited below, after the revocation answer that takes precedence over it.
   role.catch(() => undefined);
   const principal = await auth.principal();
@@ -29,19 +33,25 @@ export async function authorizeOrgAdmin(
  * One query answers all three: the admin role for the organisation, whether the caller holds any role there and the
  * organisation's state (docs/design/tenants.md#suspension), and that the location (if any) belongs to it. A member of a
  * suspended organisation, admin or not, is refused TENANT_SUSPENDED before anything else; anyone else gets FORBIDDEN,
- * so an outsider cannot tell a suspended organisation from one they have no role in.
+ * so an outsider cannot tell a suspended organisation from one they have no role in. A bound token (its `org` claim,
+ * already equal to `organizationId` in requireAuth) is admitted only while its session row is bound here too, so the
+ * tokens a session held before it switched organisation stop acting in the old one.
  */
-async function requireOrgAdmin(db: Db, check: { userId: string; organizationId: string; locationId?: string | null }): Promise<void> {
+async function requireOrgAdmin(
+  db: Db,
+  check: { userId: string; boundSessionId: string | undefined; organizationId: string; locationId?: string | null },
+): Promise<void> {
   const rows = await dbCall('read', 'rbac.requireOrgAdmin', (signal) =>
     db.query<{ is_admin: boolean; suspended_member: boolean; location_ok: boolean }>(
       `SELECT
-         EXISTS (SELECT 1 FROM role_assignments
-                  WHERE user_id = $1 AND organization_id = $2 AND location_id IS NULL
-                    AND role_code = 'OrganizationAdmin') AS is_admin,
+         (EXISTS (SELECT 1 FROM role_assignments
+                   WHERE user_id = $1 AND organization_id = $2 AND location_id IS NULL
+                     AND role_code = 'OrganizationAdmin')
+          AND ($4::uuid IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = $4::uuid AND organization_id = $2))) AS is_admin,
          (EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND state = 'suspended')
           AND EXISTS (SELECT 1 FROM role_assignments WHERE user_id = $1 AND organization_id = $2)) AS suspended_member,
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok`,
-      [check.userId, check.organizationId, check.locationId ?? null],
+      [check.userId, check.organizationId, check.locationId ?? null, check.boundSessionId ?? null],
       { signal },
     ),
   );

@@ -27,6 +27,11 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   const principal = await verifierFor(deps.config)(match[1]);
   if (principal === undefined) throw errors.UNAUTHENTICATED('the bearer token is invalid or expired');
   const target = rateLimitTarget(c, principal.userId);
+  // A token bound to one organisation names another: refused as an outsider is, on the claim alone, before anything
+  // is counted or read there (docs/design/tenants.md#tenant-isolation).
+  if (principal.organizationId !== undefined && target.organizationId !== undefined && target.organizationId !== principal.organizationId) {
+    throw errors.FORBIDDEN();
+  }
   const remembered = rememberedRefusal(deps, target, deps.clock.now());
   if (remembered !== undefined) throw rateLimitedError(remembered);
   const limit = checkRateLimit(deps, target, { correlationId: c.get('correlationId'), defer: c.get('defer') });

@@ -1,7 +1,8 @@
 // What a role change and a removal do to every kind of session the member holds, checked at the stores: a password
-// session opened in this organisation, one opened in another, and an external identity provider's token with no
-// organisation are all refused at once on this organisation's admin routes; a removal also revokes the sessions opened
-// here (denylist), drops every active context pointing here and forgets the member counts (the Redis keys themselves).
+// session opened in this organisation and an external identity provider's token with no organisation are refused at
+// once on this organisation's admin routes (one opened in another organisation never acted here: it is bound there);
+// a removal also revokes the sessions opened here (denylist), drops every active context pointing here and forgets the
+// member counts (the Redis keys themselves).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { MEMBER_COUNT_FORGET_MAX_OUTLETS } from '../../lib/runtime/tenants/index.ts';
@@ -53,7 +54,9 @@ describe('a demoted member', () => {
   it('is refused at once on the admin routes from every session kind, and no session is revoked', async () => {
     const org = await stack.seedOrganization();
     const { member, here, elsewhere, idp } = await memberWithEverySession(org);
-    for (const token of [here.accessToken, elsewhere.accessToken, idp]) expect(await adminStatuses(org, token)).toEqual(all(200));
+    for (const token of [here.accessToken, idp]) expect(await adminStatuses(org, token)).toEqual(all(200));
+    // Bound to the other organisation: an outsider here, whatever role the user holds.
+    expect(await adminStatuses(org, elsewhere.accessToken)).toEqual(all(403, 'FORBIDDEN'));
 
     const response = await m.changeRole(org.organizationId, member.userId, org.adminToken, { roleCode: 'Viewer' });
     expect(response.status).toBe(200);
@@ -71,9 +74,8 @@ describe('a removed member', () => {
     const org = await stack.seedOrganization();
     const { member, other, here, elsewhere, idp } = await memberWithEverySession(org);
     const secondHere = await (await passwordSignIn(stack, member))(org.organizationId);
-    for (const token of [here.accessToken, secondHere.accessToken, elsewhere.accessToken, idp]) {
-      expect(await adminStatuses(org, token)).toEqual(all(200));
-    }
+    for (const token of [here.accessToken, secondHere.accessToken, idp]) expect(await adminStatuses(org, token)).toEqual(all(200));
+    expect(await adminStatuses(org, elsewhere.accessToken)).toEqual(all(403, 'FORBIDDEN'));
 
     expect((await m.remove(org.organizationId, member.userId, org.adminToken)).status).toBe(204);
 
@@ -84,7 +86,7 @@ describe('a removed member', () => {
       const refreshed = await stack.request('POST', '/auth/refresh', { body: { refreshToken: session.refreshToken } });
       expect(await errorCode(refreshed)).toBe('REFRESH_INVALID');
     }
-    // Opened elsewhere, or an identity provider's: not this organisation's to end, but no role here any more.
+    // Opened elsewhere (never acted here), or an identity provider's: not this organisation's to end, no role here any more.
     for (const token of [elsewhere.accessToken, idp]) expect(await adminStatuses(org, token)).toEqual(all(403, 'FORBIDDEN'));
     expect(await stack.redis.exists(stack.deps.keys.revokedSession(elsewhere.sessionId))).toBe(0);
     const stillThere = await stack.request('GET', '/auth/memberships', { token: elsewhere.accessToken });

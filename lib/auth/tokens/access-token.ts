@@ -8,6 +8,8 @@ export interface AccessTokenSubject {
   sessionId: string;
   /** The user's email as PostgreSQL holds it; vouched for (invites are accepted with a verified email only). */
   email: string;
+  /** The session's organisation, carried as the `org` claim that binds the token to it (lib/auth/claims.ts). */
+  organizationId?: string;
 }
 
 export interface SignedAccessToken {
@@ -40,7 +42,12 @@ export async function signAccessToken(
   options: { nowMs: number; ttlSeconds: number; audience?: string },
 ): Promise<SignedAccessToken> {
   const iat = Math.floor(options.nowMs / 1000);
-  const payload: JWTPayload = { sid: subject.sessionId, email: subject.email, email_verified: true };
+  const payload: JWTPayload = {
+    sid: subject.sessionId,
+    email: subject.email,
+    email_verified: true,
+    ...(subject.organizationId !== undefined ? { org: subject.organizationId } : {}),
+  };
   const jwt = new SignJWT(payload)
     .setSubject(subject.userId)
     .setJti(uuidv7())
