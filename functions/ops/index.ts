@@ -1,4 +1,4 @@
-// The operator functions: suspend, reactivate and forget the cache of any organisation; reset a user's MFA; see and
+// The operator functions: suspend, reactivate, delete and forget the cache of any organisation; reset a user's MFA; see and
 // lift a tenant's or a user's rate-limit block. Operators
 // are not users of a tenant: their bearer secret is checked against OPERATOR_TOKEN_HASHES (lib/auth/operator.ts), and
 // every action is audited.
@@ -6,8 +6,10 @@ import { defineFunction } from '../../lib/auth/define-function.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { tenants } from '../../lib/runtime/tenants/index.ts';
 import { resetMfaByOperator } from '../../lib/auth/mfa/reset-mfa.ts';
+import { deleteTenant } from '../../lib/auth/tenant-deletion/delete-tenant.ts';
 import { liftBlock, viewBlock } from '../../lib/runtime/ratelimit/index.ts';
 import {
+  deleteTenantRoute,
   forgetTenantCacheRoute,
   liftTenantRateLimitRoute,
   liftUserRateLimitRoute,
@@ -46,6 +48,19 @@ opsFunction.openapi(reactivateTenantRoute, async (c) => {
   });
   if (!outcome.ok) throw noTenant();
   return c.json({ organizationId, state: outcome.state, previousState: outcome.previousState }, 200);
+});
+
+opsFunction.openapi(deleteTenantRoute, async (c) => {
+  const organizationId = c.req.valid('param').orgId;
+  const outcome = await deleteTenant(c.get('deps'), {
+    organizationId,
+    operatorId: c.get('operator').id,
+    reason: c.req.valid('json').reason,
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) throw errors.NOT_FOUND('no such organisation');
+  const { previousState, ended, denylistPending } = outcome;
+  return c.json({ organizationId, state: 'deleted' as const, previousState, ended, denylistPending }, 200);
 });
 
 opsFunction.openapi(forgetTenantCacheRoute, async (c) => {

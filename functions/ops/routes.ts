@@ -2,6 +2,8 @@
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import {
+  deleteBody,
+  deleteResponse,
   forgetResponse,
   liftResponse,
   mfaResetResponse,
@@ -30,6 +32,16 @@ export const reactivateTenantRoute = defineRoute({
   request: { params: tenantParams },
   errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'active', ...jsonContent(stateResponse) } },
+});
+
+export const deleteTenantRoute = defineRoute({
+  method: 'post',
+  path: '/delete',
+  summary:
+    'Delete an organisation for good (operator): its sessions, invites, exports and Syrve connections end, its slug and domains are released; a repeat answers 200',
+  request: { params: tenantParams, body: jsonBody(deleteBody) },
+  errors: ['NOT_FOUND', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'deleted', ...jsonContent(deleteResponse) } },
 });
 
 export const forgetTenantCacheRoute = defineRoute({

@@ -20,6 +20,33 @@ export const stateResponse = z.object({
   previousState: z.enum(['active', 'suspended']),
 });
 
+export const deleteBody = z.strictObject({
+  reason: z
+    .string()
+    .trim()
+    .min(1)
+    .max(256)
+    .regex(/^[^\p{Cc}]+$/u, 'no control characters')
+    .describe('Kept in the `tenant.deleted` audit row only: never in an answer, a cache or a log.'),
+});
+
+export const deleteResponse = z.object({
+  organizationId: z.uuid(),
+  state: z.literal('deleted'),
+  previousState: z.enum(['active', 'suspended', 'deleted']).describe('"deleted": a repeat; nothing changed in PostgreSQL'),
+  ended: z
+    .object({
+      sessions: z.int().describe('Live sessions opened in it, revoked now (their access tokens refused at once)'),
+      invites: z.int().describe('Active invites cancelled'),
+      exports: z.int().describe('Unfinished audit exports cancelled'),
+      syrveConnections: z.int().describe('Syrve connections disabled (their cached sessions dropped)'),
+    })
+    .describe('What this call ended (zeros on a repeat, but for invites a first call could not cancel)'),
+  denylistPending: z
+    .int()
+    .describe('Revoked sessions whose denylist entry did not land: refused through PostgreSQL until the denylist repair writes them'),
+});
+
 export const forgetResponse = z.object({
   organizationId: z.uuid(),
   landed: z.boolean().describe('false: Redis did not confirm; the entries still expire by their TTL (at most 5 minutes).'),

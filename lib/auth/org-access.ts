@@ -47,7 +47,9 @@ async function requireOrgAdmin(
          (EXISTS (SELECT 1 FROM role_assignments
                    WHERE user_id = $1 AND organization_id = $2 AND location_id IS NULL
                      AND role_code = 'OrganizationAdmin')
-          AND ($4::uuid IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = $4::uuid AND organization_id = $2))) AS is_admin,
+          AND ($4::uuid IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = $4::uuid AND organization_id = $2))
+          -- A deleted organisation is an unknown one to everyone (docs/design/tenants.md#deletion).
+          AND NOT EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND state = 'deleted')) AS is_admin,
          (EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND state = 'suspended')
           AND EXISTS (SELECT 1 FROM role_assignments WHERE user_id = $1 AND organization_id = $2)) AS suspended_member,
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok`,

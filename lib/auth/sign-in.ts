@@ -33,7 +33,7 @@ export interface VerifiedUser {
 export type SignInOutcome =
   | { ok: true; kind: 'signed-in'; tokens: SessionTokens }
   | { ok: true; kind: 'mfa-required'; user: VerifiedUser }
-  /** Unknown email, no role in the organisation, no password set or a wrong one: one answer, similar time. */
+  /** Unknown email, no role in the organisation (or it is deleted), no password set or a wrong one: one answer, similar time. */
   | { ok: false; reason: 'invalid-credentials' }
   | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
   /** Right credentials, but the organisation is suspended: told only to someone who proved the password. */
@@ -68,7 +68,8 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
                 EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended
            FROM users u
           WHERE u.email = $1
-            AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)`,
+            AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)
+            AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'deleted')`,
         [email, input.organizationId],
         { signal },
       ),

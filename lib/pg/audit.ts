@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   'tenant.suspended',
   'tenant.reactivated',
   'tenant.cache_invalidated',
+  'tenant.deleted',
   'member.role_changed',
   'member.removed',
   'user.registered',

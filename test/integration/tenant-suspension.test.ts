@@ -2,7 +2,6 @@
 // forgotten) answers its members 403 TENANT_SUSPENDED and outsiders 403 FORBIDDEN; every way of signing in to it, and
 // choosing it as the active context, is refused with the same code; operators still act; reactivation restores access.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uuidv7 } from 'uuidv7';
 import { AppError } from '../../lib/http/app-error.ts';
 import { openSession } from '../../lib/auth/sessions/open-session.ts';
 import { issueDevLoginCode } from '../../lib/console/dev-login.ts';
@@ -14,6 +13,7 @@ import { planCached } from '../support/limiter-keys.ts';
 import { memberFixtures, type Org } from '../support/members.ts';
 import { signInThroughBrowser } from '../support/oidc.ts';
 import { newOperator } from '../support/operators.ts';
+import { everyAnswered, orgRoutes, walkOrgRoutes } from '../support/org-routes.ts';
 import { errorCode } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
@@ -54,56 +54,8 @@ async function expectCode(response: Response, status: number, code: string): Pro
   expect([response.status, await errorCode(response)]).toEqual([status, code]);
 }
 
-/**
- * A body each route with a required one accepts, so the walk reaches the role check (a 400 from validation would come
- * first). A route added with a body and no entry here fails the walk, and the entry is all it takes.
- */
-const BODIES: Record<string, unknown> = {
-  'POST /orgs/{orgId}/invites': { email: 'someone@example.test', roleCode: 'Viewer' },
-  'POST /orgs/{orgId}/syrve/connections': { name: 'rms', baseUrl: 'http://127.0.0.1:9', login: 'api', password: 'secret-password' },
-  'PATCH /orgs/{orgId}/branding': { displayName: 'Renamed' },
-  'PUT /orgs/{orgId}/domains': { domains: [] },
-  'PATCH /orgs/{orgId}/members/{userId}': { roleCode: 'Viewer' },
-};
-
-interface OrgRoute {
-  method: string;
-  template: string;
-  body: unknown;
-}
-
-/** Every operation of the OpenAPI document under /orgs/{orgId}, with a body for those that need one. */
-async function orgRoutes(): Promise<OrgRoute[]> {
-  const doc = (await (await stack.request('GET', '/openapi.json')).json()) as {
-    paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>>;
-  };
-  const routes: OrgRoute[] = [];
-  for (const [template, operations] of Object.entries(doc.paths)) {
-    if (!template.startsWith('/orgs/{orgId}')) continue;
-    for (const [method, operation] of Object.entries(operations)) {
-      const name = `${method.toUpperCase()} ${template}`;
-      if (operation.requestBody?.required === true && !(name in BODIES)) throw new Error(`no sample body for ${name}`);
-      routes.push({ method: method.toUpperCase(), template, body: BODIES[name] });
-    }
-  }
-  return routes;
-}
-
-/** Calls every /orgs route of `org` with `token`; returns "METHOD path → status CODE" lines. */
-async function walk(org: Org, token: string, ids: Record<string, string> = {}): Promise<string[]> {
-  const lines: string[] = [];
-  for (const route of await orgRoutes()) {
-    const path = route.template.replace(/\{(\w+)\}/g, (_, name: string) =>
-      // A {domain} is a hostname, not an id (POST /orgs/{orgId}/domains/{domain}/verify).
-      name === 'orgId' ? org.organizationId : (ids[name] ?? (name === 'domain' ? 'walk.example' : uuidv7())),
-    );
-    const response = await stack.request(route.method, path, { token, ...(route.body !== undefined ? { body: route.body } : {}) });
-    lines.push(`${route.method} ${route.template} → ${response.status} ${(await errorCode(response)) ?? ''}`);
-  }
-  return lines;
-}
-
-const every = (lines: string[], status: number, code: string) => lines.map((line) => line.replace(/→ .*$/, `→ ${status} ${code}`));
+const walk = (org: Org, token: string, ids: Record<string, string> = {}) => walkOrgRoutes(stack, org.organizationId, token, ids);
+const every = everyAnswered;
 
 describe('the /orgs routes of a suspended organisation', () => {
   it('answer every member 403 TENANT_SUSPENDED and every outsider 403 FORBIDDEN, change nothing, and come back on reactivation', async () => {
@@ -111,7 +63,7 @@ describe('the /orgs routes of a suspended organisation', () => {
     const viewer = await m.addMember(org.organizationId, 'Viewer');
     const outletAccountant = await m.addMember(org.organizationId, 'Accountant', org.locationId);
     const outsider = await stack.seedOrganization();
-    const routes = await orgRoutes();
+    const routes = await orgRoutes(stack);
     // Today's routes are all there: members, invites, Syrve, exports, settings, branding, domains, member count, revoke.
     expect(routes.length).toBeGreaterThanOrEqual(20);
     expect(routes.map((r) => `${r.method} ${r.template}`)).toEqual(

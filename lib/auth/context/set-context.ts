@@ -108,9 +108,11 @@ async function readScope(
     deps.db.query<ScopeRow>(
       `SELECT
          (SELECT role_code FROM role_assignments
-           WHERE user_id = $1 AND organization_id = $2 AND location_id IS NULL) AS org_role,
+           WHERE user_id = $1 AND organization_id = $2 AND location_id IS NULL AND NOT EXISTS (
+                 SELECT 1 FROM organizations WHERE id = $2 AND state = 'deleted')) AS org_role,
          (SELECT role_code FROM role_assignments
-           WHERE user_id = $1 AND organization_id = $2 AND location_id = $3::uuid) AS location_role,
+           WHERE user_id = $1 AND organization_id = $2 AND location_id = $3::uuid AND NOT EXISTS (
+                 SELECT 1 FROM organizations WHERE id = $2 AND state = 'deleted')) AS location_role,
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok,
          EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND state = 'suspended') AS tenant_suspended,
          (SELECT expires_at FROM sessions WHERE id = $4 AND user_id = $1) AS session_expires_at,

@@ -1,6 +1,7 @@
 // invites: Redis-only runtime objects (TTL exactly 3 h) with their audit trail in PostgreSQL.
 import { acceptInvite } from './accept-invite.ts';
 import { cancelInvite } from './cancel-invite.ts';
+import { cancelOrganizationInvites } from './cancel-organization-invites.ts';
 import { createInvite } from './create-invite.ts';
 import { deliverInvite, emailDeliveryUnavailable, readOrganizationName } from './deliver-invite.ts';
 import { listInvites } from './list-invites.ts';
@@ -13,6 +14,7 @@ export const invites = {
   list: listInvites,
   history: readInviteHistory,
   cancel: cancelInvite,
+  cancelAll: cancelOrganizationInvites,
   accept: acceptInvite,
   reconcile: reconcileInvites,
   resend: resendInvite,

@@ -1,6 +1,7 @@
 // jobs: background jobs whose truth is a row in PostgreSQL, with a running job's progress cached in Redis (audit exports first).
 import { cancelAuditExport } from './cancel-export.ts';
 import { createAuditExport } from './create-export.ts';
+import { deleteJobCache } from './job-cache.ts';
 import { openAuditExportFile } from './export-file.ts';
 import { readAuditExport } from './read-export.ts';
 
@@ -8,6 +9,7 @@ export const jobs = {
   createAuditExport,
   readAuditExport,
   cancelAuditExport,
+  deleteJobCache,
   openAuditExportFile,
 };
 export { jobSchema } from './job-record.ts';

@@ -6,8 +6,9 @@ import { redisCall, type RedisStore } from '../../redis/index.ts';
 import { forgetWhole } from './denylist-state.ts';
 
 export interface SessionsRevocation {
-  /** Whose sessions these are: the log line names the user, never a session. */
-  userId: string;
+  /** Whose sessions these are: the log line names the user (or, for an organisation's deletion, the organisation), never a session. */
+  userId?: string;
+  organizationId?: string;
   sessionIds: readonly string[];
   /** Unix seconds when the presenting token dies; 0 when no token of these sessions was presented (an admin's revoke). */
   tokenExpiresAt: number;
@@ -60,6 +61,7 @@ export async function revokeSessions(
     // Ids only, and not the sessions': the caller's answer lists them for their owner, a log line is read by operators.
     logger.error('revocation_write_failed', {
       userId: revocation.userId,
+      organizationId: revocation.organizationId,
       correlationId: revocation.correlationId,
       failedCount: notLanded.length,
       sessionCount: sessionIds.length,

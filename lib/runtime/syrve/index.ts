@@ -3,6 +3,7 @@ import { createConnection } from './create-connection.ts';
 import { listConnections } from './list-connections.ts';
 import { loadConnection } from './connection.ts';
 import { readRuntimeState } from './read-runtime-state.ts';
+import { resetSession } from './reset-session.ts';
 import { rotateCredentials } from './rotate-credentials.ts';
 import { setEnabled } from './set-enabled.ts';
 import { listStores, testConnection } from './use-connection.ts';
@@ -15,6 +16,7 @@ export const syrve = {
   test: testConnection,
   runtime: readRuntimeState,
   setEnabled,
+  resetSession,
   rotate: rotateCredentials,
 };
 export { connectionSchema } from './connection.ts';

@@ -36,7 +36,11 @@ return session
  * Deletes the session and the circuit (and, with `newestVersion`, refuses sessions of older credentials that a login in
  * flight might still try to store); logs the dropped session out upstream, best effort, to free its licence seat.
  */
-export async function resetSession(deps: Deps, connection: SyrveConnection, options: { newestVersion?: number } = {}): Promise<void> {
+export async function resetSession(
+  deps: Deps,
+  connection: Pick<SyrveConnection, 'organizationId' | 'connectionId' | 'baseUrl'>,
+  options: { newestVersion?: number } = {},
+): Promise<void> {
   const { keys } = deps;
   const { organizationId, connectionId } = connection;
   const dropped = await runScript(deps.redis.retrySafe, RESET_SESSION, {
