@@ -1,5 +1,6 @@
 // Tenant resolution and tenant-wide invalidation: resolve.hit (target 1 Redis round trip, 0 PostgreSQL), resolve.miss
-// (the script, PostgreSQL, the write), tenant.invalidate with 10 000 cached entries of the organisation (target 1).
+// (the script, PostgreSQL, the write), tenant.invalidate with 10 000 cached entries of the organisation (target 1), and
+// tenant.delete of an organisation with one live session (one statement, then the Redis steps side by side).
 import { uuidv7 } from 'uuidv7';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { expectStatus, type OperationBench } from '../operation.ts';
@@ -87,4 +88,25 @@ export const tenantInvalidateBench: OperationBench = {
   },
 };
 
-export const tenantBenches: OperationBench[] = [resolveHitBench, resolveMissBench, tenantInvalidateBench];
+export const tenantDeleteBench: OperationBench = {
+  name: 'tenant.delete',
+  describe:
+    'POST /ops/tenants/{orgId}/delete of an organisation with one live session and no invites: one statement, then side by side the denylist pipeline, the invite listing, the invalidation pipeline and the context drop',
+  async prepare(stack, count) {
+    const orgs = await Promise.all(Array.from({ length: count }, () => stack.seedOrganization()));
+    // One live session per organisation, as sign-in writes it: fixtures, outside the proxies and the timed section.
+    await stack.db.query(
+      `INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at, last_seen_at, method)
+       SELECT s, u, o, now(), now() + interval '1 hour', now(), 'password' FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS t(s, u, o)`,
+      [orgs.map(() => uuidv7()), orgs.map((org) => org.adminId), orgs.map((org) => org.organizationId)],
+    );
+    const headers = { authorization: `Bearer ${stack.operatorSecret}` };
+    return async (i) => {
+      const org = orgs[i]!;
+      const response = await stack.request('POST', `/ops/tenants/${org.organizationId}/delete`, { headers, body: { reason: 'bench' } });
+      await expectStatus('tenant.delete', response, 200);
+    };
+  },
+};
+
+export const tenantBenches: OperationBench[] = [resolveHitBench, resolveMissBench, tenantInvalidateBench, tenantDeleteBench];
