@@ -40,7 +40,7 @@ export const verifyRoute = defineRoute({
   auth: 'none',
   noStore: true,
   request: { body: jsonBody(verifyBody) },
-  errors: ['MFA_INVALID', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  errors: ['MFA_INVALID', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) } },
 });
 
@@ -51,7 +51,7 @@ export const recoverRoute = defineRoute({
   auth: 'none',
   noStore: true,
   request: { body: jsonBody(recoverBody) },
-  errors: ['MFA_INVALID', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  errors: ['MFA_INVALID', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) } },
 });
 

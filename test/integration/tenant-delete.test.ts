@@ -3,6 +3,8 @@
 // /orgs/{orgId} route of the OpenAPI document (walked), refresh, the active context, OIDC and the public resolve.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
+import { openSession } from '../../lib/auth/sessions/open-session.ts';
+import { base32Decode, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { startFakeDoh, type FakeDoh } from '../../local/emulators/doh/index.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { startLocalOidcProvider, type LocalOidcProvider } from '../../local/oidc/provider.ts';
@@ -17,6 +19,9 @@ import { freshIp, resolve, seedTenant, unique } from '../support/tenants.ts';
 const APP_ORIGIN = 'http://127.0.0.1:8787';
 const operator = newOperator('dora');
 const PASSWORD = 'correct horse battery';
+// A clock that stands still (two minutes behind the real one), so a TOTP code is computed for exactly the step the app sees.
+const nowMs = Math.floor(Date.now() / 30_000) * 30_000 - 120_000 + 5_000;
+const clock = { now: () => nowMs };
 
 let stack: TestStack;
 let provider: LocalOidcProvider;
@@ -26,6 +31,7 @@ beforeAll(async () => {
   provider = await startLocalOidcProvider({ redirectUri: `${APP_ORIGIN}/auth/oidc/local/callback` });
   doh = await startFakeDoh();
   stack = await startStack({
+    deps: { clock },
     env: {
       OPERATOR_TOKEN_HASHES: operator.entry,
       OIDC_PROVIDERS: JSON.stringify([provider.providerEntry('local')]),
@@ -122,6 +128,41 @@ describe('a deleted organisation is gone', () => {
     // The same answer as an organisation that never existed.
     await expectCode(await login(uuidv7(), t.adminEmail), 401, 'INVALID_CREDENTIALS');
     expect((await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [t.adminId])).rows[0].n).toBe(0);
+  });
+
+  it('an MFA challenge issued before the deletion does not sign in: the same 401, and no session', async () => {
+    const t = await seedTenant(stack);
+    await setPassword(stack.db, t.adminId, PASSWORD);
+    const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: t.adminToken, body: { password: PASSWORD } });
+    const { secret } = (await enrolled.json()) as { secret: string };
+    const code = (offset: number) => totpCode(base32Decode(secret), totpStep(clock.now()) + offset);
+    expect((await stack.request('POST', '/auth/mfa/enrol/confirm', { token: t.adminToken, body: { code: await code(0) } })).status).toBe(
+      200,
+    );
+    const challenged = await login(t.organizationId, t.adminEmail);
+    const { challengeToken } = (await challenged.json()) as { challengeToken: string };
+
+    expect((await deleteOrg(t.organizationId)).status).toBe(200);
+    const verified = await stack.request('POST', '/auth/mfa/verify', { body: { challengeToken, code: await code(1) } });
+    await expectCode(verified, 401, 'INVALID_CREDENTIALS');
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [t.adminId])).rows[0].n).toBe(0);
+  });
+
+  it('a deletion landing after a sign-in read the state still stops the session: the insert itself refuses it', async () => {
+    const t = await seedTenant(stack);
+    expect((await deleteOrg(t.organizationId)).status).toBe(200);
+    // What every sign-in path calls once its own checks passed (the password's, the code's, the provider's).
+    const opened = openSession(stack.deps, {
+      userId: t.adminId,
+      email: t.adminEmail,
+      organizationId: t.organizationId,
+      method: 'password',
+      userAgent: undefined,
+      correlationId: 'delete-race-1',
+    });
+    await expect(opened).rejects.toMatchObject({ status: 401, code: 'INVALID_CREDENTIALS' });
+    const rows = await stack.db.query(`SELECT count(*)::int AS n FROM audit_events WHERE correlation_id = 'delete-race-1'`);
+    expect(rows.rows[0].n).toBe(0);
   });
 
   it('every /orgs/{orgId} route answers its former admin, a member and an outsider 403 FORBIDDEN', async () => {

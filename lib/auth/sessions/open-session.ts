@@ -16,6 +16,8 @@ export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 /** The SQLSTATE of migrations/0013_members.sql's sessions_refuse_suspended_organization. */
 const SUSPENDED_ORGANIZATION = 'RS403';
+/** The SQLSTATE of the same trigger for a deleted organisation (migrations/0022_organization_deletion.sql). */
+const DELETED_ORGANIZATION = 'RS404';
 /** The SQLSTATE of migrations/0015_credential_epoch.sql's auth_require_credential_epoch. */
 const CREDENTIALS_CHANGED = 'RS410';
 
@@ -103,7 +105,9 @@ async function open(
       if (credentialEpoch !== undefined && sqlState(error) === CREDENTIALS_CHANGED) return 'credentials-changed' as const;
       // The sessions insert refuses a suspended organisation (migrations/0013_members.sql): the same 403 whichever way
       // the user signed in, also when the suspension landed after the sign-in's own read of the state.
-      throw sqlState(error) === SUSPENDED_ORGANIZATION ? errors.TENANT_SUSPENDED() : error;
+      if (sqlState(error) === SUSPENDED_ORGANIZATION) throw errors.TENANT_SUSPENDED();
+      // A deleted organisation is an unknown one: sign-in's answer for that (docs/design/tenants.md#deletion).
+      throw sqlState(error) === DELETED_ORGANIZATION ? errors.INVALID_CREDENTIALS() : error;
     },
   );
   if (opened === 'credentials-changed') return opened;

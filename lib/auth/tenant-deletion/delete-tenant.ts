@@ -12,7 +12,7 @@ import { invalidateTenant } from '../../runtime/tenants/invalidate-tenant.ts';
 import { activeContext } from '../context/index.ts';
 
 /** Users whose contexts pointing here are dropped at once; beyond it (and for other sessions) contexts end by their TTL. */
-export const DELETE_CONTEXT_DROP_MAX_USERS = 1_000;
+const DELETE_CONTEXT_DROP_MAX_USERS = 1_000;
 const CONTEXT_WAVE = 25;
 
 export interface DeleteTenantInput {
