@@ -70,13 +70,17 @@ describe('POST /ops/tenants/{orgId}/delete', () => {
     const first = await deleteOrg(t.organizationId, 'asked by the customer');
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-store');
-    expect(await json(first)).toEqual({
+    const answer = await json(first);
+    expect(answer).toEqual({
       organizationId: t.organizationId,
       state: 'deleted',
       previousState: 'active',
       ended: { sessions: 0, invites: 0, exports: 0, syrveConnections: 0 },
       denylistPending: 0,
     });
+    // The reason is kept in the audit row only: in no answer and no log line.
+    expect(JSON.stringify(answer)).not.toContain('asked by the customer');
+    expect(stack.logs.join('\n')).not.toContain('asked by the customer');
     const repeat = await deleteOrg(t.organizationId);
     expect(repeat.status).toBe(200);
     expect(await json(repeat)).toMatchObject({ state: 'deleted', previousState: 'deleted' });
