@@ -124,7 +124,7 @@ export async function recordCancellation(deps: Deps, attempt: Attempt & { reason
 /**
  * The statements that cancel one invite unless its outcome is written already (then nothing, not even the audit row),
  * for a batch of cancellations in one transaction that one finished invite must not roll back
- * (lib/auth/members/cancel-creator-invites.ts).
+ * (cancel-creator-invites.ts).
  */
 export function cancellationUnlessFinished(attempt: Attempt & { reason: CancelReason }, at: Date): { text: string; params: unknown[] } {
   const outcome = outcomeStatement('cancelled', attempt, at);
