@@ -20,7 +20,7 @@ const throughCluster = [
   'test/integration/cron-syrve-housekeeping.test.ts',
   // invites-fairness counts one server's INFO commandstats, which a cluster spreads over three.
   'test/integration/invites.test.ts',
-  'test/integration/invites-{concurrency,faults,interleavings,limits,outcomes}.test.ts',
+  'test/integration/invites-{concurrency,faults,grant-guards,interleavings,limits,outcomes}.test.ts',
   'test/integration/members-*.test.ts',
   'test/integration/mfa.test.ts',
   'test/integration/mfa-recovery.test.ts',

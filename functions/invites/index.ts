@@ -126,6 +126,7 @@ inviteAcceptanceFunction.openapi(acceptInviteRoute, async (c) => {
     if (outcome.reason === 'wrong-recipient') throw errors.FORBIDDEN('this invitation is addressed to another email');
     if (outcome.reason === 'email-belongs-to-another-user') throw errors.FORBIDDEN('this email belongs to another account');
     if (outcome.reason === 'role-conflict') throw errors.ROLE_CONFLICT(outcome.heldRole);
+    if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
     if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw errors.INVITE_INVALID();
   }

@@ -72,7 +72,7 @@ export const acceptInviteRoute = defineRoute({
   path: '/accept',
   summary: "Accept an invitation addressed to the caller's verified email",
   request: { body: jsonBody(acceptInviteBody) },
-  errors: ['FORBIDDEN', 'ROLE_CONFLICT', 'INVITE_INVALID', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'ROLE_CONFLICT', 'INVITE_INVALID', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: {
     200: { description: 'accepted', ...jsonContent(acceptedInviteResponse) },
   },

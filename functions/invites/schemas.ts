@@ -75,11 +75,20 @@ export const inviteHistoryResponse = z.object({
     z.object({
       id: z.uuid().describe("The audit event's id"),
       action: z.string().describe('invite.created, invite.resent, invite.cancelled or invite.accepted'),
-      actorUserId: z.uuid().nullable().describe('Who did it: the admin who created or cancelled, the user who accepted'),
+      actorUserId: z
+        .uuid()
+        .nullable()
+        .describe('Who did it: the admin who created or cancelled, the user who accepted; null when no one did (a void invite)'),
       inviteId: z.uuid().nullable(),
       outletId: z.uuid().nullable().describe("The invite's location, null for an organisation-wide invite"),
       occurredAt: z.iso.datetime(),
       correlationId: z.string(),
+      reason: z
+        .enum(['member-removed', 'creator-not-admin', 'organization-deleted'])
+        .nullable()
+        .describe(
+          "Why an invite was cancelled when no admin's cancel did it: its creator was removed, lost the admin role, or the organisation was deleted; null otherwise",
+        ),
     }),
   ),
   nextCursor: z.string().nullable().describe('Pass as ?cursor= for the next (older) page; null when this page is the last.'),

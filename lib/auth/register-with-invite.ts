@@ -42,6 +42,8 @@ interface AccountRow {
   /** Still a member of the invite's organisation: a member removed since is not signed back in by a repeat. */
   has_role: boolean;
   suspended: boolean;
+  /** Deleted (or unknown): gone, as a cancelled invite is. */
+  gone: boolean;
 }
 
 const NO_ACCOUNT: AccountRow = {
@@ -51,6 +53,7 @@ const NO_ACCOUNT: AccountRow = {
   mfa_enrolled: false,
   has_role: false,
   suspended: false,
+  gone: true,
 };
 /** users.credential_epoch of a row just inserted (migrations/0015_credential_epoch.sql: DEFAULT 0, moved only by an UPDATE). */
 const NEW_ACCOUNT_EPOCH = 0;
@@ -77,6 +80,7 @@ export async function registerWithInvite(deps: Deps, input: RegisterInput): Prom
     readAccount(deps, record),
   ]);
   if (!byAccount.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byAccount.retryAfterSeconds };
+  if (account.gone) return { ok: false, reason: 'invalid' };
   if (account.suspended) return { ok: false, reason: 'tenant-suspended' };
 
   if (target.kind === 'registered' && account.user_id === target.userId) {
@@ -103,12 +107,15 @@ async function finish(
   // The account this request created: its first epoch (a password change since, however quick, opens nothing).
   if (recorded.ok) return open(deps, input, record, receipt.actorUserId, NEW_ACCOUNT_EPOCH);
   if (recorded.reason === 'email-belongs-to-another-user') return { ok: false, reason: 'account-exists' };
+  // Suspended after step 2's read (the grant checks the state under the organisation's lock): the invite was given back.
+  if (recorded.reason === 'tenant-suspended') return { ok: false, reason: 'tenant-suspended' };
   if (recorded.reason === 'finished' && recorded.finished.outcome === 'accepted' && recorded.finished.actorUserId === receipt.actorUserId) {
     // A racing registration with the same token created the account first: its password decides.
     const stored = await readAccount(deps, record);
     return signInRegistered(deps, input, record, receipt.actorUserId, stored.user_id === receipt.actorUserId ? stored : NO_ACCOUNT);
   }
-  // Cancelled first, or a role conflict the invite was given back for.
+  // Cancelled first, a role conflict the invite was given back for, or void (its creator no longer an admin there, its
+  // organisation deleted: cancelled now).
   return { ok: false, reason: 'invalid' };
 }
 
@@ -150,14 +157,20 @@ async function open(
   return tokens === 'credentials-changed' ? { ok: false, reason: 'invalid' } : { ok: true, tokens };
 }
 
-/** The account holding the invite's email, if any, what a repeat's sign-in checks, and whether its organisation is suspended: one read. */
+/**
+ * The account holding the invite's email, if any, what a repeat's sign-in checks, and whether its organisation is
+ * suspended or gone (deleted): one read. The grant checks the state again under the organisation's lock
+ * (migrations/0023_invite_grant_guards.sql); this read refuses before the KDF and before anything is consumed, and
+ * keeps a repeat from signing in to a deleted organisation.
+ */
 async function readAccount(deps: Deps, record: InviteRecord): Promise<AccountRow> {
   const rows = await dbCall('read', 'auth.register.account', (signal) =>
     deps.db.query<AccountRow>(
       `SELECT u.id AS user_id, u.password_hash, coalesce(u.credential_epoch, 0) AS credential_epoch,
               EXISTS (SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
               EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2) AS has_role,
-              EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS suspended
+              EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS suspended,
+              NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state <> 'deleted') AS gone
          FROM (SELECT 1) AS one LEFT JOIN users u ON u.email = $1`,
       [record.normalizedEmail, record.organizationId],
       { signal },

@@ -102,13 +102,14 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       'finds every email index of an organisation here instead of scanning the keyspace.',
   },
   inviteReceipt: {
-    ttl: `Exactly ${INVITE_RECEIPT_TTL_SECONDS} s from the accept, registration or cancel that consumed the invite: long enough for the caller's retry and several reconciliation runs`,
+    ttl: `Exactly ${INVITE_RECEIPT_TTL_SECONDS} s from the accept, registration or cancel (an admin's, or a removal's of the creator's invites) that consumed the invite: long enough for the caller's retry and several reconciliation runs`,
     allowedPayload: [
       'kind (accept, register or cancel)',
       "the accepting or cancelling user id, or the id a registration creates the newcomer's account with",
       'the consumed invite object as stored (token hash, never the token)',
       'consumed-at unix seconds',
       'the admin who asked to cancel meanwhile',
+      "a cancel's reason when no admin asked for it (member-removed: the invite's creator was removed)",
     ],
     forbiddenPayload: ['plaintext invitation token', 'secrets', 'bearer tokens'],
     auditCounterpart:

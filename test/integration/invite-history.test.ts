@@ -21,6 +21,7 @@ interface HistoryEvent {
   outletId: string | null;
   occurredAt: string;
   correlationId: string;
+  reason: string | null;
 }
 interface HistoryPage {
   events: HistoryEvent[];
@@ -102,7 +103,18 @@ describe('GET /orgs/{orgId}/invites/history', () => {
     expect(cancel).toMatchObject({ actorUserId: org.adminId, correlationId: 'history-cancel-1' });
     expect(first).toMatchObject({ actorUserId: org.adminId, outletId: org.locationId });
     for (const event of body.events) {
-      expect(Object.keys(event).sort()).toEqual(['action', 'actorUserId', 'correlationId', 'id', 'inviteId', 'occurredAt', 'outletId']);
+      expect(Object.keys(event).sort()).toEqual([
+        'action',
+        'actorUserId',
+        'correlationId',
+        'id',
+        'inviteId',
+        'occurredAt',
+        'outletId',
+        'reason',
+      ]);
+      // An admin's cancel gives no reason: only a cancel no admin asked for does.
+      expect(event.reason).toBeNull();
       expect(event.occurredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     }
   });

@@ -190,6 +190,7 @@ describe('a removed member', () => {
     expect(warns.map((line) => (JSON.parse(line) as { event: string }).event).sort()).toEqual([
       'cache_unavailable',
       'context_delete_failed',
+      'invite_cancel_deferred',
     ]);
     for (const line of warns) expect(line).not.toContain(`${stack.deps.keys.prefix}:`);
   });

@@ -243,7 +243,7 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     await expectAgreement();
   });
 
-  it('members: contexts set here and elsewhere, member counts cached, an outsider refused and its count given back, a role change, a removal that drops and forgets them', async () => {
+  it("members: contexts set here and elsewhere, member counts cached, an outsider refused and its count given back, a role change, a removal that drops and forgets them, an admin's removal that cancels their invites", async () => {
     const org = await stack.seedOrganization();
     const other = await stack.seedOrganization();
     const member = newInvitee();
@@ -273,6 +273,21 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     expect(await status(stack.request('DELETE', memberPath, admin))).toBe(204);
     expect(await status(stack.request('GET', '/auth/context', { token: here }))).toBe(404);
     expect(await status(stack.request('GET', '/auth/context', { token: elsewhere }))).toBe(200);
+    // An admin's removal cancels the invites they created (invites.cancelByCreator); another admin's stay.
+    const inviter = newInvitee();
+    await stack.db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [inviter.userId, inviter.email]);
+    await stack.db.query('INSERT INTO role_assignments (id, user_id, organization_id, role_code) VALUES ($1, $2, $3, $4)', [
+      uuidv7(),
+      inviter.userId,
+      org.organizationId,
+      'OrganizationAdmin',
+    ]);
+    const inviterToken = await stack.token({ userId: inviter.userId });
+    for (const token of [inviterToken, inviterToken, org.adminToken]) {
+      const body = { email: newInvitee().email, roleCode: 'Viewer' };
+      expect(await status(stack.request('POST', `/orgs/${org.organizationId}/invites`, { token, body }))).toBe(201);
+    }
+    expect(await status(stack.request('DELETE', `/orgs/${org.organizationId}/members/${inviter.userId}`, admin))).toBe(204);
     await expectAgreement();
   });
 

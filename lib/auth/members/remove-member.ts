@@ -1,11 +1,13 @@
 // members.remove: an OrganizationAdmin removes a member from the organisation: every role they hold in it, every live
-// session they opened in it, the active contexts that point at it and the member counts they were in.
+// session they opened in it, the active contexts that point at it, the member counts they were in and the active
+// invites they created there.
 import type { Deps } from '../../deps.ts';
 import { computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { MEMBER_COUNT_FORGET_MAX_OUTLETS, tenants } from '../../runtime/tenants/index.ts';
 import { activeContext } from '../context/index.ts';
 import { afterRevocation } from '../sessions/after-revocation.ts';
+import { cancelCreatorInvites } from '../../runtime/invites/cancel-creator-invites.ts';
 
 export interface RemoveMemberInput {
   organizationId: string;
@@ -30,7 +32,9 @@ interface Row {
  * role change takes it, then the roles and the sessions opened here) and the `member.removed` audit row naming the admin,
  * the organisation-wide role held, how many roles and sessions went. Then, side by side and best effort (PostgreSQL
  * holds the truth): the denylist entries and the contexts of the revoked sessions (afterRevocation, as an admin's revoke
- * does), every other context of the member that points at this organisation, and the member counts they were in.
+ * does), every other context of the member that points at this organisation, the member counts they were in, and the
+ * active invites they created here (cancelCreatorInvites: a removed admin's invites do not outlive the role; what
+ * holds that for certain is the grant's check of the creator's role, migrations/0023_invite_grant_guards.sql).
  * Sessions opened in other organisations and an identity provider's stay live; none of them has a role here any more.
  */
 export async function removeMember(deps: Deps, input: RemoveMemberInput): Promise<RemoveMemberOutcome> {
@@ -84,6 +88,12 @@ export async function removeMember(deps: Deps, input: RemoveMemberInput): Promis
     tenants.forgetMemberCounts(deps, {
       organizationId: input.organizationId,
       locationIds: row.location_ids,
+      correlationId: input.correlationId,
+    }),
+    cancelCreatorInvites(deps, {
+      organizationId: input.organizationId,
+      creatorUserId: input.memberUserId,
+      actorUserId: input.adminUserId,
       correlationId: input.correlationId,
     }),
   ]);

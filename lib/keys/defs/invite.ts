@@ -45,6 +45,8 @@ export const inviteReceiptSchema = z.strictObject({
   invite: z.string(),
   /** Set when an admin cancels while this accept is unfinished: the cancel owns the outcome, nothing gives the invite back. */
   cancelRequestedBy: z.uuid().optional(),
+  /** A cancel no admin asked for: the invite's creator was removed from the organisation (lib/runtime/invites/cancel-creator-invites.ts). */
+  cancelReason: z.enum(['member-removed']).optional(),
 });
 export type InviteReceipt = z.infer<typeof inviteReceiptSchema>;
 

@@ -15,6 +15,7 @@ import { recordAcceptance } from './outcome.ts';
 import { LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, LUA_RECEIPT_FOR_TOKEN, type InviteReceipt } from './receipt.ts';
 import { readConsumed } from './read-consumed.ts';
 import { returnInvite } from './return-invite.ts';
+import { cancelVoidInvite } from './cancel-void-invite.ts';
 
 /**
  * KEYS[5] is this account's invite-accept throttle counter in the token's organisation (same hash tag). Every
@@ -88,6 +89,7 @@ export type AcceptOutcome =
   | { ok: true; organizationId: string; locationId: string | null; roleCode: RoleCode }
   | { ok: false; reason: 'invalid' | 'wrong-recipient' | 'email-belongs-to-another-user' }
   | { ok: false; reason: 'role-conflict'; heldRole: RoleCode }
+  | { ok: false; reason: 'tenant-suspended' }
   | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
 
 export async function acceptInvite(
@@ -149,7 +151,9 @@ export async function acceptInvite(
 /**
  * Records the acceptance the receipt stands for: used by the accept itself, by its repeat, and by the reconciler.
  * A PostgreSQL that cannot answer leaves the receipt in place (the outcome is unknown), so a repeat or the
- * reconciler finishes it later; a grant refused for good gives the invite back.
+ * reconciler finishes it later. A grant refused for this invitee (a role conflict, the email of another account) or
+ * for now (a suspended organisation) gives the invite back; one that can never be granted (its creator no longer an
+ * admin there, its organisation deleted) cancels it (cancel-void-invite.ts) and answers as a cancelled invite does.
  */
 export async function finishAcceptance(deps: Deps, receipt: InviteReceipt, record: InviteRecord): Promise<AcceptOutcome> {
   const recorded = await recordAcceptance(deps, { record, actorUserId: receipt.actorUserId, correlationId: receipt.correlationId });
@@ -159,6 +163,10 @@ export async function finishAcceptance(deps: Deps, receipt: InviteReceipt, recor
     // Finished by this same account (its own earlier attempt, a parallel one, or the reconciler): the same answer.
     const mine = recorded.finished.outcome === 'accepted' && recorded.finished.actorUserId === receipt.actorUserId;
     return mine ? accepted : { ok: false, reason: 'invalid' };
+  }
+  if (recorded.reason === 'void') {
+    await cancelVoidInvite(deps, receipt, record, recorded.cause);
+    return { ok: false, reason: 'invalid' };
   }
   await returnInvite(deps, {
     organizationId: record.organizationId,

@@ -94,11 +94,17 @@ export async function cancelInvite(
 }
 
 /**
- * Records the cancellation: used by the cancel itself, its repeat, and the reconciler. A PostgreSQL that cannot
- * answer leaves the receipt in place, so a repeat or the reconciler finishes it later.
+ * Records the cancellation: used by the cancel itself, its repeat, and the reconciler (which also finishes what a
+ * member's removal cancelled, with the reason its receipt carries). A PostgreSQL that cannot answer leaves the
+ * receipt in place, so a repeat or the reconciler finishes it later.
  */
 export async function finishCancellation(deps: Deps, receipt: InviteReceipt, record: InviteRecord): Promise<CancelOutcome> {
-  const recorded = await recordCancellation(deps, { record, actorUserId: receipt.actorUserId, correlationId: receipt.correlationId });
+  const recorded = await recordCancellation(deps, {
+    record,
+    actorUserId: receipt.actorUserId,
+    correlationId: receipt.correlationId,
+    ...(receipt.cancelReason === undefined ? {} : { reason: receipt.cancelReason }),
+  });
   if (recorded.ok) return { ok: true };
   // Already cancelled (a repeat) answers the same; accepted first means there was nothing left to cancel.
   if (recorded.reason === 'finished' && recorded.finished.outcome === 'cancelled') return { ok: true };

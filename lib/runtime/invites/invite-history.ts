@@ -2,6 +2,7 @@
 import type { Deps } from '../../deps.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { decodeHistoryCursor, encodeHistoryCursor } from './history-cursor.ts';
+import { CANCEL_REASONS, type CancelReason } from './outcome.ts';
 
 /** One audit row of an invite, as the history shows it: ids and times only (audit rows carry no token or email). */
 export interface InviteHistoryEvent {
@@ -12,6 +13,8 @@ export interface InviteHistoryEvent {
   outletId: string | null;
   occurredAt: string;
   correlationId: string;
+  /** Why an `invite.cancelled` no admin asked for happened (recordCancellation's reason); null for every other row. */
+  reason: CancelReason | null;
 }
 
 export type InviteHistoryPage = { ok: true; events: InviteHistoryEvent[]; nextCursor: string | null } | { ok: false; reason: 'bad-cursor' };
@@ -27,6 +30,7 @@ interface HistoryRow {
   target_id: string | null;
   location_id: string | null;
   correlation_id: string;
+  reason: string | null;
 }
 
 const AT = (format: string) => `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.${format}"Z"')`;
@@ -50,7 +54,8 @@ export async function readInviteHistory(
   }
   const rows = await dbCall('read', 'invites.history', (signal) =>
     deps.db.query<HistoryRow>(
-      `SELECT id, ${AT('US')} AS at_exact, ${AT('MS')} AS at, action, actor_user_id, target_id, location_id, correlation_id
+      `SELECT id, ${AT('US')} AS at_exact, ${AT('MS')} AS at, action, actor_user_id, target_id, location_id, correlation_id,
+              details->>'reason' AS reason
          FROM audit_events
         WHERE organization_id = $1 AND action LIKE 'invite.%' ${before}
         ORDER BY occurred_at DESC, id DESC
@@ -71,6 +76,7 @@ export async function readInviteHistory(
       outletId: row.location_id,
       occurredAt: row.at,
       correlationId: row.correlation_id,
+      reason: CANCEL_REASONS.find((known) => known === row.reason) ?? null,
     })),
     nextCursor: rows.length > request.limit && last !== undefined ? encodeHistoryCursor({ at: last.at_exact, id: last.id }) : null,
   };

@@ -1,6 +1,6 @@
 // The durable outcome of an invite in PostgreSQL: written with the grant or the cancel audit row, read before anything is given back.
 import { uuidv7 } from 'uuidv7';
-import { auditStatement } from '../../pg/audit.ts';
+import { auditStatement, conditionalAuditInsert, type AuditEvent } from '../../pg/audit.ts';
 import type { PgCallKind } from '../../pg/call-policy.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
@@ -17,7 +17,22 @@ export type RecordOutcome =
   /** Someone wrote this invite's outcome first. */
   | { ok: false; reason: 'finished'; finished: StoredOutcome }
   | { ok: false; reason: 'email-belongs-to-another-user' }
-  | { ok: false; reason: 'role-conflict'; heldRole: RoleCode };
+  | { ok: false; reason: 'role-conflict'; heldRole: RoleCode }
+  /** The organisation is suspended (RS403 from invite_assert_grantable): refused for now, the invite is given back. */
+  | { ok: false; reason: 'tenant-suspended' }
+  /** The invite can never be granted any more (RS410 from invite_assert_grantable): it is cancelled for this reason. */
+  | { ok: false; reason: 'void'; cause: VoidCause };
+
+/** Why an invite can no longer be granted: its creator lost the admin role there, or its organisation is deleted. */
+export type VoidCause = 'creator-not-admin' | 'organization-deleted';
+const VOID_CAUSES: readonly VoidCause[] = ['creator-not-admin', 'organization-deleted'];
+
+/**
+ * Why an invite was cancelled other than by an admin's cancel (the audit row's `reason`): its creator was removed from
+ * the organisation (lib/auth/members/remove-member.ts), or a grant found it void.
+ */
+export type CancelReason = 'member-removed' | VoidCause;
+export const CANCEL_REASONS: readonly CancelReason[] = ['member-removed', ...VOID_CAUSES];
 
 interface Attempt {
   record: InviteRecord;
@@ -26,9 +41,12 @@ interface Attempt {
 }
 
 /**
- * One transaction, one round trip: the outcome row first (its primary key makes a second finisher fail at once),
- * then the user, the role unless the same one is already held, and `invite.accepted`. A different role at that
- * scope rolls the whole transaction back (RS409 from invite_assert_role_compatible, migrations/0003).
+ * One transaction, one round trip: the outcome row first (its primary key makes a second finisher fail at once, so a
+ * finished invite answers as finished whatever happened since), then the user, what invite_assert_grantable checks
+ * (migrations/0023: the organisation neither suspended nor deleted and the creator still its organisation-wide
+ * OrganizationAdmin, under the organisation's row lock that removals, role changes and state changes take), the role
+ * unless the same one is already held, and `invite.accepted`. A different role at that scope rolls the whole
+ * transaction back (RS409 from invite_assert_role_compatible, migrations/0003).
  */
 export async function recordAcceptance(deps: Deps, attempt: Attempt): Promise<RecordOutcome> {
   const at = new Date(deps.clock.now());
@@ -73,6 +91,10 @@ function grantStatements(attempt: Attempt, at: Date, user: { text: string; param
     outcomeStatement('accepted', attempt, at),
     user,
     {
+      text: 'SELECT invite_assert_grantable($1, $2)',
+      params: [record.organizationId, record.createdByUserId],
+    },
+    {
       text: 'SELECT invite_assert_role_compatible($1, $2, $3, $4)',
       params: [actorUserId, record.organizationId, record.locationId, record.roleCode],
     },
@@ -85,11 +107,37 @@ function grantStatements(attempt: Attempt, at: Date, user: { text: string; param
   ];
 }
 
-/** One transaction: the outcome row and `invite.cancelled`. */
-export async function recordCancellation(deps: Deps, attempt: Attempt): Promise<RecordOutcome> {
+/**
+ * One transaction: the outcome row and `invite.cancelled`, with the reason when no admin's cancel asked for it. A void
+ * invite (its grant refused for good) is cancelled by no one: its audit row has no actor, and its outcome row names the
+ * invite's creator, whose lost role (or deleted organisation) decided it.
+ */
+export async function recordCancellation(deps: Deps, attempt: Attempt & { reason?: CancelReason }): Promise<RecordOutcome> {
   const at = new Date(deps.clock.now());
-  const statements = [outcomeStatement('cancelled', attempt, at), inviteAudit('invite.cancelled', attempt, at)];
-  return finish(deps, 'invites.cancel.audit', attempt.record.inviteId, statements);
+  const { reason } = attempt;
+  const byRule = reason !== undefined && (VOID_CAUSES as readonly string[]).includes(reason);
+  const outcome = byRule ? { ...attempt, actorUserId: attempt.record.createdByUserId } : attempt;
+  const audit = inviteAudit('invite.cancelled', { ...outcome, actorUserId: byRule ? null : attempt.actorUserId }, at, reason);
+  return finish(deps, 'invites.cancel.audit', attempt.record.inviteId, [outcomeStatement('cancelled', outcome, at), audit]);
+}
+
+/**
+ * The statements that cancel one invite unless its outcome is written already (then nothing, not even the audit row),
+ * for a batch of cancellations in one transaction that one finished invite must not roll back
+ * (cancel-creator-invites.ts).
+ */
+export function cancellationUnlessFinished(attempt: Attempt & { reason: CancelReason }, at: Date): { text: string; params: unknown[] } {
+  const outcome = outcomeStatement('cancelled', attempt, at);
+  const audit = conditionalAuditInsert(
+    auditEvent('invite.cancelled', attempt, attempt.reason),
+    at,
+    'EXISTS (SELECT 1 FROM decided)',
+    outcome.params.length + 1,
+  );
+  return {
+    text: `WITH decided AS (${outcome.text} ON CONFLICT (invite_id) DO NOTHING RETURNING invite_id) ${audit.text}`,
+    params: [...outcome.params, ...audit.params],
+  };
 }
 
 /** The outcomes already written for these invites (one query), by invite id. */
@@ -105,21 +153,31 @@ export async function readOutcomes(deps: Deps, inviteIds: string[], kind: PgCall
   return new Map(rows.map((row) => [row.invite_id, { outcome: row.outcome, actorUserId: row.actor_user_id }]));
 }
 
-/** The audit row of an invite's outcome: who, in which tenant and outlet, with the role it carried. */
-function inviteAudit(action: 'invite.accepted' | 'invite.cancelled', attempt: Attempt, at: Date) {
+/** The audit row of an invite's outcome: who (no one, for a void invite), in which tenant and outlet, with the role it carried. */
+function inviteAudit(
+  action: 'invite.accepted' | 'invite.cancelled',
+  attempt: Omit<Attempt, 'actorUserId'> & { actorUserId: string | null },
+  at: Date,
+  reason?: CancelReason,
+) {
+  return auditStatement(auditEvent(action, attempt, reason), at);
+}
+
+function auditEvent(
+  action: 'invite.accepted' | 'invite.cancelled',
+  attempt: Omit<Attempt, 'actorUserId'> & { actorUserId: string | null },
+  reason: CancelReason | undefined,
+): AuditEvent {
   const { record, actorUserId, correlationId } = attempt;
-  return auditStatement(
-    {
-      action,
-      actorUserId,
-      organizationId: record.organizationId,
-      locationId: record.locationId,
-      targetId: record.inviteId,
-      correlationId,
-      details: { roleCode: record.roleCode },
-    },
-    at,
-  );
+  return {
+    action,
+    actorUserId,
+    organizationId: record.organizationId,
+    locationId: record.locationId,
+    targetId: record.inviteId,
+    correlationId,
+    details: { roleCode: record.roleCode, ...(reason === undefined ? {} : { reason }) },
+  };
 }
 
 function outcomeStatement(outcome: StoredOutcome['outcome'], attempt: Attempt, at: Date) {
@@ -151,6 +209,12 @@ async function finish(
       return { ok: false, reason: 'finished', finished };
     }
     if (state === '23505' && constraint === 'users_email_key') return { ok: false, reason: 'email-belongs-to-another-user' };
+    if (state === 'RS403') return { ok: false, reason: 'tenant-suspended' };
+    if (state === 'RS410') {
+      const detail = (error as { detail?: unknown }).detail;
+      const cause = VOID_CAUSES.find((known) => known === detail);
+      if (cause !== undefined) return { ok: false, reason: 'void', cause };
+    }
     if (state === 'RS409') {
       const held = (error as { detail?: unknown }).detail;
       const heldRole = ROLE_CODES.find((role) => role === held);

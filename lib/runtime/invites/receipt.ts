@@ -2,11 +2,14 @@
 // The receipt's shape is declared with its key (lib/keys/defs/invite.ts).
 export { inviteReceiptSchema, type InviteReceipt } from '../../keys/index.ts';
 
-/** Lua: builds the receipt JSON; `consumed` is the invite value that was just removed. */
+/**
+ * Lua: builds the receipt JSON; `consumed` is the invite value that was just removed; `cancel_reason` (optional, nil
+ * leaves it out) is a cancel's reason when no admin asked for it.
+ */
 export const LUA_NEW_RECEIPT = `
-local function new_receipt(kind, actor, attempt, correlation_id, now_ms, consumed)
+local function new_receipt(kind, actor, attempt, correlation_id, now_ms, consumed, cancel_reason)
   return cjson.encode({ kind = kind, actorUserId = actor, attempt = attempt, correlationId = correlation_id,
-                        consumedAtMs = tonumber(now_ms), invite = consumed })
+                        consumedAtMs = tonumber(now_ms), invite = consumed, cancelReason = cancel_reason })
 end
 `;
 

@@ -75,9 +75,11 @@ export interface ReconcileReport {
 /**
  * Chosen: a consumed invite is finished, not given back. The accept's caller proved the token and the verified
  * email before the script consumed it, so completing the grant is what they asked for; giving it back would reopen
- * an invite the user believes used and race a later cancel. A grant refused for good (another role held, the email
- * of another account) gives the invite back, as the accept itself would. Cancels are finished the same way. A
- * registration is the exception: it cannot be finished without the newcomer's password, so it is given back.
+ * an invite the user believes used and race a later cancel. A grant refused for this invitee or for now (another role
+ * held, the email of another account, a suspended organisation) gives the invite back, and one refused for good (its
+ * creator no longer an admin there, its organisation deleted) cancels it, as the accept itself would. Cancels are
+ * finished the same way, a removal's with the reason its receipt carries. A registration is the exception: it cannot
+ * be finished without the newcomer's password, so it is given back.
  */
 export async function reconcileInvites(deps: Deps, options: ReconcileOptions): Promise<ReconcileReport> {
   const { keys } = deps;

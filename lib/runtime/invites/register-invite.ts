@@ -13,6 +13,7 @@ import { recordRegistration, type RecordOutcome } from './outcome.ts';
 import { LUA_KEEP_RECEIPT, LUA_NEW_RECEIPT, LUA_RECEIPT_FOR_TOKEN, inviteReceiptSchema, type InviteReceipt } from './receipt.ts';
 import { readConsumed } from './read-consumed.ts';
 import { returnInvite } from './return-invite.ts';
+import { cancelVoidInvite } from './cancel-void-invite.ts';
 
 /**
  * Returns {0} unknown / expired / wrong token / consumed by an accept or cancel; {2} the right token of an invite
@@ -129,8 +130,10 @@ export async function consumeForRegistration(deps: Deps, input: { token: string;
 }
 
 /**
- * Creates the account the receipt names and grants the role. Refused for good (the email has another account, a role
- * conflict): the invite is given back, so the invitee can still sign in and accept it. PostgreSQL unavailable: the
+ * Creates the account the receipt names and grants the role. Refused for this invitee (the email has another account,
+ * a role conflict) or for now (a suspended organisation): the invite is given back, so the invitee can still sign in
+ * and accept it, or register once the organisation is reactivated. Refused for good (its creator no longer an admin
+ * there, its organisation deleted): the invite is cancelled (cancel-void-invite.ts). PostgreSQL unavailable: the
  * receipt stays and a repeat finishes; the reconciler gives it back if nobody does (a password cannot be replayed).
  */
 export async function finishRegistration(
@@ -145,6 +148,10 @@ export async function finishRegistration(
     passwordHash: input.passwordHash,
   });
   if (recorded.ok || recorded.reason === 'finished') return recorded;
+  if (recorded.reason === 'void') {
+    await cancelVoidInvite(deps, receipt, record, recorded.cause);
+    return recorded;
+  }
   await returnInvite(deps, {
     organizationId: record.organizationId,
     inviteId: record.inviteId,
