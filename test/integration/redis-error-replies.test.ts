@@ -83,6 +83,24 @@ describe('a defect reply (WRONGTYPE, for real)', () => {
     ).toBe(404);
   });
 
+  it("at the API rate limiter's counters: 500, never a request let through unlimited, and the process keeps serving", async () => {
+    const org = await stack.seedOrganization();
+    const session = await (await passwordSignIn(stack, { userId: org.adminId, email: org.adminEmail }))(org.organizationId);
+    const before = new Set(await stack.redis.keys('*:ratelimit:counter:*'));
+    expect((await stack.request('GET', '/auth/memberships', { token: session.accessToken })).status).toBe(200);
+    // The counters this user's first request created (their subjects are hashed, so they are found by what is new).
+    const counters = (await stack.redis.keys('*:ratelimit:counter:*')).filter((key) => !before.has(key));
+    expect(counters.length).toBeGreaterThan(0);
+    for (const key of counters) {
+      await stack.redis.del(key);
+      await wrongType(stack.redis, key);
+    }
+    const broken = await stack.request('GET', '/auth/memberships', { token: session.accessToken });
+    await expectDefect(stack, broken, 'ratelimit.countUser', [...counters, session.accessToken]);
+    for (const key of counters) await stack.redis.del(key);
+    expect((await stack.request('GET', '/auth/memberships', { token: session.accessToken })).status).toBe(200);
+  });
+
   it('at a fail-closed read (the active context): 500, not 503 STORE_UNAVAILABLE', async () => {
     const org = await stack.seedOrganization();
     const session = await (await passwordSignIn(stack, { userId: org.adminId, email: org.adminEmail }))(org.organizationId);
