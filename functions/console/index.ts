@@ -76,16 +76,21 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   });
 
   consoleFunction.post('/session/logout', async (c) => {
-    let accessToken = readCookie(c, 'access');
+    const accessToken = readCookie(c, 'access');
     const refreshToken = readCookie(c, 'refresh');
     let answer = accessToken !== undefined ? await call(c, '/auth/logout', { accessToken, body: null }) : undefined;
     // An expired access token cannot revoke its session: the refresh token buys one that can.
     if ((answer === undefined || answer.status === 401) && refreshToken !== undefined) {
       const refreshed = await call(c, '/auth/refresh', { body: JSON.stringify({ refreshToken }) });
-      const tokens = refreshed.status === 200 ? sessionTokensSchema.safeParse(await refreshed.json()) : undefined;
-      accessToken = tokens?.success === true ? tokens.data.accessToken : undefined;
-      if (accessToken !== undefined) answer = await call(c, '/auth/logout', { accessToken, body: null });
+      if (refreshed.status === 200) {
+        const tokens = sessionTokensSchema.parse(await refreshed.json());
+        // The refresh spent the old pair: the cookies hold the new one, so a logout that fails below can be retried.
+        keepSession(c, tokens);
+        answer = await call(c, '/auth/logout', { accessToken: tokens.accessToken, body: null });
+      } else answer = refreshed;
     }
+    // The session may still be live: its cookies stay and the API's error is the answer, so the page says so and can retry.
+    if (answer !== undefined && !signOutEnded(answer.status)) return pageResponse(c, answer);
     dropSession(c);
     await pageCsrfToken(c, { rotate: true });
     return c.body(null, 204);
@@ -118,6 +123,14 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   });
 
   return consoleFunction;
+}
+
+/**
+ * Whether the API's last answer to a sign-out leaves no usable token behind: logged out (204), or the tokens refused
+ * (a 4xx such as 401: the session was already over). A 5xx or a 429 leaves the session as it was.
+ */
+function signOutEnded(status: number): boolean {
+  return status === 204 || (status >= 400 && status < 500 && status !== 429);
 }
 
 function optionalAccess(accessToken: string | undefined): { accessToken?: string } {

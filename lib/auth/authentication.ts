@@ -1,6 +1,7 @@
 // A verified token whose revocation check is under way: its principal is handed out only once the denylist has answered.
 import { errors } from '../http/app-error.ts';
 import { errorKind } from '../log/logger.ts';
+import { RedisDefectError } from '../redis/index.ts';
 import { isRevoked } from '../runtime/revocation/index.ts';
 import type { Deps } from '../deps.ts';
 import type { RateLimitDecision } from '../runtime/ratelimit/index.ts';
@@ -27,7 +28,7 @@ export interface Authentication {
 /**
  * Starts the one revocation round trip at once and returns without waiting for it. `defer` keeps a repair the check
  * starts (a denylist that is not whole) running after the answer, where the runtime allows. `limit` is the rate
- * limiter's count, already under way on the main store beside it (it never rejects; undefined: it failed open).
+ * limiter's count, already under way on the main store beside it (undefined: it failed open; it rejects only on a defect).
  */
 export function startRevocationCheck(
   deps: Deps,
@@ -43,13 +44,17 @@ export function startRevocationCheck(
       return principal;
     },
     (error: unknown) => {
+      // A defect of ours (a WRONGTYPE, a script error) is a 500, not an outage (lib/redis/reply-class.ts).
+      if (error instanceof RedisDefectError) throw error;
       // A revoked token must never pass: no answer from the denylist (or from PostgreSQL standing in for it) is a refusal.
       deps.logger.warn('revocation_check_failed', { errorKind: errorKind(error) });
       throw errors.REVOCATION_UNAVAILABLE();
     },
   );
-  // Awaited later (by the handler, and by requireAuth after it); until then a refusal must not count as unhandled.
+  // Awaited later (by the handler, and by requireAuth after it); until then a refusal must not count as unhandled. The
+  // limiter rejects only on a defect (RedisDefectError), which may land before anything awaits it.
   checked.catch(() => undefined);
+  limit.catch(() => undefined);
   return {
     claimedUserId: principal.userId,
     claimedSessionId: principal.sessionId,

@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, errorBody, errors } from './app-error.ts';
-import { RedisUnavailableError } from '../redis/index.ts';
+import { RedisDefectError, RedisUnavailableError } from '../redis/index.ts';
 import { DatabaseUnavailableError, sqlState } from '../pg/unavailable.ts';
 import { errorKind } from '../log/logger.ts';
 import type { HonoEnv } from './hono-env.ts';
@@ -22,7 +22,12 @@ export function handleError(error: Error, c: Context<HonoEnv>): Response {
     c.get('deps')?.logger.error('request_failed', {
       code: known.code,
       errorKind: errorKind(error),
-      cause: error instanceof RedisUnavailableError || error instanceof DatabaseUnavailableError ? error.operation : undefined,
+      cause:
+        error instanceof RedisUnavailableError || error instanceof RedisDefectError || error instanceof DatabaseUnavailableError
+          ? error.operation
+          : undefined,
+      // A defect's reply code (WRONGTYPE, ERR): its 500 is INTERNAL_ERROR, never a store outage.
+      replyCode: error instanceof RedisDefectError ? error.replyCode : undefined,
       sqlState: sqlState(error),
       method: c.req.method,
       route: c.req.routePath,

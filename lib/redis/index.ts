@@ -1,6 +1,6 @@
 // Public surface of the Redis layer.
 export { createRedisStore, type RedisStore } from './store.ts';
-export { RedisUnavailableError, redisCall } from './errors.ts';
+export { RedisDefectError, RedisUnavailableError, redisCall, redisReplyError, rethrowDefect } from './errors.ts';
 export { defineScript } from './define-script.ts';
 export { declaredScripts } from './declared-scripts.ts';
 export type { LuaScript } from './lua-script.ts';

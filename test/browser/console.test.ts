@@ -235,6 +235,25 @@ it('kept the CSP on every answer, broke none of it, and no token or password rea
   for (const secret of secrets) expect(logs).not.toContain(secret);
 });
 
+it('says a sign-out that did not complete, and keeps the session and the button for a retry (next test)', async () => {
+  // The store behind the denylist refuses: the API logout's own token check answers 503, so the session stays live.
+  server.stack.revocationProxy.faults.set({ refuse: true });
+  try {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Sign-out did not complete: you are still signed in\. Try again\..*REVOCATION_UNAVAILABLE/)
+      .waitFor();
+  } finally {
+    server.stack.revocationProxy.faults.clear();
+  }
+  expect(await page.getByRole('button', { name: 'Sign out' }).isEnabled()).toBe(true);
+  expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(false);
+  const names = (await browser.context.cookies()).map((cookie) => cookie.name);
+  expect(names).toContain('rs_console_access');
+  expect(names).toContain('rs_console_refresh');
+});
+
 it('signs out: the cookies are cleared and the page is back at the sign-in form', async () => {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -2,7 +2,7 @@
 // challenge, so a verification whose challenge is unknown, expired or another token's is refused there, before
 // PostgreSQL or the secret box (docs/design/mfa.md#mfa-challenges).
 import { sha256Hex, timingSafeEqual } from '../../crypto/index.ts';
-import { decodeJson, redisCall, scriptWire } from '../../redis/index.ts';
+import { decodeJson, redisCall, redisReplyError, RedisDefectError, scriptWire } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { THROTTLE_HIT, throttle, throttleOutcome, type IpLimitedAction, type ThrottleOutcome } from '../../runtime/throttle/index.ts';
 import { challengeRecord, type ChallengeRecord } from './challenge-record.ts';
@@ -39,15 +39,19 @@ export async function peekChallenge(
   );
   if (!Array.isArray(replies) || replies.length !== 2) throw new Error('mfa.peekChallenge: malformed pipeline reply');
   const [counted, read] = replies as [{ result: unknown; error?: string }, { result: unknown; error?: string }];
-  if (read.error !== undefined) throw new Error('mfa.peekChallenge: the challenge read failed');
+  if (read.error !== undefined) throw redisReplyError('mfa.peekChallenge', read.error);
   let byIp: ThrottleOutcome = { allowed: true };
   if (counted.error === undefined) byIp = throttleOutcome(counted.result, window);
-  else
+  else {
+    const failure = redisReplyError('mfa.peekChallenge', counted.error);
+    // A defect of ours never opens the throttle: it is a 500 (lib/redis/reply-class.ts).
+    if (failure instanceof RedisDefectError) throw failure;
     deps.logger.warn('throttle_unavailable', {
       action: target.action,
       errorKind: 'RedisCommandError',
       correlationId: target.correlationId,
     });
+  }
   const challenge = decodeJson(challengeRecord, read.result);
   const valid = challenge !== undefined && challenge.userId === target.userId && timingSafeEqual(challenge.verifier, verifier);
   return { byIp, challenge: valid ? challenge : undefined };

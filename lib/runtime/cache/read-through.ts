@@ -3,7 +3,7 @@
 import type * as z from 'zod';
 import type { Deps } from '../../deps.ts';
 import { errorKind } from '../../log/logger.ts';
-import { decodeJson, encodeJson, redisCall } from '../../redis/index.ts';
+import { decodeJson, encodeJson, redisCall, rethrowDefect } from '../../redis/index.ts';
 import { entryKey, type OrgCacheEntry } from './entries.ts';
 import { readOrgCacheEntry, type CachedEntry } from './read-entry.ts';
 
@@ -43,6 +43,8 @@ export async function readThrough<S extends z.ZodType>(deps: Deps, spec: ReadThr
   if (spec.gate !== undefined) await spec.gate;
   const cached = await pending;
   if ('failed' in cached) {
+    // A defect of ours (a WRONGTYPE at the entry) is a 500, not a store that is away (lib/redis/reply-class.ts).
+    rethrowDefect(cached.failed);
     warn(deps, spec, 'read', cached.failed);
     return { value: await fromSource(spec), from: 'source' };
   }

@@ -1,5 +1,6 @@
 // rateLimit.check: the one count of a request in its three limits, beside the revocation check; fails open.
 import { errorKind } from '../../log/logger.ts';
+import { rethrowDefect } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { countRequest, type CountReply } from './count-request.ts';
 import type { RateLimitTarget } from './counters.ts';
@@ -12,7 +13,7 @@ type Defer = ((work: Promise<unknown>) => void) | undefined;
 /**
  * The decision for one request, or undefined when the limiter could not count it (Redis down or slow: the request
  * goes on, unlimited; the first failure of an outage logs one `rate_limit_unavailable` WARN per isolate, and for
- * OUTAGE_PROBE_MS after each failure the isolate does not ask Redis at all). Never rejects.
+ * OUTAGE_PROBE_MS after each failure the isolate does not ask Redis at all). Rejects only on a defect (RedisDefectError).
  * A caller this isolate already refused is refused again from memory (`rememberedRefusal`), which the middleware
  * asks first; this function asks too, for callers of it that do not. What is remembered is a refusal that was answered
  * (`rememberRefusal`, by the middleware): a revoked token over the limit is answered 401, and stays so.
@@ -31,6 +32,7 @@ export async function checkRateLimit(
   try {
     reply = await countRequest(deps, target, nowMs);
   } catch (error) {
+    rethrowDefect(error); // a defect of ours never opens the limiter (lib/redis/reply-class.ts)
     // Fail open (docs/design/failure-semantics.md#failure-semantics): no key, no subject in the log.
     if (memo.failed(deps.clock.now())) {
       deps.logger.warn('rate_limit_unavailable', { errorKind: errorKind(error), correlationId: context.correlationId });

@@ -5,7 +5,7 @@ import type { Keyspace } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { redisCall, type RedisStore } from '../../redis/index.ts';
+import { redisCall, redisReplyError, type RedisStore } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { isWhole } from './denylist-state.ts';
 import { repairSoon } from './repair-soon.ts';
@@ -60,11 +60,12 @@ async function readDenylist(store: RedisStore, keys: Keyspace, entries: string[]
   if (!Array.isArray(replies) || replies.length !== entries.length + 1) throw new Error('revocation read: malformed pipeline reply');
   let listed = false;
   for (const reply of replies.slice(0, entries.length)) {
-    if (reply.error !== undefined || typeof reply.result !== 'number') throw new Error('revocation read: a command failed');
+    if (reply.error !== undefined) throw redisReplyError('revocation.isRevoked', String(reply.error));
+    if (typeof reply.result !== 'number') throw new Error('revocation read: a command failed');
     if (reply.result > 0) listed = true;
   }
   const state = replies[entries.length] as { result?: unknown; error?: unknown };
-  if (state.error !== undefined) throw new Error('revocation read: a command failed');
+  if (state.error !== undefined) throw redisReplyError('revocation.isRevoked', String(state.error));
   return { listed, whole: isWhole(state.result) };
 }
 

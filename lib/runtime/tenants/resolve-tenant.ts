@@ -2,7 +2,7 @@
 // (one round trip); a miss or an unreachable Redis reads PostgreSQL. Fails open, loudly, and never widens the payload.
 import type { Deps } from '../../deps.ts';
 import { errorKind } from '../../log/logger.ts';
-import { decodeJson, defineScript, runScript } from '../../redis/index.ts';
+import { decodeJson, defineScript, rethrowDefect, runScript } from '../../redis/index.ts';
 import { ipSubject, LUA_THROTTLE_HIT, retryAfter, throttleWindow } from '../throttle/index.ts';
 import { lookupTenant, type ResolveQuery } from './lookup.ts';
 import { publicTenantSchema, toPublicTenant, type PublicTenant } from './public-tenant.ts';
@@ -82,6 +82,8 @@ export async function resolveTenant(deps: Deps, input: ResolveInput): Promise<Re
       args: { windowTtl: window.ttlSeconds, limit: window.limit, member: keys.member, now: deps.clock.now() },
     });
   } catch (error) {
+    // A defect of ours never opens the limiter: it is a 500 (lib/redis/reply-class.ts).
+    rethrowDefect(error);
     // Fail open (docs/design/failure-semantics.md#failure-semantics): the limiter is off and the cache skipped while Redis is down; this
     // WARN is the only signal. It names neither key nor address; nothing is written back in this request.
     deps.logger.warn('tenant_resolve_degraded', {

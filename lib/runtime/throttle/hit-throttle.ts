@@ -1,6 +1,6 @@
 // throttle.hit: one script counts a hit in its fixed window; over the limit is a typed refusal, an unreachable Redis lets the hit through.
 import { errorKind } from '../../log/logger.ts';
-import { defineScript, runScript } from '../../redis/index.ts';
+import { defineScript, rethrowDefect, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { LUA_THROTTLE_HIT } from './lua.ts';
 import { throttleWindow, type ThrottleSubject, type ThrottleWindow } from './window.ts';
@@ -40,6 +40,8 @@ export async function hitThrottle(deps: Deps, target: ThrottleSubject & { correl
   try {
     reply = await runScript(deps.redis.throttle, THROTTLE_HIT, { keys: { counter: window.key }, args: { windowTtl: window.ttlSeconds } });
   } catch (error) {
+    // A defect of ours (a WRONGTYPE, a script error) never opens the throttle: it is a 500 (lib/redis/reply-class.ts).
+    rethrowDefect(error);
     // Fail open (docs/design/failure-semantics.md#failure-semantics): availability wins, this WARN is the signal. No key, no subject.
     deps.logger.warn('throttle_unavailable', { action: target.action, errorKind: errorKind(error), correlationId: target.correlationId });
     return { allowed: true };

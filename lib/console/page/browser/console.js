@@ -295,7 +295,18 @@ byId('mfa-form', HTMLFormElement).addEventListener('submit', async (event) => {
 });
 
 $('sign-out').addEventListener('click', async () => {
-  await consoleFetch('/console/session/logout', { method: 'POST' }).catch(() => undefined);
+  const button = byId('sign-out', HTMLButtonElement);
+  button.disabled = true;
+  try {
+    const response = await consoleFetch('/console/session/logout', { method: 'POST' });
+    if (!response.ok) throw await errorOf(response);
+  } catch (error) {
+    // The session may still be live (the server kept its cookies): say so, and keep the button for another try.
+    notice('Sign-out did not complete: you are still signed in. Try again. (' + describe(error) + ')');
+    return;
+  } finally {
+    button.disabled = false;
+  }
   // A fresh page: nothing of the session stays in this document.
   location.replace('/console');
 });
