@@ -81,9 +81,11 @@ describe('outsiders spend nothing of a tenant and see nothing of it', () => {
     expect(answered.every((response) => !(response.headers.get('ratelimit-policy') ?? '').includes('tenant'))).toBe(true);
     // Every call was given back after its answer: the tenant holds its admin's one call.
     await expect.poll(() => counted(victim.organizationId, 'tenant'), { timeout: 5_000 }).toBe(1);
-    const after = await app.request('GET', memberCount(victim.organizationId), { token: victim.adminToken });
-    expect(after.status).toBe(200);
-    expect(after.headers.get('ratelimit')).toContain('"tenant";r=28;');
+    expect((await app.request('GET', memberCount(victim.organizationId), { token: victim.adminToken })).status).toBe(200);
+    // What the tenant has left, from an isolate of its own (one whose count ever missed its deadline on a busy machine
+    // stops counting for a while, and this clock stands still).
+    const fresh = await instance(fixedClock(midWindow())).request('GET', memberCount(victim.organizationId), { token: victim.adminToken });
+    expect(fresh.headers.get('ratelimit')).toContain('"tenant";r=27;');
   });
 
   it('the same with bound tokens: refused before anything is counted, the tenant never holds one of their calls', async () => {
@@ -148,7 +150,7 @@ describe("an unbound token's own limits hold across every org id it names", () =
     expect(planned.every((exists) => exists === 0)).toBe(true);
     // The account's own organisation answers it again once it stops (another route: that route's counter has room).
     expect((await app.request('GET', `/orgs/${caller.organizationId}/settings`, { token: caller.adminToken })).status).toBe(200);
-  });
+  }, 120_000);
 });
 
 describe('a plan that lowers the quota holds from the first request', () => {
