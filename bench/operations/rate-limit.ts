@@ -7,6 +7,8 @@ import { uuidv7 } from 'uuidv7';
 import { createApp } from '../../functions/app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
+import { setPassword } from '../../local/stack/fixtures.ts';
+import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import type { FigureBench, FigureResult } from '../operation.ts';
 import { percentile } from '../runner.ts';
@@ -41,9 +43,9 @@ async function timed(call: Call, calls: number, status: number): Promise<{ p50Ms
   for (let i = 0; i < calls; i++) {
     const started = performance.now();
     const response = await call();
-    await response.arrayBuffer();
+    const body = await response.text();
     timings[i] = performance.now() - started;
-    if (response.status !== status) throw new Error(`ratelimit bench: expected ${status}, got ${response.status}`);
+    if (response.status !== status) throw new Error(`ratelimit bench: expected ${status}, got ${response.status} ${body}`);
   }
   timings.sort();
   const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -54,12 +56,30 @@ async function roundTrips(stack: BenchStack, call: Call, calls: number, status: 
   stack.counters.reset();
   for (let i = 0; i < calls; i++) {
     const response = await call();
-    await response.arrayBuffer();
-    if (response.status !== status) throw new Error(`ratelimit bench: expected ${status}, got ${response.status}`);
+    const body = await response.text();
+    if (response.status !== status) throw new Error(`ratelimit bench: expected ${status}, got ${response.status} ${body}`);
   }
   const counted = stack.counters.read();
   const per = (n: number) => Math.round((n / calls) * 100) / 100;
-  return { redis: per(counted.redis), revocation: per(counted.revocation), pg: per(counted.pg) };
+  return {
+    redis: per(counted.redis),
+    revocation: per(counted.revocation),
+    pg: per(counted.pg),
+    redisCommands: per(counted.redisCommands),
+    revocationCommands: per(counted.revocationCommands),
+  };
+}
+
+/** An access token bound to the organisation (its `org` claim), as sign-in issues: the organisation's counters alone. */
+async function boundToken(stack: BenchStack, org: { organizationId: string; adminId: string; adminEmail: string }): Promise<string> {
+  const password = `bench-${uuidv7()}`;
+  await setPassword(stack.db, org.adminId, password);
+  const response = await stack.request('POST', '/auth/login', {
+    body: { organizationId: org.organizationId, email: org.adminEmail, password },
+    headers: { [TEST_CLIENT_IP_HEADER]: '10.9.0.2' },
+  });
+  if (response.status !== 200) throw new Error(`ratelimit bench: sign-in answered ${response.status}`);
+  return ((await response.json()) as { accessToken: string }).accessToken;
 }
 
 async function planned(stack: BenchStack, limits: { userRoute?: number; tenant?: number }) {
@@ -119,8 +139,9 @@ export const rateLimitBench: FigureBench = {
   name: 'ratelimit',
   describe:
     `GET /orgs/{orgId}/members/count (a cache hit), ${CALLS} calls one at a time: "before" on an isolate whose limiter ` +
-    `never counts, "after" with the count; seqRoundTrips = p50 with ${LATENCY_MS} ms added per round trip ÷ ${LATENCY_MS}. ` +
-    `blocked: a caller this isolate refused (plan: 5 a minute on the route). fairness: another tenant's read p99 alone, then ` +
+    `never counts, "after" with the count (an unbound token: the user-scope count beside); seqRoundTrips = p50 with ` +
+    `${LATENCY_MS} ms added per round trip ÷ ${LATENCY_MS}. read.bound: the same with a signed-in token (org claim). ` +
+    `blocked: a caller this isolate refused (plan: 5 a minute on the route), after the revocation check. fairness: another tenant's read p99 alone, then ` +
     `beside ${FLOOD_CALLERS} concurrent callers flooding a tenant whose plan allows 200 a minute from another process (another isolate); ` +
     `unlimited*: the same flood from an isolate whose limiter never counts.`,
   async measure(teardown): Promise<FigureResult[]> {
@@ -141,6 +162,14 @@ export const rateLimitBench: FigureBench = {
     stack.addLatency(LATENCY_MS);
     const beforeSlow = await timed(read(before), LATENCY_CALLS, 200);
     const afterSlow = await timed(read(after), LATENCY_CALLS, 200);
+    stack.addLatency(0);
+    // The same read with a signed-in (bound) token: no user-scope count beside the organisation's.
+    const bound = await boundToken(stack, org);
+    const boundRead: Call = () => after(path, bound);
+    for (let i = 0; i < 20; i++) await (await boundRead()).arrayBuffer();
+    const boundTrips = await roundTrips(stack, boundRead, 100, 200);
+    stack.addLatency(LATENCY_MS);
+    const boundSlow = await timed(boundRead, LATENCY_CALLS, 200);
     stack.addLatency(0);
 
     // A caller refused once is refused from the isolate's memory: no round trip to either store.
@@ -185,6 +214,18 @@ export const rateLimitBench: FigureBench = {
           afterP99Ms: afterTime.p99Ms,
           beforeSeqRoundTrips: Math.round((beforeSlow.p50Ms / LATENCY_MS) * 10) / 10,
           afterSeqRoundTrips: Math.round((afterSlow.p50Ms / LATENCY_MS) * 10) / 10,
+          afterRedisCommands: afterTrips.redisCommands,
+          revocationCommands: afterTrips.revocationCommands,
+        },
+      },
+      {
+        name: 'ratelimit.read.bound',
+        figures: {
+          redisRoundTrips: boundTrips.redis,
+          redisCommands: boundTrips.redisCommands,
+          revocationRoundTrips: boundTrips.revocation,
+          pgRoundTrips: boundTrips.pg,
+          seqRoundTrips: Math.round((boundSlow.p50Ms / LATENCY_MS) * 10) / 10,
         },
       },
       {
@@ -192,6 +233,7 @@ export const rateLimitBench: FigureBench = {
         figures: {
           redisRoundTrips: blockedTrips.redis,
           revocationRoundTrips: blockedTrips.revocation,
+          revocationCommands: blockedTrips.revocationCommands,
           p50Ms: blockedTime.p50Ms,
           p99Ms: blockedTime.p99Ms,
         },

@@ -7,6 +7,7 @@ import type { Deps } from '../deps.ts';
 import type { RateLimitDecision } from '../runtime/ratelimit/index.ts';
 import type { Principal } from './claims.ts';
 import { rateLimitedError } from './rate-limit-target.ts';
+import { RoleAdmission } from './role-admission.ts';
 
 export interface Authentication {
   /**
@@ -23,6 +24,12 @@ export interface Authentication {
    * with 401 TOKEN_REVOKED, 503 REVOCATION_UNAVAILABLE or 429 RATE_LIMITED (in that order of precedence).
    */
   principal(): Promise<Principal>;
+  /**
+   * The organisation's role check of this request (authorizeOrgAdmin notes it before asking for the principal), so the
+   * rate limiter knows whether it admitted the caller (lib/auth/role-admission.ts). A principal asked for before any
+   * role check was noted means none will count.
+   */
+  noteRoleCheck(check: Promise<unknown>): void;
 }
 
 /**
@@ -35,6 +42,7 @@ export function startRevocationCheck(
   principal: Principal,
   defer: ((work: Promise<unknown>) => void) | undefined,
   limit: Promise<RateLimitDecision | undefined> = Promise.resolve(undefined),
+  admission: RoleAdmission = new RoleAdmission(),
 ): Authentication {
   const checked = isRevoked(deps, principal, defer).then(
     async (revoked) => {
@@ -59,6 +67,10 @@ export function startRevocationCheck(
     claimedUserId: principal.userId,
     claimedSessionId: principal.sessionId,
     claimedOrganizationId: principal.organizationId,
-    principal: () => checked,
+    principal: () => {
+      admission.close();
+      return checked;
+    },
+    noteRoleCheck: (check) => admission.note(check),
   };
 }

@@ -24,6 +24,8 @@ export async function authorizeOrgAdmin(
   });
   // Awaited below, after the revocation answer that takes precedence over it.
   role.catch(() => undefined);
+  // Noted before the principal is asked for: the rate limiter spends the tenant's quota only on a caller it admits.
+  auth.noteRoleCheck(role);
   const principal = await auth.principal();
   await role;
   return principal;

@@ -3,9 +3,18 @@ import { createMiddleware } from 'hono/factory';
 import { AppError, errors } from '../http/app-error.ts';
 import type { Guard } from '../http/function-factory.ts';
 import type { HonoEnv } from '../http/hono-env.ts';
-import { checkRateLimit, rateLimitHeaders, refundTenantCount, rememberedRefusal, rememberRefusal } from '../runtime/ratelimit/index.ts';
+import {
+  checkRateLimit,
+  rateLimitHeaders,
+  refundTenantCount,
+  rememberedRefusal,
+  rememberRefusal,
+  withoutTenant,
+  type RateLimitDecision,
+} from '../runtime/ratelimit/index.ts';
 import { startRevocationCheck } from './authentication.ts';
 import { rateLimitedError, rateLimitTarget } from './rate-limit-target.ts';
+import { RoleAdmission } from './role-admission.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
 import type { Config } from '../config/index.ts';
 
@@ -16,9 +25,12 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
  * Starts the revocation check and lets the route go on beside it (docs/design/revocation.md#reads-beside-the-revocation-check):
  * the handler gets its principal only through `c.get('auth').principal()` or `authorizeOrgAdmin`, which wait for the
  * check. Whatever the route answered (400, 403, 404 …), a revoked token ends as 401 and an unanswered check as 503.
- * The rate limiter's one count runs beside the check on the main store and gates the principal with it, so it adds no
- * round trip in sequence; a caller this isolate already refused is refused before either starts
- * (docs/design/limits.md#api-rate-limits). Every answer the count decided carries the RateLimit fields.
+ * The rate limiter's count runs beside the check on the main store and gates the principal with it, so it adds no
+ * round trip in sequence; a caller this isolate already refused is refused from memory once the revocation check has
+ * answered (so a revoked token is 401, never 429), without a count (docs/design/limits.md#api-rate-limits).
+ * On an organisation's route the tenant's share belongs to the members the role check admits
+ * (docs/design/limits.md#outsiders-spend-nothing): a request it did not serve gives its tenant count back, whatever
+ * the answer; only an admitted caller sees the tenant's RateLimit fields, or has a tenant refusal remembered.
  */
 export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   const deps = c.get('deps');
@@ -32,34 +44,66 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   if (principal.organizationId !== undefined && target.organizationId !== undefined && target.organizationId !== principal.organizationId) {
     throw errors.FORBIDDEN();
   }
-  const remembered = rememberedRefusal(deps, target, deps.clock.now());
-  if (remembered !== undefined) throw rateLimitedError(remembered);
-  const limit = checkRateLimit(deps, target, { correlationId: c.get('correlationId'), defer: c.get('defer') });
-  const auth = startRevocationCheck(deps, principal, c.get('defer'), limit);
+  const defer = c.get('defer');
+  // An unbound token names any organisation it likes: its own limits also count in the user's scope.
+  const acrossOrganisations = principal.organizationId === undefined && target.organizationId !== undefined;
+  const remembered = rememberedRefusal(deps, target, deps.clock.now(), acrossOrganisations);
+  if (remembered !== undefined) {
+    // Rejects with 401 or 503 before the remembered 429 (one round trip to the denylist store, none to the main one).
+    await startRevocationCheck(deps, principal, defer, Promise.resolve(remembered)).principal();
+    throw rateLimitedError(remembered);
+  }
+  const admission = new RoleAdmission();
+  const counting = checkRateLimit(deps, target, {
+    correlationId: c.get('correlationId'),
+    defer,
+    acrossOrganisations,
+    roleAdmitted: () => admission.admitted(),
+  });
+  const limit = counting.then((count) => count.decision);
+  const auth = startRevocationCheck(deps, principal, defer, limit, admission);
   c.set('auth', auth);
   await next();
+  admission.close();
   const refusal = await auth.principal().then(
     () => undefined,
     (error: unknown) => error,
   );
-  const decision = await limit;
-  // Remembered only when the 429 is the answer (not behind a 401 or a 503), so the isolate refuses it again for free.
-  if (decision?.allowed === false && refusal instanceof AppError && refusal.code === 'RATE_LIMITED') {
-    rememberRefusal(deps, target, decision, deps.clock.now());
-  }
-  // Already the answer when the handler waited for it; otherwise (a validation failure, a 404) it becomes the answer now.
-  if (refusal !== undefined && c.error !== refusal) throw refusal;
-  if (decision?.allowed !== true) return;
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
-  // The organisation's role check refused the caller (an outsider, or a member without the role): the request did no
-  // work there, so the tenant gets its count back and only the caller's own limits keep it.
-  if (decision.tenantCounter !== undefined && c.error instanceof AppError && c.error.code === 'FORBIDDEN') {
-    const refund = refundTenantCount(deps, decision.tenantCounter);
-    const defer = c.get('defer');
+  const { decision, tenantCounter } = await counting;
+  const admitted = target.organizationId === undefined || (await admission.admitted());
+  if (tenantCounter !== undefined && !(admitted && refusal === undefined)) {
+    const refund = refundTenantCount(deps, tenantCounter);
     if (defer !== undefined) defer(refund);
     else await refund;
   }
+  if (decision === undefined) {
+    // Already the answer when the handler waited for it; otherwise (a validation failure, a 404) it becomes the answer now.
+    if (refusal !== undefined && c.error !== refusal) throw refusal;
+    return;
+  }
+  const shown = admitted ? decision : withoutTenant(decision);
+  if (refusal instanceof AppError && refusal.code === 'RATE_LIMITED') {
+    if (!shown.allowed) {
+      // Remembered only when the 429 is the answer (not behind a 401 or a 503), so the isolate refuses it again for free.
+      rememberRefusal(deps, target, shown, deps.clock.now(), admitted);
+      if (admitted && c.error !== refusal) throw refusal;
+      if (!admitted) throw rateLimitedError(shown);
+      return;
+    }
+    // Only the tenant's limit refused a caller the role check did not admit: the route's own answer stands, the one the
+    // tenant's state does not change (the role check's 403, or a validation failure that came before it).
+    throw withFields(admission.refusal() ?? (c.error !== refusal ? c.error : undefined) ?? errors.FORBIDDEN(), shown);
+  }
+  if (refusal !== undefined && c.error !== refusal) throw refusal;
+  if (!shown.allowed || refusal !== undefined) return;
+  for (const [name, value] of Object.entries(rateLimitHeaders(shown))) c.header(name, value);
 });
+
+/** `error` as the answer, with the RateLimit fields of what the caller may see; anything else unexpected goes on as is. */
+function withFields(error: unknown, decision: RateLimitDecision): unknown {
+  if (!(error instanceof AppError)) return error;
+  return new AppError(error.code, error.message, { ...error.headers, ...rateLimitHeaders(decision) });
+}
 
 /** The guard of a function's `auth: 'bearer'` routes (lib/auth/define-function.ts): a JWT, as the document's bearerAuth. */
 export const bearerGuard: Guard = {

@@ -2,7 +2,9 @@
 // isolate's memory of a refusal (docs/design/limits.md#api-rate-limits).
 import { describe, expect, it } from 'vitest';
 import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
-import { decide } from '../../lib/runtime/ratelimit/decision.ts';
+import { combineAcross } from '../../lib/runtime/ratelimit/across-organisations.ts';
+import { decide, withoutTenant } from '../../lib/runtime/ratelimit/decision.ts';
+import { settleWithPlan } from '../../lib/runtime/ratelimit/settle-plan.ts';
 import { rateLimitHeaders } from '../../lib/runtime/ratelimit/index.ts';
 import { rememberedRefusal, rememberRefusal } from '../../lib/runtime/ratelimit/remembered.ts';
 
@@ -90,10 +92,28 @@ describe('the isolate memory of a refusal', () => {
 
   it('refuses the same caller on the same route until the retry-after ends, counting it down; not another route', () => {
     const deps = { rateLimits: new RateLimitMemo() };
-    rememberRefusal(deps, target, refusal, 1_000);
+    rememberRefusal(deps, target, refusal, 1_000, true);
     expect(rememberedRefusal(deps, target, 6_000)).toMatchObject({ retryAfterSeconds: 15, refused: ['user-route'] });
     expect(rememberedRefusal(deps, { ...target, route: 'GET /auth/context' }, 6_000)).toBeUndefined();
     expect(rememberedRefusal(deps, target, 21_000)).toBeUndefined();
+  });
+
+  it("remembers a tenant's refusal only for the member the role check admitted, never for the organisation", () => {
+    const organizationId = '0192f0c1-0000-7000-8000-0000000000aa';
+    const member = { userId: '0192f0c1-0000-7000-8000-000000000002', route: 'GET /orgs/{orgId}/members', organizationId };
+    const tenantRefusal = {
+      allowed: false as const,
+      retryAfterSeconds: 30,
+      refused: ['tenant' as const],
+      limits: [{ kind: 'tenant' as const, quota: 30, remaining: 0, resetSeconds: 30 }],
+    };
+    const deps = { rateLimits: new RateLimitMemo() };
+    rememberRefusal(deps, member, tenantRefusal, 0, false);
+    expect(rememberedRefusal(deps, member, 1_000)).toBeUndefined();
+    rememberRefusal(deps, member, tenantRefusal, 0, true);
+    expect(rememberedRefusal(deps, member, 1_000)).toMatchObject({ refused: ['tenant'], retryAfterSeconds: 29 });
+    // Another caller naming the organisation (an outsider, or another member) meets no remembered refusal.
+    expect(rememberedRefusal(deps, { ...member, userId: '0192f0c1-0000-7000-8000-000000000003' }, 1_000)).toBeUndefined();
   });
 
   it('logs one outage once: the first failure only, until a count answers', () => {
@@ -104,5 +124,84 @@ describe('the isolate memory of a refusal', () => {
     expect(memo.failed(5_000)).toBe(false);
     memo.answered();
     expect(memo.failed(9_000)).toBe(true);
+  });
+});
+
+describe('what a caller the role check did not admit sees', () => {
+  it("never the tenant's limit; a refusal by the tenant alone leaves their own limits with room", () => {
+    const decision = decide({
+      admitted: false,
+      limits: [limit('user-route', 100, 3, 0), limit('user', 1_000, 3, 0), limit('tenant', 30, 30, 0)],
+      windows: windows(30_000),
+    });
+    expect(decision).toMatchObject({ allowed: false, refused: ['tenant'] });
+    expect(withoutTenant(decision)).toEqual({
+      allowed: true,
+      limits: [
+        { kind: 'user-route', quota: 100, remaining: 97, resetSeconds: 30 },
+        { kind: 'user', quota: 1_000, remaining: 997, resetSeconds: 30 },
+      ],
+    });
+  });
+
+  it('a refusal by their own limit keeps its own retry-after, not the longer one of the tenant', () => {
+    // user-route full through the previous window (room in 11 s), the tenant full in its own window (31 s).
+    const decision = decide({
+      admitted: false,
+      limits: [limit('user-route', 100, 50, 100), limit('user', 1_000, 50, 100), limit('tenant', 30, 30, 0)],
+      windows: windows(20_000),
+    });
+    expect(decision).toMatchObject({ retryAfterSeconds: 41, refused: ['user-route', 'tenant'] });
+    expect(withoutTenant(decision)).toMatchObject({ allowed: false, retryAfterSeconds: 11, refused: ['user-route'] });
+  });
+});
+
+describe("an unbound token's user-scope count beside the organisation's", () => {
+  const org = (userQuota: number, userCurrent: number) =>
+    decide({
+      admitted: true,
+      limits: [limit('user-route', 100, 1, 0), limit('user', userQuota, userCurrent, 0), limit('tenant', 10_000, 1, 0)],
+      windows: windows(30_000),
+    });
+  const across = (userCurrent: number) =>
+    decide({
+      admitted: userCurrent < 1_000,
+      limits: [limit('user-route', 100, 1, 0), limit('user', 1_000, userCurrent, 0)],
+      windows: windows(30_000),
+    });
+
+  it("refuses where the user's own count across organisations is full", () => {
+    const combined = combineAcross(org(1_000, 1), across(1_000));
+    expect(combined).toMatchObject({ allowed: false, refused: ['user'] });
+    expect(combined.limits.find((state) => state.kind === 'user')).toMatchObject({ remaining: 0, userScope: true });
+  });
+
+  it('shows the tighter of the two; a plan that raises the user quota is not undone by the user scope', () => {
+    const tighter = combineAcross(org(1_000, 1), across(400));
+    expect(tighter).toMatchObject({ allowed: true });
+    expect(tighter.limits.find((state) => state.kind === 'user')).toMatchObject({ remaining: 600, userScope: true });
+    expect(combineAcross(org(5_000, 1), across(1_000))).toMatchObject({ allowed: true });
+  });
+});
+
+describe('a count that missed the plan entry, settled under the plan', () => {
+  const reply = (current: number) => ({
+    admitted: true,
+    planFound: false,
+    limits: [limit('user-route', 100, current, 0), limit('user', 1_000, current, 0), limit('tenant', 10_000, current, 0)],
+    windows: {
+      ...windows(30_000),
+      scope: { kind: 'org' as const, id: 'x' },
+      kinds: ['user-route' as const, 'user' as const, 'tenant' as const],
+      keys: [],
+    },
+  });
+  const plan = { 'user-route': 100, user: 1_000, tenant: 5 };
+
+  it('admits the fifth request of a plan of 5 and refuses the sixth, whose counts are given back', () => {
+    expect(settleWithPlan(reply(5), plan)).toMatchObject({ giveBack: false, decision: { allowed: true } });
+    const sixth = settleWithPlan(reply(6), plan);
+    expect(sixth).toMatchObject({ giveBack: true, decision: { allowed: false, refused: ['tenant'] } });
+    expect(sixth.decision.limits.find((state) => state.kind === 'tenant')).toMatchObject({ quota: 5, remaining: 0 });
   });
 });

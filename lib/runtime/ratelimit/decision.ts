@@ -8,18 +8,14 @@ export interface LimitState {
   quota: number;
   /** Requests left in the sliding window after this one (0 on a limit that refused). */
   remaining: number;
-  /** Seconds until this limit has room again: the window's end, or the retry-after on a limit that refused. */
+  /** Seconds until this limit has room again: the window's end, or this limit's own wait when it refused. */
   resetSeconds: number;
+  /** Counted in the user's own scope across organisations (an unbound token on an organisation's route), not the route's. */
+  userScope?: true;
 }
 
 export type RateLimitDecision =
-  | {
-      allowed: true;
-      limits: LimitState[];
-      /** The tenant counter window this request was counted in (on an organisation's route), for a refund. */
-      tenantCounter?: string;
-    }
-  | { allowed: false; retryAfterSeconds: number; refused: RateLimitKind[]; limits: LimitState[] };
+  { allowed: true; limits: LimitState[] } | { allowed: false; retryAfterSeconds: number; refused: RateLimitKind[]; limits: LimitState[] };
 
 export function decide(
   reply: Pick<CountReply, 'admitted' | 'limits'> & { windows: Pick<CounterWindows, 'previousWeight' | 'windowLeftMs'> },
@@ -38,19 +34,29 @@ export function decide(
       })),
     };
   }
-  const refused = reply.limits.filter((limit) => weighted(limit) >= limit.quota);
-  const retryAfterSeconds = Math.max(1, ...refused.map((limit) => Math.ceil(waitMs(limit, windowLeftMs) / 1_000)));
-  const refusedKinds = refused.map((limit) => limit.kind);
-  return {
-    allowed: false,
-    retryAfterSeconds,
-    refused: refusedKinds,
-    limits: reply.limits.map(({ kind, quota, ...counts }) =>
-      refusedKinds.includes(kind)
-        ? { kind, quota, remaining: 0, resetSeconds: retryAfterSeconds }
-        : { kind, quota, remaining: Math.max(0, quota - weighted(counts)), resetSeconds: windowReset },
-    ),
-  };
+  const limits = reply.limits.map(({ kind, quota, ...counts }) =>
+    weighted(counts) >= quota
+      ? { kind, quota, remaining: 0, resetSeconds: Math.max(1, Math.ceil(waitMs({ quota, ...counts }, windowLeftMs) / 1_000)) }
+      : { kind, quota, remaining: Math.max(0, quota - weighted(counts)), resetSeconds: windowReset },
+  );
+  const refused = limits.filter((limit, i) => weighted(reply.limits[i]!) >= limit.quota).map((limit) => limit.kind);
+  return refusal(limits, refused);
+}
+
+/** A refusal by `refused` among `limits`: the caller may come back once every one of them has room. */
+export function refusal(limits: LimitState[], refused: RateLimitKind[]): Extract<RateLimitDecision, { allowed: false }> {
+  const waits = limits.filter((limit) => refused.includes(limit.kind)).map((limit) => limit.resetSeconds);
+  return { allowed: false, retryAfterSeconds: Math.max(1, ...waits), refused, limits };
+}
+
+/**
+ * What a caller the organisation's role check did not admit sees of a decision: their own limits, never the tenant's
+ * (docs/design/limits.md#outsiders-spend-nothing). A refusal by the tenant's limit alone leaves their own limits with room.
+ */
+export function withoutTenant(decision: RateLimitDecision): RateLimitDecision {
+  const limits = decision.limits.filter((limit) => limit.kind !== 'tenant');
+  const refused = decision.allowed ? [] : decision.refused.filter((kind) => kind !== 'tenant');
+  return refused.length === 0 ? { allowed: true, limits } : refusal(limits, refused);
 }
 
 /**

@@ -4,7 +4,7 @@ export { checkRateLimit } from './check-rate-limit.ts';
 export { rememberedRefusal, rememberRefusal } from './remembered.ts';
 export { rateLimitHeaders } from './headers.ts';
 export { refundTenantCount } from './refund-tenant.ts';
-export type { RateLimitDecision } from './decision.ts';
+export { withoutTenant, type RateLimitDecision } from './decision.ts';
 export type { RateLimitTarget } from './counters.ts';
 export { viewBlock } from './view-block.ts';
 export { liftBlock } from './lift-block.ts';

@@ -1,4 +1,4 @@
-// rateLimit.lift: an operator ends a tenant's or a user's block now: the audit row, then one DEL of its windows.
+// rateLimit.lift: an operator ends a tenant's or a user's block now: the audit row, then one DEL of its windows per scope.
 import type { Deps } from '../../deps.ts';
 import { conditionalAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
@@ -46,9 +46,24 @@ export async function liftBlock(
   );
   if (rows[0]?.found !== true) return { ok: false, reason: 'not-found' };
   const { limits } = await subjectCounters(deps, subject, deps.clock.now());
-  const keys = limits.flatMap((limit) => [limit.currentKey, limit.previousKey, limit.nextKey]);
-  // retrySafe: deleting twice is deleting once.
-  const cleared = await redisCall('ratelimit.lift', () => deps.redis.retrySafe.del(...keys));
+  // A user lifted in an organisation: the same limits in the user's own scope too, where an unbound token's requests
+  // there also count (docs/design/limits.md#outsiders-spend-nothing); left alone, they would go on refusing.
+  const own =
+    subject.kind === 'user' && subject.organizationId !== undefined
+      ? (
+          await subjectCounters(
+            deps,
+            { kind: 'user', userId: subject.userId, ...(subject.route !== undefined ? { route: subject.route } : {}) },
+            deps.clock.now(),
+          )
+        ).limits
+      : [];
+  const keysOf = (of: typeof limits) => of.flatMap((limit) => [limit.currentKey, limit.previousKey, limit.nextKey]);
+  // retrySafe: deleting twice is deleting once. One DEL per scope: two hash tags are two slots on a cluster.
+  const deleted = await Promise.all(
+    [limits, own].filter((of) => of.length > 0).map((of) => redisCall('ratelimit.lift', () => deps.redis.retrySafe.del(...keysOf(of)))),
+  );
+  const cleared = deleted.reduce((sum, count) => sum + count, 0);
   forgetRefusals(
     deps,
 

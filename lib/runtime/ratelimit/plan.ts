@@ -12,23 +12,30 @@ interface PlanRow {
 }
 
 /**
- * Fills the entry (a read, then PostgreSQL and one SET on a miss): started after a count found it missing, off the
- * request's path. An organisation without a plan row is cached too (all null: the defaults), so it is read once per
- * TTL; an organisation that does not exist is not cached, and the isolate asks again at most once a minute.
+ * Fills the entry (a read, then the source and one SET on a miss). After a count found it missing, the limiter has
+ * already read the plan (`loaded`), so the fill asks PostgreSQL nothing more and runs off the request's path. An
+ * organisation without a plan row is cached too (all null: the defaults), so it is read once per TTL; an organisation
+ * that does not exist is not cached.
  */
-export async function fillPlanLimits(deps: Deps, organizationId: string, correlationId: string): Promise<PlanLimits | undefined> {
+export async function fillPlanLimits(
+  deps: Deps,
+  organizationId: string,
+  correlationId: string,
+  loaded?: PlanLimits,
+): Promise<PlanLimits | undefined> {
   const { value } = await readThrough(deps, {
     name: 'plan-limits',
     entry: { organizationId, resource: 'rate-limits' },
     schema: planLimitsSchema,
     ttlSeconds: PLAN_LIMITS_TTL_SECONDS,
     correlationId,
-    source: () => loadPlan(deps, organizationId),
+    source: () => (loaded !== undefined ? Promise.resolve(loaded) : loadPlan(deps, organizationId)),
   });
   return value;
 }
 
-async function loadPlan(deps: Deps, organizationId: string): Promise<PlanLimits | undefined> {
+/** The plan's row, one statement; undefined when the organisation does not exist. */
+export async function loadPlan(deps: Deps, organizationId: string): Promise<PlanLimits | undefined> {
   const rows = await dbCall('read', 'ratelimit.plan', (signal) =>
     deps.db.query<PlanRow>(
       `SELECT o.id, r.user_route_per_minute, r.user_per_minute, r.tenant_per_minute

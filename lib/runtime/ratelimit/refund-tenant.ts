@@ -1,5 +1,5 @@
-// ratelimit.refundTenant: an organisation gets back the count of a request its role check refused, so a signed-in
-// outsider spends only their own limits there, never the tenant's (docs/design/limits.md#api-rate-limits).
+// ratelimit.refundTenant: an organisation gets back the count of a request it did not serve, so an outsider spends only
+// their own limits there, never the tenant's (docs/design/limits.md#outsiders-spend-nothing).
 import { defineScript, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 
@@ -26,4 +26,12 @@ return redis.call('DECR', tenant_counter_key)
  */
 export async function refundTenantCount(deps: Deps, tenantCounter: string): Promise<void> {
   await runScript(deps.redis.throttle, RATE_LIMIT_REFUND_TENANT, { keys: { tenantCounter } }).catch(() => undefined);
+}
+
+/**
+ * The same for each counter window of one request (a request the plan refused after the defaults counted it): one
+ * script per window, sent together (the windows may sit in two slots on a cluster). Never rejects.
+ */
+export async function refundCounts(deps: Deps, counters: string[]): Promise<void> {
+  await Promise.all(counters.map((counter) => refundTenantCount(deps, counter)));
 }
