@@ -40,7 +40,7 @@ export const revokeAllRoute = defineRoute({
 export const memberSessionsRoute = defineRoute({
   method: 'get',
   path: '/{userId}/sessions',
-  summary: "A member's live sessions opened in this organisation (OrganizationAdmin)",
+  summary: "A member's live sessions bound to this organisation (OrganizationAdmin)",
   request: { params: memberParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'the sessions', ...jsonContent(memberSessionsResponse) } },
@@ -49,7 +49,7 @@ export const memberSessionsRoute = defineRoute({
 export const revokeMemberRoute = defineRoute({
   method: 'post',
   path: '/{userId}/sessions/revoke',
-  summary: "Revoke a member's sessions opened in this organisation (OrganizationAdmin)",
+  summary: "Revoke a member's sessions bound to this organisation (OrganizationAdmin)",
   request: { params: memberParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'revoked', ...jsonContent(sessionsRevokedResponse) } },

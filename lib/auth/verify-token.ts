@@ -12,6 +12,35 @@ const jwksByUrl = new Map<string, JWTVerifyGetKey>();
 interface VerifierOptions {
   /** ACCESS_TOKEN_MAX_LIFETIME_SECONDS: a logout's denylist entry lives this long, so no token may live longer. */
   maxLifetimeSeconds: number;
+  /**
+   * Unix seconds: a token of this deployment's signing keys without the `org` claim is accepted only when it was issued
+   * before then (unboundOwnTokenCutoff below). Default: when this isolate made its first verifier; tests pass their own.
+   */
+  unboundOwnTokensIssuedBefore?: number;
+}
+
+/**
+ * When this isolate (Workers isolate, Lambda container, Node process) made its first verifier: always inside a request
+ * or a handler's cold start, where the clock is real (a Workers isolate's global scope reads the epoch).
+ */
+let isolateStartSeconds: number | undefined;
+
+/**
+ * Every token this code signs with its own keys carries `org` (lib/auth/sessions/session-tokens.ts,
+ * lib/auth/handoff/exchange-handoff.ts), so one without it was signed by an older build holding the same keys: before
+ * the sessions were bound, or beside this one while a rollout (or a rollback) runs. Such a token is accepted only when
+ * it was issued before this isolate started, and as an unbound token (the role check's rules alone, what that older
+ * build grants it anyway): it lives at most maxLifetimeSeconds, and the refresh that follows binds its session. One
+ * issued after the isolate started cannot come from a build older than it, unless that build still runs; so once every
+ * isolate runs this code for maxLifetimeSeconds, no unbound token of the deployment's own keys acts anywhere, with no
+ * operator step and no store read. A path of this code that forgot the claim would be refused by every isolate older
+ * than its token, not quietly unbound. HS256 (dev/test) and an external provider's tokens are not subject to it
+ * (docs/design/sign-in.md#the-org-claim).
+ */
+function unboundOwnTokenCutoff(options: VerifierOptions): number {
+  if (options.unboundOwnTokensIssuedBefore !== undefined) return options.unboundOwnTokensIssuedBefore;
+  isolateStartSeconds ??= Math.floor(Date.now() / 1000);
+  return isolateStartSeconds;
 }
 
 type Verify = (token: string) => Promise<{ payload: unknown }>;
@@ -21,6 +50,7 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
   const hs256 = auth.hs256;
   const signing = auth.signing;
   const external = auth.external;
+  const ownCutoff = unboundOwnTokenCutoff(options);
   const verifyHs256: Verify | undefined =
     hs256 === undefined
       ? undefined
@@ -77,6 +107,8 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
       // claims a future iat to stretch its exp, would outlive it.
       const { exp, iat } = claims.data;
       if (exp - iat > options.maxLifetimeSeconds || exp - Math.floor(Date.now() / 1000) > options.maxLifetimeSeconds) return undefined;
+      // This deployment's own keys: bound, or signed by an older build before this isolate started (unboundOwnTokenCutoff).
+      if (verify === verifyOwn && claims.data.org === undefined && iat >= ownCutoff) return undefined;
       return principalFromClaims(claims.data);
     } catch {
       return undefined;

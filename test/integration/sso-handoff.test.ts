@@ -63,6 +63,8 @@ describe('SSO handoff', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = (await response.json()) as { accessToken: string; userId: string };
     expect(decodeJwt(body.accessToken)).toMatchObject({ sub: org.adminId, sid: sessionId, aud: 'console', email: org.adminEmail });
+    // An identity provider's session (no row here) is bound to no organisation, and neither is its handed-off token.
+    expect(decodeJwt(body.accessToken).org).toBeUndefined();
     expect(body.userId).toBe(org.adminId);
     const again = await exchange(code);
     expect(again.status).toBe(401);
@@ -146,6 +148,8 @@ describe('the audit row', () => {
     const response = await exchange(code);
     expect(response.status).toBe(200);
     const { accessToken } = (await response.json()) as { accessToken: string };
+    // The same session's token carries the session's binding, as every token this deployment signs does.
+    expect(decodeJwt(accessToken)).toMatchObject({ sid: session.sessionId, org: org.organizationId });
     expect((await exchange(code)).status).toBe(401);
     const rows = await handoffAudit(org.adminId);
     expect(rows).toEqual([

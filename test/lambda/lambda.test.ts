@@ -5,7 +5,8 @@ import pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
 import { handler, scheduled } from '../../functions/entries/lambda.ts';
 import { createKeyspace } from '../../lib/keys/index.ts';
-import { newInvitee, seedOrganization } from '../support/fixtures.ts';
+import { uuidv7 } from 'uuidv7';
+import { newInvitee, seedOrganization, setPassword } from '../support/fixtures.ts';
 import { startLocalServices, type LocalServices } from '../support/local-services.ts';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
@@ -137,6 +138,28 @@ describe('the Lambda handler', () => {
     });
     const audit = await db.query('SELECT action FROM audit_events WHERE target_id = $1', [body.invite.inviteId]);
     expect(audit.rows).toEqual([{ action: 'invite.created' }]);
+  });
+
+  it("refuses a session signed in to one organisation on another's routes (403), where its user is an admin too", async () => {
+    const home = await seedOrganization(db);
+    const other = await seedOrganization(db);
+    await db.query("INSERT INTO role_assignments (id, user_id, organization_id, role_code) VALUES ($1, $2, $3, 'OrganizationAdmin')", [
+      uuidv7(),
+      home.adminId,
+      other.organizationId,
+    ]);
+    const password = `pw-${uuidv7()}`;
+    await setPassword(db, home.adminId, password);
+    const json = { 'content-type': 'application/json' };
+    const body = JSON.stringify({ organizationId: home.organizationId, email: home.adminEmail, password });
+    const login = await handler(httpApiEvent('POST', '/auth/login', { headers: json, body }), context);
+    expect(login.statusCode).toBe(200);
+    const { accessToken } = JSON.parse(login.body) as { accessToken: string };
+    const authorization = { authorization: `Bearer ${accessToken}` };
+    const refused = await handler(httpApiEvent('GET', `/orgs/${other.organizationId}/members`, { headers: authorization }), context);
+    expect([refused.statusCode, (JSON.parse(refused.body) as { error: { code: string } }).error.code]).toEqual([403, 'FORBIDDEN']);
+    const own = await handler(httpApiEvent('GET', `/orgs/${home.organizationId}/members`, { headers: authorization }), context);
+    expect(own.statusCode).toBe(200);
   });
 
   it('serves the admin console, and hands its API calls to the app with the cookie as the bearer', async () => {

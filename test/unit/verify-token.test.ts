@@ -1,10 +1,13 @@
-// Bearer verification: RS256 against a JWKS (issuer and audience enforced), HS256 only with its secret, no algorithm confusion.
+// Bearer verification: RS256 against a JWKS (issuer and audience enforced), HS256 only with its secret, no algorithm confusion,
+// and this deployment's own tokens bound to an organisation (the org claim) once the isolate started.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { uuidv7 } from 'uuidv7';
 import { signAccessToken } from '../../lib/auth/tokens/access-token.ts';
 import { createTokenVerifier } from '../../lib/auth/verify-token.ts';
+import { parseSigningKeys } from '../../lib/config/signing-keys.ts';
+import { testSigningKeys } from '../support/signing-keys.ts';
 
 let server: Server;
 let jwksUrl: string;
@@ -187,5 +190,63 @@ describe('lifetime', () => {
 
   it('refuses a token whose future iat would stretch its expiry past the denylist entry', async () => {
     expect(await verify(await token(now() + 3_600, now() + 3_600 + 600))).toBeUndefined();
+  });
+});
+
+describe("this deployment's own keys: a token without the org claim (lib/auth/verify-token.ts)", () => {
+  const ownIssuer = 'https://auth.runstate.test/';
+  const signing = { keys: parseSigningKeys(testSigningKeys('own')), issuer: ownIssuer, audience: 'runstate' };
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  /** A token of the own keys issued `ageSeconds` ago, living 600 s, bound to `organizationId` when given. */
+  const ownToken = (ageSeconds: number, organizationId?: string) =>
+    signAccessToken(
+      { signing },
+      { userId: uuidv7(), sessionId: uuidv7(), email: 'a@example.test', ...(organizationId !== undefined ? { organizationId } : {}) },
+      { nowMs: (nowSeconds() - ageSeconds) * 1000, ttlSeconds: 600 },
+    ).then((signed) => signed.token);
+
+  it('takes a bound token whenever it was issued, and hands its organisation to the principal', async () => {
+    const organizationId = uuidv7();
+    const verify = createTokenVerifier({ signing }, { maxLifetimeSeconds: 900, unboundOwnTokensIssuedBefore: nowSeconds() - 300 });
+    expect((await verify(await ownToken(0, organizationId)))?.organizationId).toBe(organizationId);
+    expect((await verify(await ownToken(400, organizationId)))?.organizationId).toBe(organizationId);
+  });
+
+  it('refuses one issued since the cut-over, and takes one issued before it as unbound until it expires', async () => {
+    const cutoff = nowSeconds() - 300;
+    const verify = createTokenVerifier({ signing }, { maxLifetimeSeconds: 900, unboundOwnTokensIssuedBefore: cutoff });
+    expect(await verify(await ownToken(0))).toBeUndefined();
+    expect(await verify(await ownToken(295))).toBeUndefined();
+    const older = await verify(await ownToken(330));
+    expect(older).toBeDefined();
+    expect(older?.organizationId).toBeUndefined();
+    // Issued before the cut-over but past its 600 s: expired, as any token.
+    expect(await verify(await ownToken(601))).toBeUndefined();
+  });
+
+  it("defaults the cut-over to the isolate's start: one signed now is refused, one signed before it is taken", async () => {
+    const verify = createTokenVerifier({ signing }, { maxLifetimeSeconds: 900 });
+    expect(await verify(await ownToken(0))).toBeUndefined();
+    expect(await verify(await ownToken(0, uuidv7()))).toBeDefined();
+    // This file's first verifier was made when it loaded, well within the last 500 s.
+    expect(await verify(await ownToken(500))).toBeDefined();
+  });
+
+  it("leaves an external provider's tokens and HS256 (dev/test) tokens without the claim to today's rules", async () => {
+    const verify = createTokenVerifier(
+      { signing, external: { jwksUrl, issuer, audience } },
+      { maxLifetimeSeconds: 900, unboundOwnTokensIssuedBefore: 0 },
+    );
+    const external = await claims()
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .sign(privateKey);
+    expect(await verify(external)).toBeDefined();
+    expect(await verify(await ownToken(0))).toBeUndefined();
+    const secret = 'd'.repeat(40);
+    const hs256 = createTokenVerifier({ hs256: { secret } }, { maxLifetimeSeconds: 900, unboundOwnTokensIssuedBefore: 0 });
+    const minted = await claims().setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+    expect((await hs256(minted))?.organizationId).toBeUndefined();
   });
 });

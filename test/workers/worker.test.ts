@@ -252,6 +252,26 @@ describe('the worker in workerd', () => {
     expect(refused.status).toBe(403);
   });
 
+  it("refuses a session signed in to one organisation on another's routes (403), where its user is an admin too", async () => {
+    const home = await seedOrganization(db);
+    const other = await seedOrganization(db);
+    await db.query("INSERT INTO role_assignments (id, user_id, organization_id, role_code) VALUES ($1, $2, $3, 'OrganizationAdmin')", [
+      uuidv7(),
+      home.adminId,
+      other.organizationId,
+    ]);
+    const password = `pw-${uuidv7()}`;
+    await setPassword(db, home.adminId, password);
+    const login = await call('POST', '/auth/login', { body: { organizationId: home.organizationId, email: home.adminEmail, password } });
+    expect(login.status).toBe(200);
+    const token = login.body.accessToken as string;
+    expect(await call('GET', `/orgs/${other.organizationId}/members`, { token })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'FORBIDDEN' } },
+    });
+    expect((await call('GET', `/orgs/${home.organizationId}/members`, { token })).status).toBe(200);
+  });
+
   it('answers unknown routes with the JSON 404 body', async () => {
     expect(await call('GET', '/no-such-route')).toEqual({
       status: 404,

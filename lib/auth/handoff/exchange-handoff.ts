@@ -68,9 +68,18 @@ export async function exchangeHandoff(
       { signal },
     ),
   );
+  // The token is the same session's, so it carries the session's binding (`org`, from its row: the truth), as every
+  // token this deployment signs does: the target app learns the one organisation the session acts in instead of reading
+  // an unbound token as one that acts wherever the user holds a role, and a verifier of these keys that requires the
+  // claim (lib/auth/verify-token.ts) takes it. An identity provider's session has no row and stays unbound.
   const access = await signAccessToken(
     deps.config.auth,
-    { userId: handoff.userId, sessionId: handoff.sessionId, email: handoff.email },
+    {
+      userId: handoff.userId,
+      sessionId: handoff.sessionId,
+      email: handoff.email,
+      ...(session?.organization_id != null ? { organizationId: session.organization_id } : {}),
+    },
     { nowMs, ttlSeconds, audience: handoff.audience },
   );
   return {

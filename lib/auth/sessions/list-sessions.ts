@@ -1,4 +1,4 @@
-// The session inventory: a user's own live sessions (GET /auth/sessions), and a member's live sessions opened in one
+// The session inventory: a user's own live sessions (GET /auth/sessions), and a member's live sessions bound to one
 // organisation, for its admin (GET /orgs/{orgId}/members/{userId}/sessions). Session ids are shown to the people who
 // may end those sessions, never written to the audit trail or a log.
 import * as z from 'zod';
@@ -67,9 +67,11 @@ export async function listOwnSessions(deps: Deps, auth: Authentication): Promise
 export type MemberSessionsOutcome = { ok: true; sessions: MemberSession[] } | { ok: false; reason: 'not-a-member' };
 
 /**
- * A member's live sessions opened in this organisation, for its admin (already authorised): never one opened in another
- * organisation the user also belongs to, nor an identity provider's (they carry no organisation). A user who holds no
- * role here is 'not-a-member', whatever sessions they have.
+ * A member's live sessions bound to this organisation (sessions.organization_id), for its admin (already authorised):
+ * every session of this deployment that can act here, since a session bound elsewhere is refused here
+ * (docs/design/tenants.md#tenant-isolation). Never one bound to another organisation the user also belongs to, nor an
+ * identity provider's (its tokens carry no organisation: removing the member's role ends what they can do here). A user
+ * who holds no role here is 'not-a-member', whatever sessions they have.
  */
 export async function listMemberSessions(
   deps: Deps,

@@ -1,5 +1,6 @@
-// An OrganizationAdmin ends a member's sessions opened in that organisation — and only those: an admin of one tenant
-// never ends a user's sessions in another (docs/design/revocation.md#revocation-writes-and-the-active-context).
+// An OrganizationAdmin ends a member's sessions bound to that organisation — every session of this deployment that can
+// act there (docs/design/tenants.md#tenant-isolation) — and only those: an admin of one tenant never ends a user's
+// sessions in another (docs/design/revocation.md#revocation-writes-and-the-active-context).
 import { countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
@@ -33,7 +34,8 @@ export async function revokeMemberSessions(deps: Deps, input: RevokeMemberInput)
     4,
   );
   // One statement: the membership check, the revocation and its audit row, so nothing is revoked or audited for a user
-  // who holds no role here. Sessions of an external identity provider carry no organisation and are out of reach.
+  // who holds no role here. Sessions of an external identity provider carry no organisation and are out of reach: removing
+  // the member's role is what ends their tokens here.
   const rows = await dbCall('commit', 'auth.sessions.revokeMember', (signal) =>
     deps.db.query<{ member: boolean; session_ids: string[] }>(
       `WITH member AS (
