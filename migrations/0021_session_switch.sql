@@ -29,7 +29,8 @@ $$;
 
 -- One switch, atomically: the session moves from p_from (the presenting token's organisation) to p_to, compared and set
 -- under the session's row lock, so of two switches racing only the first finds it still in p_from. Outcomes:
---   'ended'            no such live session of the user (revoked, past expires_at): nothing is written;
+--   'revoked'          the session is revoked (its denylist entry may not have landed yet): nothing is written;
+--   'ended'            no such session of the user, or it is past expires_at: nothing is written;
 --   'moved'            the session is no longer in p_from (a switch won the race, or the token predates one);
 --   'no-role'          the target is unknown or deleted, or the user holds no role there (at its level, or at p_location);
 --   'location-outside' p_location is not an outlet of the target;
@@ -53,7 +54,11 @@ DECLARE
 BEGIN
   PERFORM 1 FROM refresh_tokens r WHERE r.session_id = p_session_id AND r.used_at IS NULL FOR UPDATE;
   SELECT * INTO session FROM sessions s WHERE s.id = p_session_id AND s.user_id = p_user_id FOR UPDATE;
-  IF NOT FOUND OR session.revoked_at IS NOT NULL OR session.expires_at IS NULL OR session.expires_at <= p_now THEN
+  IF FOUND AND session.revoked_at IS NOT NULL THEN
+    RETURN QUERY SELECT 'revoked'::text, NULL::timestamptz, NULL::text, NULL::text, NULL::text;
+    RETURN;
+  END IF;
+  IF NOT FOUND OR session.expires_at IS NULL OR session.expires_at <= p_now THEN
     RETURN QUERY SELECT 'ended'::text, NULL::timestamptz, NULL::text, NULL::text, NULL::text;
     RETURN;
   END IF;
