@@ -281,3 +281,51 @@ describe('two switches racing', () => {
     expect((await members(targets[winner]!, body.session!.accessToken)).status).toBe(200);
   });
 });
+
+describe('GET /auth/memberships', () => {
+  type Listed = { memberships: Array<{ organizationId: string; switchable: boolean }> };
+  const marks = async (token: string) => {
+    const response = await stack.request('GET', '/auth/memberships', { token });
+    expect(response.status).toBe(200);
+    return Object.fromEntries(((await response.json()) as Listed).memberships.map((m) => [m.organizationId, m.switchable]));
+  };
+
+  it('marks the organisations a switch reaches without a new sign-in, by the same rule the switch applies', async () => {
+    const { home, away, admin, signIn } = await adminOfTwo();
+    const listing = await stack.seedOrganization();
+    await stack.db.query(`INSERT INTO oidc_provider_organizations (organization_id, provider_id) VALUES ($1, 'local')`, [
+      listing.organizationId,
+    ]);
+    await m.grant(admin.userId, listing.organizationId, 'Viewer');
+    const suspended = await stack.seedOrganization();
+    await m.grant(admin.userId, suspended.organizationId, 'Viewer');
+    await stack.db.query("UPDATE organizations SET state = 'suspended', suspension_reason = 'unpaid' WHERE id = $1", [
+      suspended.organizationId,
+    ]);
+
+    // A password session reaches every active one.
+    const password = await signIn(home.organizationId);
+    expect(await marks(password.accessToken)).toEqual({
+      [home.organizationId]: true,
+      [away.organizationId]: true,
+      [listing.organizationId]: true,
+      [suspended.organizationId]: false,
+    });
+    // An OIDC session only those that list its provider.
+    const oidc = await oidcSignIn(home, admin.email);
+    const oidcMarks = await marks(oidc.accessToken);
+    expect(oidcMarks).toEqual({
+      [home.organizationId]: true,
+      [away.organizationId]: false,
+      [listing.organizationId]: true,
+      [suspended.organizationId]: false,
+    });
+    // Each mark is what the switch answers.
+    expect(await errorCode(await put(oidc.accessToken, away.organizationId))).toBe('SIGN_IN_REQUIRED');
+    const switched = await put(oidc.accessToken, listing.organizationId);
+    expect(switched.status).toBe(200);
+    // A token from before the switch reaches nothing; the new one reaches what the session's sign-in allows.
+    expect(Object.values(await marks(oidc.accessToken)).every((mark) => !mark)).toBe(true);
+    expect(await marks(((await switched.json()) as SwitchBody).session!.accessToken)).toEqual(oidcMarks);
+  });
+});
