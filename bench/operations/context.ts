@@ -1,5 +1,8 @@
-// The active context read: GET /auth/context of a session whose context is set (target: 1 main-store round trip, sent beside the revocation check).
+// The active context: its read, GET /auth/context of a session whose context is set (target: 1 main-store round trip,
+// sent beside the revocation check), and a switch of organisation (1 PostgreSQL, then 1 main-store round trip).
 import { uuidv7 } from 'uuidv7';
+import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
+import { setPassword } from '../../local/stack/fixtures.ts';
 import { denylistStateSchema, type DenylistState } from '../../lib/keys/index.ts';
 import { expectStatus, type OperationBench } from '../operation.ts';
 import { BENCH_TOKEN_TTL_SECONDS } from '../stack.ts';
@@ -44,6 +47,39 @@ export const contextGetStateMissingBench: OperationBench = {
       const whole: DenylistState = { state: 'whole', epoch: uuidv7(), sinceMs: Date.now(), position: null };
       await stack.redis.set(stateKey, JSON.stringify(denylistStateSchema.parse(whole)), 'EX', 3_600);
       await stack.redis.del(lockKey);
+    };
+  },
+};
+
+export const contextSwitchBench: OperationBench = {
+  name: 'auth.context.switch',
+  describe:
+    'PUT /auth/context to the other of two organisations by a password session, back and forth: the revocation check, then one PostgreSQL statement (auth_switch_session), then the context script beside the signing',
+  async prepare(stack) {
+    const home = await stack.seedOrganization();
+    const away = await stack.seedOrganization();
+    await stack.db.query(
+      "INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code) VALUES ($1, $2, $3, NULL, 'OrganizationAdmin')",
+      [uuidv7(), home.adminId, away.organizationId],
+    );
+    const password = `bench-${uuidv7()}`;
+    await setPassword(stack.db, home.adminId, password);
+    // Opened through the API, untimed: only sign-in's sessions are bound, and only they switch.
+    const login = await stack.request('POST', '/auth/login', {
+      body: { organizationId: home.organizationId, email: home.adminEmail, password },
+      headers: { [TEST_CLIENT_IP_HEADER]: '10.7.0.1' },
+    });
+    if (login.status !== 200) throw new Error(`auth.context.switch: the setup login answered ${login.status}`);
+    // Each switch's answer carries the token of the next one (the one before acts nowhere once it has switched).
+    let token = ((await login.json()) as { accessToken: string }).accessToken;
+    const targets = [away.organizationId, home.organizationId];
+    return async (i) => {
+      const organizationId = targets[i % 2]!;
+      const response = await stack.request('PUT', '/auth/context', { token, body: { organizationId } });
+      if (response.status !== 200) return expectStatus('auth.context.switch', response, 200);
+      const body = (await response.json()) as { session?: { accessToken: string; organizationId: string } };
+      if (body.session?.organizationId !== organizationId) throw new Error('auth.context.switch: the answer carries no switched session');
+      token = body.session.accessToken;
     };
   },
 };

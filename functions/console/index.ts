@@ -12,6 +12,8 @@ import { setConsoleHeaders } from '../../lib/console/security-headers.ts';
 import { dropSession, keepSession } from '../../lib/console/session-cookies.ts';
 // Sign-in's own answer shapes: the console reads exactly what POST /auth/login, /auth/mfa/verify and /auth/refresh send.
 import { mfaRequiredSchema, sessionTokensSchema } from '../auth/schemas.ts';
+// The context route's answer: after a switch it carries the new tokens, which go into the cookies, never to the page.
+import { setContextResponse } from '../sessions/schemas.ts';
 import { mfaCodeBody } from './schemas.ts';
 
 /** Where functions/app.ts mounts the console; the paths below are relative to it. */
@@ -96,6 +98,22 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
     return c.body(null, 204);
   });
 
+  /**
+   * The console's context change: PUT /auth/context with the page's body as it is. Within the session's organisation the
+   * answer is handed on; a switch to another answers new tokens, which replace the cookies (the refresh token they held
+   * is spent), and the page gets the context and who, where and until when. A refusal (SIGN_IN_REQUIRED included) is the
+   * API's answer; the page sends the person to sign in to that organisation.
+   */
+  consoleFunction.put('/session/context', async (c) => {
+    const accessToken = readCookie(c, 'access');
+    if (accessToken === undefined) throw errors.UNAUTHENTICATED('not signed in to the console');
+    const inner = await call(c, '/auth/context', { method: 'PUT', accessToken });
+    if (inner.status !== 200) return pageResponse(c, inner);
+    const { context, session } = setContextResponse.parse(await inner.json());
+    if (session === undefined) return c.json({ context }, 200);
+    return c.json({ context, session: keepSession(c, session) }, 200);
+  });
+
   // APP_ENV=dev only: elsewhere this route does not exist (the same 404 as any unknown path).
   consoleFunction.get('/dev-login', async (c) => {
     const deps = c.get('deps');
@@ -119,6 +137,10 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   consoleFunction.all(`${API_PATH}/*`, async (c) => {
     const target = apiTarget(c.req.url, new URL(c.req.url).pathname.slice(`${CONSOLE_PREFIX}${API_PATH}`.length));
     if (target === undefined) throw errors.NOT_FOUND('the console does not reach this API route');
+    // A switch answers tokens, which must not reach the page: the console's own route keeps them (above).
+    if (target.pathname === '/auth/context' && c.req.method === 'PUT') {
+      throw errors.NOT_FOUND('the console changes the context through PUT /console/session/context');
+    }
     return pageResponse(c, await call(c, target.pathname + target.search, { ...optionalAccess(readCookie(c, 'access')) }));
   });
 

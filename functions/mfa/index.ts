@@ -24,6 +24,10 @@ function stepUpError(refusal: StepUpRefusal) {
       return errors.REAUTH_FAILED(
         `this account has no password: sign in again, then make this change within ${RECENT_SIGN_IN_SECONDS / 60} minutes`,
       );
+    case 'sign-in-not-accepted':
+      return errors.REAUTH_FAILED(
+        'this account has no password, and an organisation where you hold a role does not accept the sign-in this session used: sign in through an identity provider every one of them lists, then make this change',
+      );
     case 'unknown-user':
       return errors.FORBIDDEN('MFA is for accounts of this service');
     case 'no-factor':

@@ -71,6 +71,8 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
       organizationId,
       email,
       credentialEpoch,
+      // The session the code opens is the provider's sign-in with our factor (oidc+totp), not a password's.
+      providerId,
       correlationId: c.get('correlationId'),
     });
     return c.json({ status: 'mfa-required' as const, ...challenge }, 200);

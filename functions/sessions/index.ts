@@ -9,6 +9,8 @@ import { revokeAllSessions } from '../../lib/auth/sessions/revoke-all.ts';
 import { revokeMemberSessions } from '../../lib/auth/sessions/revoke-member-sessions.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { activeContext } from '../../lib/auth/context/index.ts';
+import type { SetContextOutcome } from '../../lib/auth/context/set-context.ts';
+import type { SwitchOutcome } from '../../lib/auth/context/switch-organization.ts';
 import {
   endSessionRoute,
   listSessionsRoute,
@@ -65,20 +67,41 @@ memberSessionsFunction.openapi(revokeMemberRoute, async (c) => {
   return c.json({ revoked: outcome.revoked, denylistPending: outcome.denylistPending }, 200);
 });
 
+/** The refusals of a context change, within the organisation or a switch to another, as answers. */
+function contextRefusal(reason: Exclude<SetContextOutcome | SwitchOutcome, { ok: true }>['reason']) {
+  switch (reason) {
+    case 'location-outside':
+      return errors.VALIDATION_FAILED('locationId: not a location of this organisation');
+    case 'no-role':
+      return errors.FORBIDDEN('no role in this organisation at its level or at this location');
+    case 'tenant-suspended':
+      return errors.TENANT_SUSPENDED();
+    case 'sign-in-required':
+      return errors.SIGN_IN_REQUIRED();
+    case 'session-moved':
+      return errors.FORBIDDEN("this token's session has moved to another organisation; use the tokens of that switch");
+    case 'session-revoked':
+      return errors.TOKEN_REVOKED();
+    case 'session-ended':
+      return errors.UNAUTHENTICATED('the session has ended; sign in again');
+  }
+}
+
 sessionsFunction.openapi(setContextRoute, async (c) => {
   const body = c.req.valid('json');
-  const outcome = await activeContext.set(c.get('deps'), c.get('auth'), {
-    organizationId: body.organizationId,
-    locationId: body.locationId ?? null,
-    correlationId: c.get('correlationId'),
-  });
-  if (!outcome.ok) {
-    if (outcome.reason === 'location-outside') throw errors.VALIDATION_FAILED('locationId: not a location of this organisation');
-    if (outcome.reason === 'no-role') throw errors.FORBIDDEN('no role in this organisation at its level or at this location');
-    if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
-    if (outcome.reason === 'session-revoked') throw errors.TOKEN_REVOKED();
-    throw errors.UNAUTHENTICATED('the session has ended; sign in again');
+  const deps = c.get('deps');
+  const auth = c.get('auth');
+  const input = { organizationId: body.organizationId, locationId: body.locationId ?? null, correlationId: c.get('correlationId') };
+  // A session bound to one organisation choosing another switches (docs/design/sign-in.md#switching-organisation);
+  // an unbound token (an identity provider's) keeps choosing any organisation where the user holds a role.
+  const from = auth.claimedOrganizationId;
+  if (from !== undefined && from !== input.organizationId) {
+    const switched = await activeContext.switchOrganization(deps, await auth.principal(), { ...input, fromOrganizationId: from });
+    if (!switched.ok) throw contextRefusal(switched.reason);
+    return c.json({ context: switched.context, session: { status: 'signed-in' as const, ...switched.tokens } }, 200);
   }
+  const outcome = await activeContext.set(deps, auth, input);
+  if (!outcome.ok) throw contextRefusal(outcome.reason);
   return c.json({ context: outcome.context }, 200);
 });
 

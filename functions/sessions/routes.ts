@@ -4,6 +4,7 @@ import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import {
   contextResponse,
   memberParams,
+  setContextResponse,
   memberSessionsResponse,
   membershipsResponse,
   ownSessionsResponse,
@@ -58,10 +59,13 @@ export const revokeMemberRoute = defineRoute({
 export const setContextRoute = defineRoute({
   method: 'put',
   path: '/context',
-  summary: "Choose the session's active organisation and outlet (the role is checked in PostgreSQL)",
+  summary:
+    "Choose the session's active organisation and outlet (the role is checked in PostgreSQL); another organisation than the session's switches it there, with new tokens",
   request: { body: jsonBody(setContextBody) },
-  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
-  responses: { 200: { description: 'stored', ...jsonContent(contextResponse) } },
+  // A switch answers tokens; the same route's other answers are not worth a cache either.
+  noStore: true,
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'SIGN_IN_REQUIRED', 'TOKEN_REVOKED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'stored; after a switch, with the new tokens', ...jsonContent(setContextResponse) } },
 });
 
 export const readContextRoute = defineRoute({

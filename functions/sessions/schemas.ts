@@ -4,6 +4,7 @@ import { membershipSchema } from '../../lib/auth/memberships.ts';
 import { activeContextSchema } from '../../lib/auth/context/index.ts';
 import { memberSessionSchema, ownSessionSchema } from '../../lib/auth/sessions/list-sessions.ts';
 import { uuidId } from '../../lib/http/route-schemas.ts';
+import { sessionTokensSchema } from '../auth/schemas.ts';
 
 export const memberParams = z.strictObject({ orgId: uuidId, userId: uuidId });
 
@@ -28,5 +29,15 @@ export const setContextBody = z.strictObject({
 });
 
 export const contextResponse = z.object({ context: activeContextSchema });
+
+/** Within the session's organisation, the context; after a switch, also the sign-in body: the session's new tokens. */
+export const setContextResponse = z.object({
+  context: activeContextSchema,
+  session: sessionTokensSchema
+    .optional()
+    .describe(
+      'Present only after a switch to another organisation: new access and refresh tokens bound to it (the refresh token held before is spent). Shown once.',
+    ),
+});
 
 export const membershipsResponse = z.object({ memberships: z.array(membershipSchema) });

@@ -40,6 +40,14 @@ export const ERROR_CATALOG = {
   FORBIDDEN: { status: 403, message: (message: string = 'no role for this tenant or action') => message },
   /** The organisation is suspended: refused to its members on every /orgs route, at sign-in and at refresh (docs/design/tenants.md#suspension); nothing was spent or ended, so the same call works once it is reactivated. */
   TENANT_SUSPENDED: { status: 403, message: 'this organisation is suspended; an operator must reactivate it first' },
+  /**
+   * A switch of organisation (PUT /auth/context) to one that does not accept the sign-in the session was opened with (an
+   * OpenID provider it does not list): nothing changed; sign in to that organisation instead.
+   */
+  SIGN_IN_REQUIRED: {
+    status: 403,
+    message: 'this organisation does not accept the sign-in this session was opened with; sign in to it; nothing was changed',
+  },
   /** The console refused a state-changing request without its CSRF defence (lib/console/csrf.ts); `reason` names what was missing. */
   CSRF_REFUSED: {
     status: 403,

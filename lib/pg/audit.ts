@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'session.idle_ended',
   'session.revoked_all',
   'session.revoked_by_admin',
+  'session.switched',
   'auth.password_reset',
   'mfa.enrolled',
   'mfa.confirmed',

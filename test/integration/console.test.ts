@@ -165,6 +165,73 @@ describe('CSRF', () => {
   });
 });
 
+describe('switching organisation', () => {
+  /** The signed-in admin of `org` is also an admin of a second organisation, which does not list the provider `local`. */
+  async function adminOfTwo(org: Org): Promise<Org> {
+    const away = await stack.seedOrganization();
+    await stack.db.query(
+      "INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code) VALUES ($1, $2, $3, NULL, 'OrganizationAdmin')",
+      [uuidv7(), org.adminId, away.organizationId],
+    );
+    return away;
+  }
+
+  it('through its own route: the new tokens land in the cookies, never in the page, and act in the target', async () => {
+    const org = await stack.seedOrganization();
+    const away = await adminOfTwo(org);
+    const { console } = await signedIn(org);
+    const before = { access: console.cookies.get('rs_console_access')!.value, refresh: console.cookies.get('rs_console_refresh')!.value };
+    // The page's generic way to the API does not switch: its answer would carry the tokens.
+    const direct = await console.send('PUT', '/console/api/auth/context', { body: { organizationId: away.organizationId } });
+    expect(direct.status).toBe(404);
+
+    const response = await console.send('PUT', '/console/session/context', { body: { organizationId: away.organizationId } });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const access = console.cookies.get('rs_console_access')!.value;
+    const refresh = console.cookies.get('rs_console_refresh')!.value;
+    expect(access).not.toBe(before.access);
+    expect(refresh).not.toBe(before.refresh);
+    expect(decodeJwt(access).org).toBe(away.organizationId);
+    for (const secret of [access, refresh, before.access, before.refresh]) expect(text).not.toContain(secret);
+    expect(JSON.parse(text)).toEqual({
+      context: expect.objectContaining({ organizationId: away.organizationId, roleCode: 'OrganizationAdmin' }),
+      session: { status: 'signed-in', userId: org.adminId, organizationId: away.organizationId, sessionExpiresAtUtc: expect.any(String) },
+    });
+    expect((await console.send('GET', `/console/api/orgs/${away.organizationId}/members`)).status).toBe(200);
+    expect((await console.send('GET', `/console/api/orgs/${org.organizationId}/members`)).status).toBe(403);
+    // The refresh cookie is the new head of the family: the console refreshes with it, in the target.
+    const refreshed = await console.send('POST', '/console/session/refresh');
+    expect(refreshed.status).toBe(200);
+    expect(((await refreshed.json()) as { organizationId: string }).organizationId).toBe(away.organizationId);
+    // Within the organisation now bound: {context} only, the cookies untouched.
+    const kept = console.cookies.get('rs_console_access')!.value;
+    const within = await console.send('PUT', '/console/session/context', { body: { organizationId: away.organizationId } });
+    expect(Object.keys((await within.json()) as object)).toEqual(['context']);
+    expect(console.cookies.get('rs_console_access')!.value).toBe(kept);
+  });
+
+  it("hands on the API's refusal, SIGN_IN_REQUIRED included, and keeps the cookies", async () => {
+    const org = await stack.seedOrganization();
+    const away = await adminOfTwo(org);
+    const { console } = await signedIn(org);
+    // A password session is accepted everywhere; make this one a provider's, which `away` does not list.
+    const sid = decodeJwt(console.cookies.get('rs_console_access')!.value).sid as string;
+    await stack.db.query("UPDATE sessions SET method = 'oidc', provider_id = 'local' WHERE id = $1", [sid]);
+    const before = console.cookies.get('rs_console_access')!.value;
+    const response = await console.send('PUT', '/console/session/context', { body: { organizationId: away.organizationId } });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as ErrorBody).error.code).toBe('SIGN_IN_REQUIRED');
+    expect(console.cookies.get('rs_console_access')!.value).toBe(before);
+    const stranger = await stack.seedOrganization();
+    const refused = await console.send('PUT', '/console/session/context', { body: { organizationId: stranger.organizationId } });
+    expect(((await refused.json()) as ErrorBody).error.code).toBe('FORBIDDEN');
+    // Without the CSRF token it is refused like every state-changing console request.
+    const forged = await console.send('PUT', '/console/session/context', { body: { organizationId: away.organizationId }, csrf: false });
+    expect(forged.status).toBe(403);
+  });
+});
+
 describe('the session in cookies', () => {
   it('signs in with the password: HttpOnly SameSite=Strict cookies scoped to /console, no token or password in any body', async () => {
     const org = await stack.seedOrganization();
@@ -195,6 +262,7 @@ describe('the session in cookies', () => {
           organizationId: org.organizationId,
           name: 'Test org',
           roleCode: 'OrganizationAdmin',
+          switchable: true,
           locations: [{ locationId: org.locationId, name: 'Main', roleCode: null }],
         },
       ],

@@ -1,8 +1,8 @@
 // What a role change and a removal do to every kind of session the member holds, checked at the stores: a password
 // session opened in this organisation and an external identity provider's token with no organisation are refused at
-// once on this organisation's admin routes (one opened in another organisation never acted here: it is bound there);
-// a removal also revokes the sessions opened here (denylist), drops every active context pointing here and forgets the
-// member counts (the Redis keys themselves).
+// once on this organisation's admin routes (one opened in another organisation never acted here: it is bound there,
+// until it switches here); a removal also revokes the sessions bound here (denylist), drops every active context
+// pointing here and forgets the member counts (the Redis keys themselves).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { MEMBER_COUNT_FORGET_MAX_OUTLETS } from '../../lib/runtime/tenants/index.ts';
@@ -106,7 +106,12 @@ describe('a removed member', () => {
     const otherIdpSession = uuidv7();
     const otherIdp = await stack.token({ userId: member.userId, sessionId: otherIdpSession });
     const put = (token: string, organizationId: string) => stack.request('PUT', '/auth/context', { token, body: { organizationId } });
-    for (const token of [here.accessToken, elsewhere.accessToken, idp]) expect((await put(token, org.organizationId)).status).toBe(200);
+    for (const token of [here.accessToken, idp]) expect((await put(token, org.organizationId)).status).toBe(200);
+    // The session bound to the other organisation choosing this one switches here (docs/design/sign-in.md#switching-organisation):
+    // from then on it is a session of this organisation, which the removal ends too.
+    const switched = await put(elsewhere.accessToken, org.organizationId);
+    expect(switched.status).toBe(200);
+    const moved = ((await switched.json()) as { session: { accessToken: string } }).session;
     // A context in the other organisation: not this removal's business.
     expect((await put(otherIdp, other.organizationId)).status).toBe(200);
     const contextKey = (sessionId: string) => stack.deps.keys.activeContext(member.userId, sessionId);
@@ -123,7 +128,8 @@ describe('a removed member', () => {
     expect(await stack.redis.zrange(index, 0, -1)).toEqual([otherIdpSession]);
     // Seen through the API too: the context reads as none, the other organisation's is still there.
     expect((await stack.request('GET', '/auth/context', { token: idp })).status).toBe(404);
-    expect((await stack.request('GET', '/auth/context', { token: elsewhere.accessToken })).status).toBe(404);
+    expect(await errorCode(await stack.request('GET', '/auth/context', { token: moved.accessToken }))).toBe('TOKEN_REVOKED');
+    expect(await stack.redis.ttl(stack.deps.keys.revokedSession(elsewhere.sessionId))).toBeGreaterThan(0);
     expect((await stack.request('GET', '/auth/context', { token: otherIdp })).status).toBe(200);
   });
 

@@ -8,6 +8,7 @@ import { base32Decode, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { throttleWindow } from '../../lib/runtime/throttle/index.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { setPassword } from '../support/fixtures.ts';
+import { memberFixtures } from '../support/members.ts';
 import { newOperator } from '../support/operators.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
@@ -346,17 +347,28 @@ describe('a stolen access token (no password, no code)', () => {
 });
 
 describe('an account without a password (an identity provider’s user)', () => {
+  /** An admin without a password, signed in through the provider `local` (which their organisation lists) that long ago. */
   async function passwordlessUser(signedInSecondsAgo: number) {
     const org = await stack.seedOrganization();
+    await stack.db.query(`INSERT INTO oidc_provider_organizations (organization_id, provider_id) VALUES ($1, 'local')`, [
+      org.organizationId,
+    ]);
     const sessionId = uuidv7();
     const signedInAt = new Date(clock.now() - signedInSecondsAgo * 1000);
     await stack.db.query(
-      `INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at, last_seen_at, method)
-       VALUES ($1, $2, $3, $4, $5, $4, 'oidc')`,
+      `INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at, last_seen_at, method, provider_id)
+       VALUES ($1, $2, $3, $4, $5, $4, 'oidc', 'local')`,
       [sessionId, org.adminId, org.organizationId, signedInAt.toISOString(), new Date(clock.now() + 3_600_000).toISOString()],
     );
     const token = await stack.token({ userId: org.adminId, email: org.adminEmail, sessionId });
     return { org, token };
+  }
+
+  /** The user also holds a role in another organisation, which does not list `local`. */
+  async function alsoInAnotherOrganization(userId: string) {
+    const other = await stack.seedOrganization();
+    await memberFixtures(stack).grant(userId, other.organizationId, 'Viewer');
+    return other;
   }
 
   it('enrols with a sign-in of the last 10 minutes, not with an older one or a session this service never opened', async () => {
@@ -371,6 +383,42 @@ describe('an account without a password (an identity provider’s user)', () => 
     // The seeded admin's token names a session PostgreSQL does not hold.
     await expectReauthFailed(await stack.request('POST', '/auth/mfa/enrol', { token: stale.org.adminToken, body: {} }));
     expect(await factorCount(stale.org.adminId)).toBe(0);
+  });
+
+  it("a provider's sign-in stands in for the password only if every organisation of the user lists the provider", async () => {
+    const user = await passwordlessUser(60);
+    const other = await alsoInAnotherOrganization(user.org.adminId);
+    const refused = await stack.request('POST', '/auth/mfa/enrol', { token: user.token, body: {} });
+    expect(refused.status).toBe(403);
+    const error = ((await refused.json()) as ErrorBody).error;
+    expect(error.code).toBe('REAUTH_FAILED');
+    expect(error.message).toContain('does not accept the sign-in this session used');
+    expect(await factorCount(user.org.adminId)).toBe(0);
+    expect(await auditOf(user.org.adminId, 'mfa.enrolled')).toEqual([]);
+    // Listed there too: the same session's sign-in now proves the account.
+    await stack.db.query(`INSERT INTO oidc_provider_organizations (organization_id, provider_id) VALUES ($1, 'local')`, [
+      other.organizationId,
+    ]);
+    expect((await stack.request('POST', '/auth/mfa/enrol', { token: user.token, body: {} })).status).toBe(201);
+  });
+
+  it('removal too: a factor enrolled while the provider was listed everywhere is not removed once it no longer is', async () => {
+    const user = await passwordlessUser(60);
+    const enrolled = await stack.request('POST', '/auth/mfa/enrol', { token: user.token, body: {} });
+    expect(enrolled.status).toBe(201);
+    const { secret } = (await enrolled.json()) as { secret: string };
+    const confirm = await stack.request('POST', '/auth/mfa/enrol/confirm', { token: user.token, body: { code: await code(secret) } });
+    expect(confirm.status).toBe(200);
+    const { recoveryCodes } = (await confirm.json()) as { recoveryCodes: string[] };
+    await alsoInAnotherOrganization(user.org.adminId);
+    const refused = await stack.request('DELETE', '/auth/mfa', { token: user.token, body: { recoveryCode: recoveryCodes[0]! } });
+    expect(refused.status).toBe(403);
+    const error = ((await refused.json()) as ErrorBody).error;
+    expect(error.code).toBe('REAUTH_FAILED');
+    expect(error.message).toContain('does not accept the sign-in this session used');
+    expect(await factorCount(user.org.adminId)).toBe(1);
+    expect(await unusedCodes(user.org.adminId)).toBe(10);
+    expect(await auditOf(user.org.adminId, 'mfa.removed')).toEqual([]);
   });
 });
 

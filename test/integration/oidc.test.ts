@@ -7,6 +7,7 @@ import { beforeEach, afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { uuidv7 } from 'uuidv7';
 import { auditOidcFailure } from '../../lib/auth/oidc/failure-audit.ts';
+import { readChallengeToken } from '../../lib/auth/mfa/challenge-token.ts';
 import { sha256Hex } from '../../lib/crypto/index.ts';
 import { THROTTLE_LIMITS } from '../../lib/runtime/throttle/index.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
@@ -219,6 +220,9 @@ describe('OIDC sign-in through the local provider', () => {
       { action: 'auth.oidc_signed_in', details: { provider: 'local' } },
       { action: 'session.created', details: { method: 'oidc' } },
     ]);
+    // The session records its provider: which organisations accept it depends on it (auth_sign_in_accepted).
+    const session = await stack.db.query('SELECT method, provider_id FROM sessions WHERE id = $1', [claims.sid]);
+    expect(session.rows).toEqual([{ method: 'oidc', provider_id: 'local' }]);
     const refreshed = await stack.request('POST', '/auth/refresh', { body: { refreshToken: body.refreshToken } });
     expect(refreshed.status).toBe(200);
   });
@@ -342,6 +346,10 @@ describe('OIDC sign-in through the local provider', () => {
     expect(body.challengeToken).toMatch(/^rsm_/);
     expect(body.accessToken).toBeUndefined();
     expect((await stack.db.query('SELECT 1 FROM sessions WHERE user_id = $1', [org.adminId])).rowCount).toBe(0);
+    // The half-finished login remembers the provider: the code opens an oidc+totp session of it, not a password's.
+    const { userId, challengeId } = readChallengeToken(body.challengeToken!)!;
+    const state = JSON.parse((await stack.redis.get(stack.deps.keys.authSessionState(userId, challengeId)))!) as Record<string, unknown>;
+    expect(state.providerId).toBe('local');
   });
 
   it('unknown providers are 404, a bad organisation id 400', async () => {

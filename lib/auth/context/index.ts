@@ -4,9 +4,11 @@ import { dropOrganizationContexts } from './drop-org-contexts.ts';
 import { readActiveContext } from './read-context.ts';
 import { resetActiveContext } from './reset-context.ts';
 import { setActiveContext } from './set-context.ts';
+import { switchOrganization } from './switch-organization.ts';
 
 export const activeContext = {
   set: setActiveContext,
+  switchOrganization,
   read: readActiveContext,
   reset: resetActiveContext,
   drop: dropActiveContexts,

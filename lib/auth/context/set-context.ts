@@ -1,5 +1,6 @@
-// PUT /auth/context: the role is checked in PostgreSQL (beside the revocation check), then the context is stored with
-// the session's remaining life as its TTL, and listed in the user's index of contexts in the same script.
+// PUT /auth/context within the session's organisation (or by an unbound token): the role is checked in PostgreSQL
+// (beside the revocation check), then the context is stored with the session's remaining life as its TTL, and listed in
+// the user's index of contexts in the same script. A bound session changing organisation is a switch (switch-organization.ts).
 import type { Authentication } from '../authentication.ts';
 import type { RoleCode } from '../../keys/index.ts';
 import type { Deps } from '../../deps.ts';
@@ -48,6 +49,11 @@ export type SetContextOutcome =
   /** A role there, but the organisation is suspended (docs/design/tenants.md#suspension). */
   | { ok: false; reason: 'tenant-suspended' }
   | { ok: false; reason: 'location-outside' }
+  /**
+   * A bound token whose session row is no longer in the organisation it names: a switch moved the session since the
+   * token was signed (the tokens that switch answered act there now).
+   */
+  | { ok: false; reason: 'session-moved' }
   /** PostgreSQL holds the session as revoked (its denylist entry may be lost and not yet repaired), or it has ended. */
   | { ok: false; reason: 'session-revoked' }
   | { ok: false; reason: 'session-ended' };
@@ -58,6 +64,7 @@ interface ScopeRow {
   location_ok: boolean;
   tenant_suspended: boolean;
   session_expires_at: Date | null;
+  session_organization_id: string | null;
   session_revoked: boolean;
 }
 
@@ -68,6 +75,10 @@ export async function setActiveContext(deps: Deps, auth: Authentication, input: 
   const principal = await auth.principal();
   const row = await scope;
   if (row.session_revoked) return { ok: false, reason: 'session-revoked' };
+  // A bound token acts only while its session is where it says (lib/auth/org-access.ts holds the same for /orgs routes).
+  if (auth.claimedOrganizationId !== undefined && row.session_organization_id !== auth.claimedOrganizationId) {
+    return { ok: false, reason: 'session-moved' };
+  }
   if (!row.location_ok) return { ok: false, reason: 'location-outside' };
   // At an outlet, the role held there wins over the organisation-wide one as the hint: it is the narrower scope.
   const roleCode = input.locationId === null ? row.org_role : (row.location_role ?? row.org_role);
@@ -90,13 +101,23 @@ export async function setActiveContext(deps: Deps, auth: Authentication, input: 
     setAtUtc: new Date(nowMs).toISOString(),
     correlationId: input.correlationId,
   };
-  const value = encodeJson(activeContextSchema, context);
+  await storeContext(deps, principal, context, ttlSeconds, nowMs);
+  return { ok: true, context, ttlSeconds };
+}
+
+/** One script: the context with its TTL, and its session listed in the user's index. Throws when Redis fails. */
+export async function storeContext(
+  deps: Deps,
+  session: { userId: string; sessionId: string },
+  context: ActiveContext,
+  ttlSeconds: number,
+  nowMs: number,
+): Promise<void> {
   // No retry: a retried SET landing after the caller's own DELETE would bring a reset context back.
   await runScript(deps.redis.atMostOnce, SET_ACTIVE_CONTEXT, {
-    keys: { context: contextKey(deps, principal), index: deps.keys.activeContextIndex(principal.userId) },
-    args: { context: value, ttlSeconds, sessionId: principal.sessionId, now: Math.floor(nowMs / 1000) },
+    keys: { context: contextKey(deps, session), index: deps.keys.activeContextIndex(session.userId) },
+    args: { context: encodeJson(activeContextSchema, context), ttlSeconds, sessionId: session.sessionId, now: Math.floor(nowMs / 1000) },
   });
-  return { ok: true, context, ttlSeconds };
 }
 
 /** One query: the roles at the organisation and at the outlet, that the outlet belongs to it, its state, and the session's end. */
@@ -116,6 +137,7 @@ async function readScope(
          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM locations WHERE id = $3::uuid AND organization_id = $2)) AS location_ok,
          EXISTS (SELECT 1 FROM organizations WHERE id = $2 AND state = 'suspended') AS tenant_suspended,
          (SELECT expires_at FROM sessions WHERE id = $4 AND user_id = $1) AS session_expires_at,
+         (SELECT organization_id FROM sessions WHERE id = $4 AND user_id = $1) AS session_organization_id,
          EXISTS (SELECT 1 FROM sessions WHERE id = $4 AND revoked_at IS NOT NULL) AS session_revoked`,
       [input.userId, input.organizationId, input.locationId, input.sessionId],
       { signal },

@@ -37,6 +37,8 @@ export interface IssueChallengeInput {
   email: string;
   /** users.credential_epoch as the password step read it: the session opens only while it still holds (migrations/0015). */
   credentialEpoch: number;
+  /** Set when the first step was an OpenID provider's sign-in rather than the password: the session opens as `oidc+totp`. */
+  providerId?: string;
   correlationId: string;
 }
 
@@ -66,6 +68,7 @@ export async function issueChallenge(deps: Deps, input: IssueChallengeInput): Pr
     sessionStateId: challengeId,
     organizationId: input.organizationId,
     email: input.email,
+    ...(input.providerId !== undefined ? { providerId: input.providerId } : {}),
     createdAtUtc,
     expiresAtUtc,
     correlationId: input.correlationId,

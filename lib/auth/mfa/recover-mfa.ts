@@ -7,6 +7,7 @@ import { openSessionAtEpoch } from '../sessions/open-session.ts';
 import { answerChallengeWithRecoveryCode } from './answer-recovery.ts';
 import { readChallengeToken } from './challenge-token.ts';
 import { peekChallenge } from './peek-challenge.ts';
+import { secondStepMethod } from './second-step-method.ts';
 import { normalizeRecoveryCode, recoveryCodeHash } from './recovery-codes.ts';
 import type { VerifyMfaOutcome } from './verify-mfa.ts';
 
@@ -86,7 +87,7 @@ export async function recoverMfa(
       email: answer.sessionState.email,
       organizationId: answer.sessionState.organizationId,
       // The second factor of this sign-in; the audit row beside the session says it was a recovery code.
-      method: 'password+totp',
+      ...secondStepMethod(answer.sessionState),
       userAgent: input.userAgent,
       correlationId: input.correlationId,
       credentialEpoch: answer.challenge.credentialEpoch,

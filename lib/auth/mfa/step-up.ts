@@ -1,6 +1,7 @@
 // mfa.stepUp: what a signed-in user proves before changing their MFA (enrol, remove, replace recovery codes): the
-// password (or, without one, a sign-in of the last 10 minutes) and, where a factor exists, a current code of it. A bearer
-// token alone proves neither, so one stolen from a live session cannot take the account's second factor over.
+// password (or, without one, a sign-in of the last 10 minutes that every organisation of the user accepts) and, where a
+// factor exists, a current code of it. A bearer token alone proves neither, so one stolen from a live session cannot
+// take the account's second factor over.
 import { matchTotp } from '../../crypto/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { throttle } from '../../runtime/throttle/index.ts';
@@ -34,6 +35,11 @@ export type StepUpOutcome =
   | { ok: false; reason: 'refused' }
   /** No password on the account and the session's sign-in is older than RECENT_SIGN_IN_SECONDS (or unknown). */
   | { ok: false; reason: 'sign-in-too-old' }
+  /**
+   * No password on the account, and an organisation where the user holds a role does not accept the session's sign-in
+   * (an OpenID provider it does not list): the factor is the account's, in every organisation, so is its proof.
+   */
+  | { ok: false; reason: 'sign-in-not-accepted' }
   | { ok: false; reason: 'unknown-user' }
   /** The proof of the account held, but there is no confirmed factor to prove a code of. */
   | { ok: false; reason: 'no-factor' }
@@ -44,6 +50,7 @@ export type StepUpRefusal = Exclude<StepUpOutcome, { ok: true }>;
 interface AccountRow {
   password_hash: string | null;
   signed_in_at: Date | null;
+  accepted_everywhere: boolean | null;
 }
 
 /**
@@ -63,12 +70,17 @@ export async function stepUp(deps: Deps, input: StepUpInput): Promise<StepUpOutc
     dbCall('read', 'auth.mfa.stepUp.account', (signal) =>
       deps.db.query<AccountRow>(
         // A session with a method was opened by a sign-in of this service (migrations/0012); an identity provider's row
-        // (method NULL, inserted by logout or revoke-all) has no sign-in time to go by.
-        `SELECT u.password_hash,
-                (SELECT s.created_at FROM sessions s
-                  WHERE s.id = $2 AND s.user_id = u.id AND s.revoked_at IS NULL AND s.method IS NOT NULL
-                    AND (s.expires_at IS NULL OR s.expires_at > $3)) AS signed_in_at
-           FROM users u WHERE u.id = $1`,
+        // (method NULL, inserted by logout or revoke-all) has no sign-in time to go by. An MFA change holds in every
+        // organisation of the account, so the sign-in standing in for the password must be one every organisation where
+        // the user holds a role accepts (auth_sign_in_accepted, migrations/0021_session_switch.sql); deleted ones are gone.
+        `SELECT u.password_hash, s.created_at AS signed_in_at,
+                NOT EXISTS (SELECT 1 FROM role_assignments ra JOIN organizations o ON o.id = ra.organization_id
+                             WHERE ra.user_id = u.id AND o.state <> 'deleted'
+                               AND NOT auth_sign_in_accepted(s.method, s.provider_id, ra.organization_id)) AS accepted_everywhere
+           FROM users u
+           LEFT JOIN sessions s ON s.id = $2 AND s.user_id = u.id AND s.revoked_at IS NULL AND s.method IS NOT NULL
+                AND (s.expires_at IS NULL OR s.expires_at > $3)
+          WHERE u.id = $1`,
         [input.userId, input.sessionId, new Date(nowMs).toISOString()],
         { signal },
       ),
@@ -83,6 +95,7 @@ export async function stepUp(deps: Deps, input: StepUpInput): Promise<StepUpOutc
   } else {
     const signedInAtMs = account.signed_in_at === null ? undefined : new Date(account.signed_in_at).getTime();
     if (signedInAtMs === undefined || nowMs - signedInAtMs > RECENT_SIGN_IN_SECONDS * 1000) return { ok: false, reason: 'sign-in-too-old' };
+    if (account.accepted_everywhere !== true) return { ok: false, reason: 'sign-in-not-accepted' };
   }
   if (input.factorProof === undefined) return { ok: true, factor: undefined };
   if (factor?.confirmed !== true) return { ok: false, reason: 'no-factor' };

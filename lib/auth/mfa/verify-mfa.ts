@@ -8,6 +8,7 @@ import { openSessionAtEpoch } from '../sessions/open-session.ts';
 import type { SessionTokens } from '../sessions/session-tokens.ts';
 import { readTotpFactor } from './factor.ts';
 import { peekChallenge } from './peek-challenge.ts';
+import { secondStepMethod } from './second-step-method.ts';
 
 export type VerifyMfaOutcome =
   | { ok: true; tokens: SessionTokens }
@@ -58,7 +59,7 @@ export async function verifyMfa(
     userId: target.userId,
     email: answer.sessionState.email,
     organizationId: answer.sessionState.organizationId,
-    method: 'password+totp',
+    ...secondStepMethod(answer.sessionState),
     userAgent: input.userAgent,
     correlationId: input.correlationId,
     credentialEpoch: answer.challenge.credentialEpoch,

@@ -93,6 +93,7 @@ export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): 
     email: member.email,
     organizationId: started.organizationId,
     method: 'oidc',
+    providerId: provider.id,
     userAgent: input.userAgent,
     correlationId: input.correlationId,
     alsoAudit: [

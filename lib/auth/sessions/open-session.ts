@@ -10,8 +10,11 @@ import { issueRefreshToken } from '../tokens/refresh-token.ts';
 import { sessionTokens, type SessionTokens } from './session-tokens.ts';
 import { sessionUserAgent } from './user-agent.ts';
 
-/** How a session was opened; `sessions.method` holds the same words (migrations/0012). */
-export const SIGN_IN_METHODS = ['password', 'password+totp', 'oidc', 'dev-link'] as const;
+/**
+ * How a session was opened; `sessions.method` holds the same words (migrations/0012, 0021). `oidc+totp`: an OpenID
+ * provider's sign-in finished with this deployment's TOTP factor (no password was typed).
+ */
+export const SIGN_IN_METHODS = ['password', 'password+totp', 'oidc', 'oidc+totp', 'dev-link'] as const;
 export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 /** The SQLSTATE of migrations/0013_members.sql's sessions_refuse_suspended_organization. */
@@ -27,6 +30,11 @@ export interface OpenSessionInput {
   organizationId: string;
   /** How the user proved who they are, for the audit row and the session list. */
   method: SignInMethod;
+  /**
+   * The OpenID provider of an `oidc` or `oidc+totp` sign-in (its id in OIDC_PROVIDERS): which organisations accept the
+   * session (a switch, the MFA step-up) depends on it (migrations/0021_session_switch.sql's auth_sign_in_accepted).
+   */
+  providerId?: string;
   /** The client's User-Agent header as received; stored cleaned and bounded (sessionUserAgent). */
   userAgent: string | undefined;
   correlationId: string;
@@ -69,8 +77,8 @@ async function open(
     ...(input.first ?? []),
     {
       // last_seen_at starts at the opening: the idle timeout counts from there until the first refresh.
-      text: `INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at, last_seen_at, user_agent, method)
-             VALUES ($1, $2, $3, $4, $5, $4, $6, $7)`,
+      text: `INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at, last_seen_at, user_agent, method, provider_id)
+             VALUES ($1, $2, $3, $4, $5, $4, $6, $7, $8)`,
       params: [
         sessionId,
         input.userId,
@@ -79,6 +87,7 @@ async function open(
         new Date(expiresAtMs).toISOString(),
         sessionUserAgent(input.userAgent),
         input.method,
+        input.providerId ?? null,
       ],
     },
     {

@@ -37,6 +37,11 @@ export const sessionStateRecord = z.strictObject({
   sessionStateId: z.uuid(),
   organizationId: z.uuid(),
   email: z.string().min(3).max(254),
+  /** The OpenID provider whose sign-in was the first step (absent after a password): the session records it. */
+  providerId: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,31}$/)
+    .optional(),
   createdAtUtc: z.iso.datetime(),
   expiresAtUtc: z.iso.datetime(),
   correlationId: z.string().min(1).max(128),

@@ -10,6 +10,8 @@ export interface Membership {
   organizationId: string;
   name: string;
   roleCode: string | null;
+  /** PUT /auth/context reaches it without a new sign-in (docs/api.md, memberships). */
+  switchable: boolean;
   locations: Outlet[];
 }
 

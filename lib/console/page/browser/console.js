@@ -340,7 +340,8 @@ function renderContext() {
   for (const membership of state.memberships) {
     const option = document.createElement('option');
     option.value = membership.organizationId;
-    option.textContent = membership.name + (membership.roleCode ? ' (' + membership.roleCode + ')' : '');
+    option.textContent =
+      membership.name + (membership.roleCode ? ' (' + membership.roleCode + ')' : '') + (membership.switchable ? '' : ' (sign in)');
     option.selected = membership.organizationId === state.organizationId;
     orgSelect.append(option);
   }
@@ -359,8 +360,22 @@ $('context-org').addEventListener('change', () => {
  * @param {string | null} locationId
  */
 async function useContext(organizationId, locationId) {
+  // The console's own route: a switch to another organisation answers new tokens, which it keeps in the cookies.
+  const body = { organizationId, locationId: locationId || null };
+  let response = await consoleFetch('/console/session/context', { method: 'PUT', body });
+  if (response.status === 401 && (await refreshSession()))
+    response = await consoleFetch('/console/session/context', { method: 'PUT', body });
+  if (!response.ok) {
+    const error = await errorOf(response);
+    // A sign-in that organisation does not accept (or a session that ended): sign in there, the form filled in.
+    if (error.code === 'SIGN_IN_REQUIRED' || response.status === 401) {
+      showSignIn(describe(error));
+      if (error.code === 'SIGN_IN_REQUIRED') field(byId('password-form', HTMLFormElement), 'organization').value = organizationId;
+    }
+    throw error;
+  }
   /** @type {{ context: Context }} */
-  const { context } = await json('PUT', '/auth/context', { organizationId, locationId: locationId || null });
+  const { context } = await response.json();
   state.organizationId = context.organizationId;
   state.locationId = context.locationId;
   $('context-status').textContent = 'as ' + context.roleCode;
@@ -996,7 +1011,14 @@ async function start() {
     $('context-status').textContent = 'as ' + current.context.roleCode;
     renderContext();
   } else {
-    const first = memberships.find((m) => m.roleCode === 'OrganizationAdmin') || memberships[0];
+    // The organisation the session was signed in to (its row in the session list): choosing another would switch it.
+    /** @type {{ sessions: Array<{ current: boolean, organizationId: string }> }} */
+    const { sessions } = await json('GET', '/auth/sessions');
+    const own = sessions.find((s) => s.current);
+    const first =
+      memberships.find((m) => own !== undefined && m.organizationId === own.organizationId) ||
+      memberships.find((m) => m.roleCode === 'OrganizationAdmin') ||
+      memberships[0];
     if (!first) {
       notice('This account holds no role in any organisation.');
       return;
