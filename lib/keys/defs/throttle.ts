@@ -10,6 +10,7 @@ export const THROTTLE_ACTIONS = [
   'invite-resend',
   'invite-accept',
   'login',
+  'login-address',
   'login-ip',
   'mfa-verify',
   'password-reset',
