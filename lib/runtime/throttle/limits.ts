@@ -53,6 +53,13 @@ export interface ThrottleLimit {
  * oidc-audit-org, per organisation (its scope): 200 auth.oidc_failed rows per hour, whatever the number of addresses, so
  * a flood of failed callbacks adds at most 4 800 rows a day to an organisation's trail and cannot bury its real events
  * in the export window (docs/design/oidc.md#oidc-sign-in). Counted only for hits the IP bucket let through.
+ * oidc-callback, per client address (as ipSubject gives it; platform scope under the OIDC states' hash tag, counted in
+ * the consume script): 100 per 15 minutes, like login-ip, which counted the start every callback follows. Past it a
+ * callback is refused before any state is read.
+ * handoff-exchange, per (audience, client address as ipSubject gives it; under the handoff codes' hash tag, counted in
+ * the consume script): 600 per 15 minutes, for apps that do not present a client secret (one that does is exempt: its
+ * backend may exchange every user's code from one address). A browser exchanges once per hand-over; an app's backend
+ * without a secret fits 40 a minute, and one that needs more configures its secret.
  * domain-verify, per organisation: 30 per 10 minutes. An admin retries while DNS propagates, a few times per domain;
  * each verify is an outbound DNS-over-HTTPS request of up to 3 s, so a loop on it is held to one every 20 s.
  */
@@ -75,6 +82,8 @@ export const THROTTLE_LIMITS = {
   'oidc-audit-ip': { limit: 20, windowSeconds: 900 },
   'oidc-audit-org': { limit: 200, windowSeconds: 3_600 },
   'domain-verify': { limit: 30, windowSeconds: 600 },
+  'oidc-callback': { limit: 100, windowSeconds: 900 },
+  'handoff-exchange': { limit: 600, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
