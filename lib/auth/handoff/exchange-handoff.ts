@@ -30,7 +30,7 @@ export async function exchangeHandoff(
   // No code is ever issued for an app this deployment does not hand sessions to: refused before the store, so a made-up
   // audience is neither a fresh allowance of the per-(audience, address) limit nor a Redis round trip.
   if (!deps.config.ssoHandoffAudiences.includes(input.audience)) return { ok: false, reason: 'invalid' };
-  // Counted per (audience, address) in the consume's own script, unless the app proved itself (docs/api.md#sso-handoff).
+  // Counted per (audience, address) in the consume's own script, unless the app proved itself (docs/design/single-use.md#the-per-address-limit-in-the-consume).
   const consumed = await consumeHandoff(deps, {
     code: input.code,
     audience: input.audience,
