@@ -12,9 +12,22 @@ import type { SyrveUpstream } from './upstream/syrve/index.ts';
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
+  /**
+   * Resolves after `ms`: a timer, so nothing runs while it waits (the sign-in delay, lib/auth/sign-in.ts). A test's
+   * clock may record the wait and resolve at once; without one, waitOn uses a timer.
+   */
+  sleep?(ms: number): Promise<void>;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+const timer = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const systemClock: Clock = { now: () => Date.now(), sleep: timer };
+
+/** Waits `ms` on the clock's own sleep, or on a timer for a clock that has none. */
+export function waitOn(clock: Clock, ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return clock.sleep === undefined ? timer(ms) : clock.sleep(ms);
+}
 
 export interface Deps {
   config: Config;

@@ -46,7 +46,8 @@ export const jobsClaimBench: OperationBench = {
 
 export const healthBench: OperationBench = {
   name: 'health',
-  describe: 'GET /healthz: PING and INFO memory to each Redis store, SELECT 1 on PostgreSQL',
+  describe:
+    "GET /healthz: the isolate's result of at most 1 s ago, else PING and INFO memory to each Redis store and SELECT 1 on PostgreSQL",
   async prepare(stack) {
     return async () => {
       await expectStatus('health', await stack.request('GET', '/healthz'), 200);

@@ -2,6 +2,8 @@
 // and an unknown email side by side (their timings should match: the delivery runs after the answer).
 import { uuidv7 } from 'uuidv7';
 import * as z from 'zod';
+import { consumeHandoff } from '../../lib/auth/handoff/consume-handoff.ts';
+import { handoffSchema } from '../../lib/keys/index.ts';
 import { singleUse } from '../../lib/runtime/single-use/index.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { expectStatus, type OperationBench } from '../operation.ts';
@@ -20,6 +22,38 @@ export const singleUseConsumeBench: OperationBench = {
     return async (i) => {
       const outcome = await singleUse.consume(stack.deps, 'sso-handoff', benchValue, tokens[i] as string);
       if (!outcome.ok) throw new Error('single-use.consume: a fresh token did not consume');
+    };
+  },
+};
+
+export const handoffConsumeCountedBench: OperationBench = {
+  name: 'single-use.consume-counted',
+  describe:
+    "the handoff exchange's consume for an app without a client secret (lib/auth/handoff/consume-handoff.ts): the (audience, address) counter and the GET+DEL in one script",
+  async prepare(stack, count) {
+    const codes: string[] = [];
+    for (let i = 0; i < count; i++) {
+      codes.push(
+        await singleUse.issue(stack.deps, 'sso-handoff', handoffSchema, {
+          userId: uuidv7(),
+          sessionId: uuidv7(),
+          email: 'bench@bench.test',
+          audience: 'bench',
+          issuedAtUtc: new Date().toISOString(),
+          correlationId: 'bench',
+        }),
+      );
+    }
+    return async (i) => {
+      // An address of its own per call (10.202.<hi>.<lo>): the limit (600 per 15 minutes) never answers instead.
+      const clientIp = `10.202.${(i >> 8) & 255}.${i & 255}`;
+      const outcome = await consumeHandoff(stack.deps, {
+        code: codes[i] as string,
+        audience: 'bench',
+        clientIp,
+        clientAuthenticated: false,
+      });
+      if (outcome.kind !== 'consumed') throw new Error('single-use.consume-counted: a fresh code did not consume');
     };
   },
 };
@@ -64,4 +98,9 @@ function resetRequestBench(kind: 'known' | 'unknown'): OperationBench {
   };
 }
 
-export const singleUseBenches: OperationBench[] = [singleUseConsumeBench, resetRequestBench('known'), resetRequestBench('unknown')];
+export const singleUseBenches: OperationBench[] = [
+  singleUseConsumeBench,
+  handoffConsumeCountedBench,
+  resetRequestBench('known'),
+  resetRequestBench('unknown'),
+];

@@ -28,8 +28,10 @@ handoffFunction.openapi(exchangeHandoffRoute, async (c) => {
     code,
     audience,
     authorization: c.req.header('authorization'),
+    clientIp: c.get('clientIp'),
     correlationId: c.get('correlationId'),
   });
+  if (!outcome.ok && outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
   // A refused client secret gets the same answer as a bad code: nothing tells a code thief which of the two failed.
   if (!outcome.ok) throw errors.HANDOFF_INVALID();
   const { accessToken, expiresInSeconds, userId } = outcome;

@@ -1,10 +1,11 @@
-// The health function: `GET /healthz`, 200 when both Redis stores and PostgreSQL answer, 503 naming what is down.
+// The health function: `GET /healthz`, 200 when both Redis stores and PostgreSQL answer, 503 naming what is down; from
+// the isolate's result of at most 1 s ago (lib/runtime/health-memo.ts), so a flood of calls costs the stores one check a second.
 import * as z from 'zod';
 import { defineFunction, defineRoute } from '../../lib/auth/define-function.ts';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../../lib/http/error-handler.ts';
 import { jsonContent } from '../../lib/http/route-schemas.ts';
 import { EVICTION_POLICIES } from '../../lib/redis/eviction.ts';
-import { checkHealth } from '../../lib/runtime/health.ts';
+import { currentHealth } from '../../lib/runtime/health-memo.ts';
 
 export const healthFunction = defineFunction({ prefix: '/healthz', auth: 'none' });
 
@@ -27,6 +28,8 @@ const healthRoute = defineRoute({
   method: 'get',
   path: '/',
   summary: 'Liveness of the stores this deployment needs',
+  description:
+    "Answered from this instance's last check while it is less than 1 s old (counted from the check's start), so the stores see at most one check (a PING and an INFO per Redis store, one query) per second per instance however often it is called, and a failure shows within 1 s of its start.",
   // A store that is down is this route's own 503 with the health body, never STORE_UNAVAILABLE.
   errors: [],
   responses: {
@@ -40,7 +43,7 @@ const healthRoute = defineRoute({
 });
 
 healthFunction.openapi(healthRoute, async (c) => {
-  const health = await checkHealth(c.get('deps'));
+  const health = await currentHealth(c.get('deps'));
   if (health.status === 'ok') return c.json(health, 200);
   // Health answers its own 503 body, so the error handler's retry-after is set here.
   c.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));

@@ -61,6 +61,7 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
   if (!outcome.ok) {
     if (outcome.reason === 'unknown-provider') throw unknownProvider();
     if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw errors.OIDC_FAILED();
   }
   if (outcome.kind === 'mfa-required') {

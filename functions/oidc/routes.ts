@@ -40,7 +40,7 @@ export const oidcCallbackRoute = defineRoute({
   summary:
     'The provider sends the browser back here; the state is consumed once, only by the browser that started it, and a verified, linked email signs in',
   request: { params: providerParams, query: callbackQuery },
-  errors: ['OIDC_FAILED', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'NOT_FOUND', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  errors: ['OIDC_FAILED', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'NOT_FOUND', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
     200: {
       description: 'signed in: the same body as POST /auth/login',

@@ -2,7 +2,7 @@
 // account is created with the invite's email and their password, the role granted once, and a session opened. Counted
 // by sign-in's throttles; every refusal that can be decided before the invite is consumed is decided first.
 import { dbCall } from '../pg/unavailable.ts';
-import type { Deps } from '../deps.ts';
+import { waitOn, type Deps } from '../deps.ts';
 import { consumeForRegistration, findRegistrationTarget, finishRegistration } from '../runtime/invites/register-invite.ts';
 import type { InviteRecord } from '../runtime/invites/invite-record.ts';
 import type { InviteReceipt } from '../runtime/invites/receipt.ts';
@@ -71,16 +71,18 @@ export async function registerWithInvite(deps: Deps, input: RegisterInput): Prom
   if (target.kind === 'open' && target.record.delivery !== 'email') return { ok: false, reason: 'not-delivered' };
   const { record } = target;
   const [byAccount, account] = await Promise.all([
-    throttle.hit(deps, {
-      action: 'login',
-      scope: { kind: 'org', id: record.organizationId },
-      subject: record.normalizedEmail,
+    // As a login counts it: locked per (organisation, email, address), the email's count only a wait (lib/auth/sign-in.ts).
+    throttle.hitSignIn(deps, {
+      organizationId: record.organizationId,
+      email: record.normalizedEmail,
+      clientIp: input.clientIp,
       correlationId: input.correlationId,
     }),
     readAccount(deps, record),
   ]);
   if (!byAccount.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byAccount.retryAfterSeconds };
   if (account.gone) return { ok: false, reason: 'invalid' };
+  await waitOn(deps.clock, byAccount.delayMs);
   if (account.suspended) return { ok: false, reason: 'tenant-suspended' };
 
   if (target.kind === 'registered' && account.user_id === target.userId) {

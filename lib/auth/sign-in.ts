@@ -1,9 +1,9 @@
-// auth.signIn: email and password within an organisation. Both throttles count first (fail open), the KDF runs for
+// auth.signIn: email and password within an organisation. The throttles count first (fail open), the KDF runs for
 // known and unknown users alike, and every refusal of the credentials is one answer.
 import { normalizeEmail } from '../keys/index.ts';
 import { dbCall } from '../pg/unavailable.ts';
 import { throttle } from '../runtime/throttle/index.ts';
-import type { Deps } from '../deps.ts';
+import { waitOn, type Deps } from '../deps.ts';
 import { verifyPassword } from './password.ts';
 import { openSessionAtEpoch } from './sessions/open-session.ts';
 import type { SessionTokens } from './sessions/session-tokens.ts';
@@ -52,12 +52,14 @@ interface UserRow {
 export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutcome> {
   if (!canSignTokens(deps.config.auth)) return { ok: false, reason: 'not-configured' };
   const email = normalizeEmail(input.email);
-  // Counted before the KDF, so a throttled caller costs no derivation; the lookup runs beside the counters.
+  // Counted before the KDF, so a throttled caller costs no derivation; the lookup runs beside the counters. The lock is
+  // per (organisation, email, address); the email's own count only sets a wait, so a stranger's guesses never refuse
+  // the person's right password from their own address (docs/design/sign-in.md#login-throttles).
   const [byAccount, byIp, rows] = await Promise.all([
-    throttle.hit(deps, {
-      action: 'login',
-      scope: { kind: 'org', id: input.organizationId },
-      subject: email,
+    throttle.hitSignIn(deps, {
+      organizationId: input.organizationId,
+      email,
+      clientIp: input.clientIp,
       correlationId: input.correlationId,
     }),
     throttle.hitIp(deps, { action: 'login-ip', clientIp: input.clientIp, correlationId: input.correlationId }),
@@ -77,6 +79,8 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
   ]);
   const refusal = [byAccount, byIp].find((outcome) => !outcome.allowed);
   if (refusal !== undefined && !refusal.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: refusal.retryAfterSeconds };
+  // Past the email's allowance, a timer before the derivation (bounded by SIGN_IN_DELAY.maxMs); no CPU while it runs.
+  if (byAccount.allowed) await waitOn(deps.clock, byAccount.delayMs);
   const user = rows[0];
   // verifyPassword derives against a decoy when there is no hash, so an unknown user takes as long as a wrong password.
   const matches = await verifyPassword(input.password, user?.password_hash);

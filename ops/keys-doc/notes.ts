@@ -231,7 +231,8 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
       'A per-subject limiter on a tenant endpoint uses the tenant scope, so one tenant cannot exhaust ' +
       "another tenant's bucket; pre-auth limiters (by IP) use the platform scope (the tenant-resolve limiter " +
       'under the platform:{tenant-resolve} hash tag, beside the cache its script reads). A per-IP subject is an IPv4 ' +
-      "address or an IPv6 address's /64 (lib/runtime/throttle/ip-subject.ts), hashed like every subject.",
+      "address or an IPv6 address's /64 (lib/runtime/throttle/ip-subject.ts), hashed like every subject. login-address " +
+      "counts per (email, address) in the organisation's scope, beside the login counter one script hits with it.",
   },
   rateLimitCounter: {
     ttl: `${RATE_LIMIT_COUNTER_MAX_SECONDS} s from its window's first count (two 60 s windows, the second as the sliding window's previous one, and a second for clocks), set with the first INCR and restored whenever the counter is found without one, in the same script`,

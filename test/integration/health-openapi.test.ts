@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../../lib/http/error-handler.ts';
 import { createRedisStore } from '../../lib/redis/index.ts';
 import { checkHealth } from '../../lib/runtime/health.ts';
+import { HEALTH_MAX_AGE_MS } from '../../lib/runtime/health-memo.ts';
 import { startRedisRestProxy } from '../../local/emulators/upstash/index.ts';
 import { startRedisServer } from '../../local/processes/redis-server.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
@@ -11,9 +12,17 @@ import { startStack, type TestStack } from '../support/stack.ts';
 const NOEVICTION = { redis: 'noeviction', revocation: 'noeviction' };
 const UNKNOWN = { redis: 'unknown', revocation: 'unknown' };
 
+/** The stack's clock runs this far ahead of the machine's: moving it on ages the isolate's health result (no sleep). */
+let offsetMs = 0;
+const clock = { now: () => Date.now() + offsetMs };
+/** Past the health result's age (lib/runtime/health-memo.ts), so the next /healthz runs a check of its own. */
+const ageHealthResult = () => {
+  offsetMs += HEALTH_MAX_AGE_MS + 1;
+};
+
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ deps: { clock } });
 });
 afterAll(async () => stack?.close());
 
@@ -23,6 +32,7 @@ it('healthz is 200 when every store answers and 503 naming the one that is down,
   expect(ok.headers.get('retry-after')).toBeNull();
   expect(await ok.json()).toEqual({ status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok', eviction: NOEVICTION });
   stack.neonProxy.faults.set({ refuse: true });
+  ageHealthResult();
   try {
     const down = await stack.request('GET', '/healthz');
     expect(down.status).toBe(503);
@@ -30,11 +40,12 @@ it('healthz is 200 when every store answers and 503 naming the one that is down,
     expect(await down.json()).toEqual({ status: 'degraded', redis: 'ok', revocation: 'ok', postgres: 'down', eviction: NOEVICTION });
   } finally {
     stack.neonProxy.faults.clear();
+    ageHealthResult();
   }
 });
 
 it('healthz pings a separate revocation store on its own: down there is 503 while the main store is fine', async () => {
-  const separate = await startStack({ separateRevocationProxy: true });
+  const separate = await startStack({ separateRevocationProxy: true, deps: { clock } });
   try {
     separate.revocationProxy.stats.reset();
     separate.redisProxy.stats.reset();
@@ -43,6 +54,7 @@ it('healthz pings a separate revocation store on its own: down there is 503 whil
     // One PING and one INFO each: the stores are configured apart.
     expect([separate.redisProxy.stats.requests, separate.revocationProxy.stats.requests]).toEqual([2, 2]);
     separate.revocationProxy.faults.set({ refuse: true });
+    ageHealthResult();
     const down = await separate.request('GET', '/healthz');
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe(String(RETRY_AFTER_UNAVAILABLE_SECONDS));
@@ -85,12 +97,60 @@ it('healthz with one store for both asks it once and reports the same answer twi
   expect(await (await stack.request('GET', '/healthz')).json()).toMatchObject({ redis: 'ok', revocation: 'ok', eviction: NOEVICTION });
   expect(stack.redisProxy.stats.requests).toBe(2);
   stack.redisProxy.faults.set({ refuse: true });
+  ageHealthResult();
   try {
     const down = await stack.request('GET', '/healthz');
     expect(down.status).toBe(503);
     expect(await down.json()).toEqual({ status: 'degraded', redis: 'down', revocation: 'down', postgres: 'ok', eviction: UNKNOWN });
   } finally {
     stack.redisProxy.faults.clear();
+    ageHealthResult();
+  }
+});
+
+/** PINGs the real Redis has run (INFO commandstats, read past the proxy). */
+async function pingCalls(): Promise<number> {
+  const stats = (await stack.redis.info('commandstats')) as string;
+  return Number(/cmdstat_ping:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
+
+it("healthz answers a burst from the isolate's result: at most one check per second reaches the stores", async () => {
+  ageHealthResult();
+  const pingsBefore = await pingCalls();
+  stack.redisProxy.stats.reset();
+  stack.neonProxy.stats.reset();
+  const started = clock.now();
+  const statuses: number[] = [];
+  // 30 calls, half of them at once: a burst shares one check, and later calls reuse its result.
+  statuses.push(...(await Promise.all(Array.from({ length: 15 }, () => stack.request('GET', '/healthz').then((r) => r.status)))));
+  for (let i = 0; i < 15; i++) statuses.push((await stack.request('GET', '/healthz')).status);
+  const elapsedMs = clock.now() - started;
+  expect(statuses).toEqual(Array<number>(30).fill(200));
+  // One check per started second at most (the run may cross a second's end on a loaded machine).
+  const checks = (await pingCalls()) - pingsBefore;
+  expect(checks).toBeGreaterThanOrEqual(1);
+  expect(checks).toBeLessThanOrEqual(Math.floor(elapsedMs / HEALTH_MAX_AGE_MS) + 1);
+  // Each check: one PING and one INFO (one store for both), one query.
+  expect(stack.redisProxy.stats.requests).toBe(2 * checks);
+});
+
+it('healthz reports a failure within 1 s of its start: no "ok" older than that', async () => {
+  ageHealthResult();
+  expect((await stack.request('GET', '/healthz')).status).toBe(200);
+  stack.neonProxy.faults.set({ refuse: true });
+  const failedAt = clock.now();
+  try {
+    // Until the first 503: every call that starts more than 1 s after the failure must already say so.
+    for (;;) {
+      const sentAt = clock.now();
+      const status = (await stack.request('GET', '/healthz')).status;
+      if (status === 503) break;
+      expect(status).toBe(200);
+      expect(sentAt - failedAt).toBeLessThanOrEqual(HEALTH_MAX_AGE_MS);
+    }
+  } finally {
+    stack.neonProxy.faults.clear();
+    ageHealthResult();
   }
 });
 

@@ -9,7 +9,8 @@ import { uuidv7 } from 'uuidv7';
 import { auditOidcFailure } from '../../lib/auth/oidc/failure-audit.ts';
 import { readChallengeToken } from '../../lib/auth/mfa/challenge-token.ts';
 import { sha256Hex } from '../../lib/crypto/index.ts';
-import { THROTTLE_LIMITS } from '../../lib/runtime/throttle/index.ts';
+import { randomBytes } from '../../lib/crypto/index.ts';
+import { ipSubject, THROTTLE_LIMITS, throttleWindow } from '../../lib/runtime/throttle/index.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { startLocalOidcProvider, type LocalOidcProvider } from '../../local/oidc/provider.ts';
 import { startFakeOp, type FakeOp, type FakeOpMode } from '../support/fake-op.ts';
@@ -18,6 +19,7 @@ import { startStack, type TestStack } from '../support/stack.ts';
 import { freshIp } from '../support/tenants.ts';
 
 const APP_ORIGIN = 'http://127.0.0.1:8787';
+const randomHex = () => Buffer.from(randomBytes(2)).toString('hex');
 const BINDING_COOKIE = 'rs_oidc_binding';
 const SECURE_CALLBACK = 'https://127.0.0.1:8787/auth/oidc/fakehttps/callback';
 const callbackOf = (provider: string) => `${APP_ORIGIN}/auth/oidc/${provider}/callback`;
@@ -330,6 +332,34 @@ describe('OIDC sign-in through the local provider', () => {
     stack.redisProxy.stats.reset();
     expect((await app(startUrl(org.organizationId))).status).toBe(302);
     expect(stack.redisProxy.stats.requests).toBe(2);
+  });
+
+  it('the callback is limited per address (an IPv6 caller per /64): past the limit a flood answers 429 before any state is read, and the real state still signs in from elsewhere', async () => {
+    const org = await localMember();
+    const { callback, jar } = await callbackFor(org);
+    const cookie = jar.header(callback);
+    const prefix = `2001:db8:${randomHex()}:${randomHex()}`;
+    const flooder = `${prefix}::1`;
+    const window = await throttleWindow(stack.deps, {
+      action: 'oidc-callback',
+      scope: { kind: 'platform', tag: 'oidc-callback' },
+      subject: ipSubject(flooder),
+    });
+    // Three made-up states short of the limit: those three are counted and answered as any unknown state is.
+    await stack.redis.set(window.key, String(window.limit - 3), 'EX', window.ttlSeconds);
+    const made = () => withParams(callback, { state: `rso_${Buffer.from(randomBytes(32)).toString('base64url')}` });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await send(made(), cookie, flooder)).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
+    // The real callback from another address of the same /64: refused the same way, its state neither read nor spent.
+    stack.redisProxy.stats.reset();
+    const refused = await send(callback, cookie, `${prefix}::2`);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(stack.redisProxy.stats.requests).toBe(1);
+    expect(await stack.redis.exists(await stateKeyOf(callback.searchParams.get('state')!))).toBe(1);
+    // Its browser, from an address that did not flood, signs in.
+    expect((await send(callback, cookie)).status).toBe(200);
   });
 
   it('a user with confirmed MFA gets what POST /auth/login gives them, not a session from the provider alone', async () => {

@@ -194,7 +194,7 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     await expectAgreement();
   });
 
-  it('throttle: wrong passwords until the login throttle answers 429, then a right one is still refused', async () => {
+  it('throttle: wrong passwords from one address until its lock answers 429, then a right one from there is still refused', async () => {
     const org = await stack.seedOrganization();
     const { login } = await signInAs(org);
     const statuses: number[] = [];
@@ -365,10 +365,12 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
       issuedAtUtc: new Date().toISOString(),
       correlationId: 'differential',
     });
-    expect((await consumeBoundState(stack.deps, state, 'another-browser')).kind).toBe('other-browser');
-    expect((await consumeBoundState(stack.deps, state, undefined)).kind).toBe('other-browser');
-    expect((await consumeBoundState(stack.deps, state, binding)).kind).toBe('consumed');
-    expect((await consumeBoundState(stack.deps, state, binding)).kind).toBe('none');
+    expect((await consumeBoundState(stack.deps, { state, bindingCookie: 'another-browser', clientIp: '127.0.0.1' })).kind).toBe(
+      'other-browser',
+    );
+    expect((await consumeBoundState(stack.deps, { state, bindingCookie: undefined, clientIp: '127.0.0.1' })).kind).toBe('other-browser');
+    expect((await consumeBoundState(stack.deps, { state, bindingCookie: binding, clientIp: '127.0.0.1' })).kind).toBe('consumed');
+    expect((await consumeBoundState(stack.deps, { state, bindingCookie: binding, clientIp: '127.0.0.1' })).kind).toBe('none');
     await expectAgreement();
   });
 
@@ -504,7 +506,7 @@ describe('self-check: the comparison fails when the two sides differ', () => {
     expect(await status(login('wrong-password'))).toBe(401);
 
     const disagreements = front.take();
-    expect(disagreements.map((d) => d.command)).toContain('EVALSHA throttle.hit');
+    expect(disagreements.map((d) => d.command)).toContain('EVALSHA throttle.sign-in-hit');
     const differences = await keyspaceDifferences(realClient, embeddedClient);
     expect(differences).toEqual([
       `${counter} (string): "2" on the real Redis, "8" on the embedded engine`,

@@ -5,6 +5,8 @@ import { uuidv7 } from 'uuidv7';
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/crypto/index.ts';
 import { passwordSignIn } from '../support/sessions.ts';
+import { ipSubject, THROTTLE_LIMITS, throttleWindow } from '../../lib/runtime/throttle/index.ts';
+import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
 /** The canary: `billing`'s client secret, random per run; only its SHA-256 is configured. */
@@ -38,11 +40,25 @@ async function issue(token: string, audience = 'console'): Promise<string> {
   return body.code;
 }
 
-const exchange = (code: string, audience = 'console', authorization?: string) =>
+const exchange = (code: string, audience = 'console', authorization?: string, ip?: string) =>
   stack.request('POST', '/auth/handoff/exchange', {
     body: { code, audience },
-    ...(authorization !== undefined ? { headers: { authorization } } : {}),
+    headers: { ...(authorization !== undefined ? { authorization } : {}), ...(ip !== undefined ? { [TEST_CLIENT_IP_HEADER]: ip } : {}) },
   });
+
+const madeUpCode = () => `rsh_${randomBytes(32).toString('base64url')}`;
+const freshV4 = () => `10.${[...randomBytes(3)].join('.')}`;
+
+/** The (audience, address) counter of handoff-exchange, set `left` hits short of its limit. */
+async function fillExchangeCounter(audience: string, ip: string, left: number): Promise<string> {
+  const window = await throttleWindow(stack.deps, {
+    action: 'handoff-exchange',
+    scope: { kind: 'platform', tag: 'sso-handoff' },
+    subject: ipSubject(ip) + ' ' + audience,
+  });
+  await stack.redis.set(window.key, String(window.limit - left), 'EX', window.ttlSeconds);
+  return window.key;
+}
 
 type AuditRow = { actor_user_id: string; organization_id: string | null; target_id: string | null; details: Record<string, unknown> };
 const handoffAudit = async (userId: string): Promise<AuditRow[]> =>
@@ -223,6 +239,41 @@ describe("an app's client secret", () => {
     // billing's secret proves billing, and the code is reports': refused (and, like any code for another app, spent).
     expect((await exchange(forReports, 'billing', basic('billing', BILLING_SECRET))).status).toBe(401);
     expect((await exchange(forReports, 'reports')).status).toBe(401);
+  });
+
+  it('an app without a secret is limited per (audience, address): a flood of made-up codes meets 429, one Redis round trip each, and a real code from there is left unspent', async () => {
+    const { token } = await caller();
+    const flooder = freshV4();
+    await fillExchangeCounter('console', flooder, 3);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await exchange(madeUpCode(), 'console', undefined, flooder)).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
+    const code = await issue(token, 'console');
+    stack.redisProxy.stats.reset();
+    const refused = await exchange(code, 'console', undefined, flooder);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(stack.redisProxy.stats.requests).toBe(1);
+    // Per audience: the same address is not limited for another app; and the code, untouched, works from elsewhere.
+    expect((await exchange(madeUpCode(), 'reports', undefined, flooder)).status).toBe(401);
+    expect((await exchange(code, 'console', undefined, freshV4())).status).toBe(200);
+  });
+
+  it('an app presenting its client secret is exempt: its exchanges are not counted, and a full counter does not refuse them', async () => {
+    const { token } = await caller();
+    const backend = freshV4();
+    const key = await fillExchangeCounter('billing', backend, 0);
+    for (let i = 0; i < 3; i++) {
+      const code = await issue(token, 'billing');
+      expect((await exchange(code, 'billing', basic('billing', BILLING_SECRET), backend)).status).toBe(200);
+    }
+    expect(await stack.redis.get(key)).toBe(String(THROTTLE_LIMITS['handoff-exchange'].limit));
+  });
+
+  it('an audience this deployment does not hand sessions to is refused before the store', async () => {
+    stack.redisProxy.stats.reset();
+    expect((await exchange(madeUpCode(), 'nowhere')).status).toBe(401);
+    expect(stack.redisProxy.stats.requests).toBe(0);
   });
 
   it('keeps the secret out of every answer, log line, audit row, Redis key and value (canary, with a positive control)', async () => {

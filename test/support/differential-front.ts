@@ -161,6 +161,10 @@ function compare(path: string, body: string, real: RawAnswer, embedded: RawAnswe
  */
 const REPLY_TTLS: Record<string, ReadonlyArray<readonly [number, 's' | 'ms']>> = {
   'throttle.hit': [[1, 's']],
+  'throttle.sign-in-hit': [[1, 's']],
+  // Their second item is a TTL only when they refuse ({'limited', seconds}); a value otherwise, left alone.
+  'oidc.consume-bound-state': [[1, 's']],
+  'handoff.consume-counted': [[1, 's']],
   'tenants.resolve': [[1, 's']],
   'syrve.read-runtime-state': [
     [1, 'ms'],

@@ -7,7 +7,7 @@ export interface ExpectedKey {
   /** Whether the inputs are acceptable, decided without lib/keys. */
   valid: boolean;
   /** `tag`: a platform key under a named hash tag (`platform:{tenant-resolve}`). */
-  scope: { kind: 'platform'; tag?: 'tenant-resolve' } | { kind: 'org' | 'outlet' | 'user'; id: string };
+  scope: { kind: 'platform'; tag?: 'tenant-resolve' | 'oidc-callback' | 'sso-handoff' } | { kind: 'org' | 'outlet' | 'user'; id: string };
   domain: string;
   purpose: string;
   /** The last segment a valid call must produce. */
@@ -265,7 +265,13 @@ export const BUILDER_CASES: BuilderCase[] = [
     call: (keyspace: Keyspace, [digest]: unknown[]) => loose(keyspace)[name](digest),
     expect: ([digest]: unknown[]) => ({
       valid: isHex64(digest),
-      scope: { kind: 'platform' as const },
+      // The OIDC states and handoff codes live beside the per-address counter their consume script counts.
+      scope:
+        name === 'oidcState'
+          ? { kind: 'platform' as const, tag: 'oidc-callback' as const }
+          : name === 'ssoHandoffCode'
+            ? { kind: 'platform' as const, tag: 'sso-handoff' as const }
+            : { kind: 'platform' as const },
       domain: 'auth',
       purpose: {
         passwordResetToken: 'password-reset',

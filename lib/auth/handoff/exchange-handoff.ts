@@ -3,22 +3,23 @@
 import { writeAudit } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { isSessionRevoked } from '../../runtime/revocation/index.ts';
-import { singleUse } from '../../runtime/single-use/index.ts';
 import type { Deps } from '../../deps.ts';
 import { signAccessToken } from '../tokens/access-token.ts';
 import { authenticateHandoffClient, type HandoffClientRefusal } from './client-auth.ts';
-import { handoffSchema } from './handoff-code.ts';
+import { consumeHandoff } from './consume-handoff.ts';
 
 export type ExchangeHandoffOutcome =
   | { ok: true; accessToken: string; expiresInSeconds: number; userId: string; audience: string }
   /** Unknown, used, expired, for another app, or its session ended meanwhile: one answer. */
   | { ok: false; reason: 'invalid' }
   /** The app did not prove itself with its client secret: the code was not touched. */
-  | { ok: false; reason: 'client-refused'; refusal: HandoffClientRefusal };
+  | { ok: false; reason: 'client-refused'; refusal: HandoffClientRefusal }
+  /** An app without a proven client secret, over handoff-exchange's limit for this address: the code was not touched. */
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
 
 export async function exchangeHandoff(
   deps: Deps,
-  input: { code: string; audience: string; authorization: string | undefined; correlationId: string },
+  input: { code: string; audience: string; authorization: string | undefined; clientIp: string | undefined; correlationId: string },
 ): Promise<ExchangeHandoffOutcome> {
   const client = await authenticateHandoffClient(deps.config.ssoHandoffClientSecretDigests, input.audience, input.authorization);
   if (!client.ok) {
@@ -26,9 +27,19 @@ export async function exchangeHandoff(
     deps.logger.warn('handoff_client_refused', { audience: input.audience, reason: client.reason, correlationId: input.correlationId });
     return { ok: false, reason: 'client-refused', refusal: client.reason };
   }
-  const consumed = await singleUse.consume(deps, 'sso-handoff', handoffSchema, input.code);
-  if (!consumed.ok || consumed.value.audience !== input.audience) return { ok: false, reason: 'invalid' };
-  const handoff = consumed.value;
+  // No code is ever issued for an app this deployment does not hand sessions to: refused before the store, so a made-up
+  // audience is neither a fresh allowance of the per-(audience, address) limit nor a Redis round trip.
+  if (!deps.config.ssoHandoffAudiences.includes(input.audience)) return { ok: false, reason: 'invalid' };
+  // Counted per (audience, address) in the consume's own script, unless the app proved itself (docs/design/single-use.md#the-per-address-limit-in-the-consume).
+  const consumed = await consumeHandoff(deps, {
+    code: input.code,
+    audience: input.audience,
+    clientIp: input.clientIp,
+    clientAuthenticated: client.authenticated,
+  });
+  if (consumed.kind === 'rate-limited') return { ok: false, reason: 'rate-limited', retryAfterSeconds: consumed.retryAfterSeconds };
+  if (consumed.kind === 'none' || consumed.handoff.audience !== input.audience) return { ok: false, reason: 'invalid' };
+  const handoff = consumed.handoff;
   // The session may have ended in the seconds since the code was issued: PostgreSQL (the truth) and the denylist
   // (what every verifier reads) must both still let it through; either failing to answer is a 503, never a token.
   const nowMs = deps.clock.now();

@@ -35,6 +35,8 @@ export type CompleteOidcOutcome =
   | { ok: false; reason: 'unknown-provider' }
   /** Every check passed and the member is linked, but their organisation is suspended (docs/design/tenants.md#suspension). */
   | { ok: false; reason: 'tenant-suspended' }
+  /** The caller's address is over the callback's limit (oidc-callback): refused before the state is read. */
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
   /** Every other refusal is one answer to the caller; the word is for the log and the audit row only. */
   | { ok: false; reason: 'failed'; detail: OidcFailureReason };
 
@@ -61,7 +63,9 @@ export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): 
   // Consumed before anything else, whatever follows, and only by the browser it was issued to: a state is good for one
   // callback, a failed one included. Presented from another browser it is refused and left for its own browser (a
   // leaked callback URL cannot spend a sign-in that is still in progress). Redis down throws (503, fail closed).
-  const consumed = await consumeBoundState(deps, state, input.browserBinding);
+  const consumed = await consumeBoundState(deps, { state, bindingCookie: input.browserBinding, clientIp: input.clientIp });
+  // Over the address's callback limit: nothing was read, nothing is audited (the flood would only fill the trail).
+  if (consumed.kind === 'rate-limited') return { ok: false, reason: 'rate-limited', retryAfterSeconds: consumed.retryAfterSeconds };
   if (consumed.kind === 'none') return failed(deps, input, 'state', undefined);
   const started = consumed.state;
   if (consumed.kind === 'other-browser') return failed(deps, input, 'browser', started);

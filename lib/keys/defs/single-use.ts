@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { defineKey } from '../define-key.ts';
 import { digest } from '../id-segments.ts';
 import { json } from '../key-values.ts';
-import { platformScope } from '../scopes.ts';
+import { platformScope, platformTagScope } from '../scopes.ts';
 
 export const SINGLE_USE_TTL_SECONDS = {
   /** A reset link is read from an inbox, maybe an hour later; not longer, as it stands in for the password. */
@@ -65,9 +65,9 @@ export const devLoginSchema = z.strictObject({
   correlationId: z.string().min(1).max(128),
 });
 
-const singleUse = (purpose: SingleUseKind, param: string, of: string, schema: z.ZodType) =>
+const singleUse = (purpose: SingleUseKind, param: string, of: string, schema: z.ZodType, scope = platformScope) =>
   defineKey({
-    scope: platformScope,
+    scope,
     domain: 'auth',
     purpose,
     id: [digest(param, `sha256Hex(${of})`)],
@@ -77,7 +77,8 @@ const singleUse = (purpose: SingleUseKind, param: string, of: string, schema: z.
 
 export const singleUseKeys = {
   passwordResetToken: singleUse('password-reset', 'tokenDigest', 'token', resetSchema),
-  ssoHandoffCode: singleUse('sso-handoff', 'codeDigest', 'code', handoffSchema),
-  oidcState: singleUse('oidc-state', 'stateDigest', 'state', oidcStateSchema),
+  // Under the hash tag of the per-address counter their consume script counts first (one slot on a cluster).
+  ssoHandoffCode: singleUse('sso-handoff', 'codeDigest', 'code', handoffSchema, platformTagScope('sso-handoff')),
+  oidcState: singleUse('oidc-state', 'stateDigest', 'state', oidcStateSchema, platformTagScope('oidc-callback')),
   consoleDevLogin: singleUse('console-dev-login', 'codeDigest', 'code', devLoginSchema),
 };

@@ -10,6 +10,7 @@ export const THROTTLE_ACTIONS = [
   'invite-resend',
   'invite-accept',
   'login',
+  'login-address',
   'login-ip',
   'mfa-verify',
   'password-reset',
@@ -23,12 +24,15 @@ export const THROTTLE_ACTIONS = [
   'oidc-audit-ip',
   'oidc-audit-org',
   'domain-verify',
+  'oidc-callback',
+  'handoff-exchange',
 ] as const;
 
 export const throttleKeys = {
   throttleCounter: defineKey({
-    // platform:{tenant-resolve}: the resolve limiter's counter shares the resolve cache's hash tag (one script reads both).
-    scope: anyScopeOrTag('tenant-resolve'),
+    // platform:{tenant-resolve}: the resolve limiter's counter shares the resolve cache's hash tag (one script reads both);
+    // platform:{oidc-callback} and platform:{sso-handoff} likewise the OIDC states' and the handoff codes'.
+    scope: anyScopeOrTag('tenant-resolve', 'oidc-callback', 'sso-handoff'),
     domain: 'throttle',
     purpose: 'counter',
     // `{action}.{subject}.{windowStartSeconds}`: dots cannot occur in an action or a digest; 10 digits bound the length.

@@ -18,8 +18,12 @@ export interface ThrottleLimit {
  * went astray, once or twice; more fills the invitee's inbox. Each resend also counts in invite-create.
  * invite-accept, per account within the token's organisation (counted inside the accept script): 20 per 10 minutes. A person accepts a handful of invites, ever, plus a retry or two;
  * 20 is far above that and far below what token guessing (every attempt counts, failed or not) would need.
- * login, per (organisation, keyed email hash) — the tenant in the key, so tenant A cannot lock a user out of tenant B:
- * 10 per 15 minutes. A person who mistypes retries a few times; every attempt counts, so guessing gets 40 tries an hour.
+ * login, per (organisation, keyed email hash) — the tenant in the key, so tenant A cannot touch a user of tenant B:
+ * 10 per 15 minutes before each further attempt waits (SIGN_IN_DELAY), never a refusal: a refusal per email let anyone
+ * who knew the email keep its owner out. Counted for every attempt any address makes that reaches the derivation.
+ * login-address, per (organisation, email, client address as ipSubject gives it; one keyed hash of both): 10 per 15
+ * minutes, then 429. The lock lands on the addresses that guessed, not on the person: their own address still signs in.
+ * Every attempt counts (each costs a derivation), so one address causes at most 10 derivations per email per window.
  * login-ip, per client IP (platform scope; the IP is keyed-hashed): 100 per 15 minutes — an office behind one NAT
  * signing in at nine still fits, while spraying one password over many emails from one address does not.
  * password-reset, per (organisation, keyed email hash) over an hour (the tenant in the key, so no tenant uses up another's bucket): 5. A person asks
@@ -49,6 +53,13 @@ export interface ThrottleLimit {
  * oidc-audit-org, per organisation (its scope): 200 auth.oidc_failed rows per hour, whatever the number of addresses, so
  * a flood of failed callbacks adds at most 4 800 rows a day to an organisation's trail and cannot bury its real events
  * in the export window (docs/design/oidc.md#oidc-sign-in). Counted only for hits the IP bucket let through.
+ * oidc-callback, per client address (as ipSubject gives it; platform scope under the OIDC states' hash tag, counted in
+ * the consume script): 100 per 15 minutes, like login-ip, which counted the start every callback follows. Past it a
+ * callback is refused before any state is read.
+ * handoff-exchange, per (audience, client address as ipSubject gives it; under the handoff codes' hash tag, counted in
+ * the consume script): 600 per 15 minutes, for apps that do not present a client secret (one that does is exempt: its
+ * backend may exchange every user's code from one address). A browser exchanges once per hand-over; an app's backend
+ * without a secret fits 40 a minute, and one that needs more configures its secret.
  * domain-verify, per organisation: 30 per 10 minutes. An admin retries while DNS propagates, a few times per domain;
  * each verify is an outbound DNS-over-HTTPS request of up to 3 s, so a loop on it is held to one every 20 s.
  */
@@ -57,6 +68,7 @@ export const THROTTLE_LIMITS = {
   'invite-resend': { limit: 5, windowSeconds: 3_600 },
   'invite-accept': { limit: 20, windowSeconds: 600 },
   login: { limit: 10, windowSeconds: 900 },
+  'login-address': { limit: 10, windowSeconds: 900 },
   'login-ip': { limit: 100, windowSeconds: 900 },
   'password-reset': { limit: 5, windowSeconds: 3_600 },
   'mfa-verify': { limit: 10, windowSeconds: 900 },
@@ -70,6 +82,15 @@ export const THROTTLE_LIMITS = {
   'oidc-audit-ip': { limit: 20, windowSeconds: 900 },
   'oidc-audit-org': { limit: 200, windowSeconds: 3_600 },
   'domain-verify': { limit: 30, windowSeconds: 600 },
+  'oidc-callback': { limit: 100, windowSeconds: 900 },
+  'handoff-exchange': { limit: 600, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
+
+/**
+ * The wait before the derivation once an email's login counter is past its limit in the window: firstMs for the first
+ * attempt over it, doubling per attempt, never above maxMs. A timer, so a waiting sign-in costs no CPU; maxMs bounds
+ * what the right password from a clean address can be kept waiting (docs/design/sign-in.md#login-throttles).
+ */
+export const SIGN_IN_DELAY = { firstMs: 250, maxMs: 4_000 } as const;
