@@ -20,15 +20,15 @@ export const SIGN_IN_THROTTLE_HIT = defineScript({
   keys: ['addressCounter', 'emailCounter'],
   args: ['addressWindowTtl', 'addressLimit', 'emailWindowTtl'],
   source: `
-local address_key = KEYS[1]
-local email_key = KEYS[2]
+local address_counter_key = KEYS[1]
+local email_counter_key = KEYS[2]
 local address_window_ttl = tonumber(ARGV[1])
 local address_limit = tonumber(ARGV[2])
 local email_window_ttl = tonumber(ARGV[3])
 ${LUA_THROTTLE_HIT}
-local address_count, address_ttl = hit_throttle(address_key, address_window_ttl)
+local address_count, address_ttl = hit_throttle(address_counter_key, address_window_ttl)
 if address_count > address_limit then return {address_count, address_ttl} end
-local email_count = hit_throttle(email_key, email_window_ttl)
+local email_count = hit_throttle(email_counter_key, email_window_ttl)
 return {address_count, address_ttl, email_count}
 `,
 });
