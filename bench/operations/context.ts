@@ -41,7 +41,10 @@ export const contextGetStateMissingBench: OperationBench = {
       await expectStatus('auth.context.get.state-missing', await stack.request('GET', '/auth/context', { token }), 200);
       if (i < count - 1) return;
       // The benches after this one measure the healthy path again.
-      const whole: DenylistState = { state: 'whole', epoch: uuidv7(), sinceMs: Date.now(), position: null };
+      // Whole and up to the revocation clock, as a completed pass leaves it.
+      const clock = await stack.db.query<{ seq: string }>('SELECT seq::text AS seq FROM revocation_clock');
+      const applied = Number(clock.rows[0]?.seq ?? 0);
+      const whole: DenylistState = { state: 'whole', epoch: uuidv7(), sinceMs: Date.now(), position: null, applied, passClock: null };
       await stack.redis.set(stateKey, JSON.stringify(denylistStateSchema.parse(whole)), 'EX', 3_600);
       await stack.redis.del(lockKey);
     };

@@ -3,6 +3,7 @@
 import { countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
+import { parseRevocationSeq, revocationSeqAfter } from '../../runtime/revocation/index.ts';
 import { afterRevocation } from './after-revocation.ts';
 import type { SessionsRevoked } from './revoke-all.ts';
 
@@ -35,7 +36,7 @@ export async function revokeMemberSessions(deps: Deps, input: RevokeMemberInput)
   // One statement: the membership check, the revocation and its audit row, so nothing is revoked or audited for a user
   // who holds no role here. Sessions of an external identity provider carry no organisation and are out of reach.
   const rows = await dbCall('commit', 'auth.sessions.revokeMember', (signal) =>
-    deps.db.query<{ member: boolean; session_ids: string[] }>(
+    deps.db.query<{ member: boolean; session_ids: string[]; revocation_seq: unknown }>(
       `WITH member AS (
          SELECT EXISTS (SELECT 1 FROM role_assignments WHERE user_id = $1 AND organization_id = $2) AS ok
        ), revoked AS (
@@ -45,7 +46,8 @@ export async function revokeMemberSessions(deps: Deps, input: RevokeMemberInput)
          RETURNING id
        ), audit AS (${audit.text})
        SELECT (SELECT ok FROM member) AS member,
-              COALESCE((SELECT array_agg(id::text) FROM revoked), '{}'::text[]) AS session_ids`,
+              COALESCE((SELECT array_agg(id::text) FROM revoked), '{}'::text[]) AS session_ids,
+              ${revocationSeqAfter(['revoked'])} AS revocation_seq`,
       [input.memberUserId, input.organizationId, now.toISOString(), ...audit.params],
       { signal },
     ),
@@ -58,6 +60,7 @@ export async function revokeMemberSessions(deps: Deps, input: RevokeMemberInput)
     tokenExpiresAt: 0,
     nowMs,
     correlationId: input.correlationId,
+    revocationSeq: parseRevocationSeq(row.revocation_seq),
   });
   return { ok: true, revoked: row.session_ids.length, denylistPending };
 }
