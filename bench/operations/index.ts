@@ -2,7 +2,7 @@
 // figure benches run after them.
 import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
 import { authBenches } from './auth.ts';
-import { contextGetBench, contextGetStateMissingBench } from './context.ts';
+import { contextGetBench, contextGetStateMissingBench, revocationCheckBehindBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
 import { denylistRepairBench } from './denylist-repair.ts';
 import { embeddedRedisBench } from './embedded-redis.ts';
@@ -31,6 +31,7 @@ export const operationBenches: OperationBench[] = [
   ...authBenches,
   contextGetBench,
   contextGetStateMissingBench,
+  revocationCheckBehindBench,
   ...singleUseBenches,
   mfaVerifyBench,
   mfaRecoverBench,
