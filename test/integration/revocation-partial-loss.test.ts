@@ -14,6 +14,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { startRedisRestProxy } from '../../local/emulators/upstash/index.ts';
+import { composeApp } from '../../local/stack/app.ts';
+import { createJsonLogger } from '../../lib/log/logger.ts';
 import { openRedisConnection, sendRaw } from '../../local/emulators/upstash/redis-connection.ts';
 import { startLaggingLink } from '../../local/emulators/upstash/replica/lagging-link.ts';
 import { systemClock } from '../../lib/deps.ts';
@@ -261,6 +263,46 @@ describe('a denylist that knows how far it has come', () => {
     for (const victim of victims) {
       expect(await listed(victim)).toBe(true);
       expect(await check(victim.token)).toBe(401);
+    }
+  });
+
+  it("a revocation store read through a replica 150 ms behind (the `lag` run's) raises no false alarm while another instance revokes: never behind, never a repair", async () => {
+    const lagging = await startRedisRestProxy({ redisUrl: own.url, replicaLagMs: 150 });
+    const lines: string[] = [];
+    const isolate = composeApp(
+      { ...stack.env, REVOCATION_REDIS_REST_URL: lagging.url, REVOCATION_REDIS_REST_TOKEN: lagging.token },
+      { logger: createJsonLogger((line) => lines.push(line)) },
+    );
+    try {
+      const live = await session();
+      const revoked: Session[] = [];
+      const until = Date.now() + CLOCK_READ_EVERY_MS + 2 * REPLICATION_GRACE_MS + 1_000;
+      // Revocations through another instance (the primary's proxy) and checks through this one, side by side for longer
+      // than a clock read and the grace: the point this instance reads is up to 150 ms old, inside the 500 ms grace.
+      const revoking = (async () => {
+        while (Date.now() < until) {
+          const s = await session();
+          await logout(s);
+          revoked.push(s);
+        }
+      })();
+      const checking = (async () => {
+        while (Date.now() < until) {
+          const passed = await isolate.request('GET', '/auth/context', { token: live.token });
+          expect(passed.status).toBe(404);
+        }
+      })();
+      await Promise.all([revoking, checking]);
+      // Each revoked token is refused here too, once the replica has its entry.
+      for (const s of revoked) {
+        await waitFor(async () => (await isolate.request('GET', '/auth/context', { token: s.token })).status === 401, 2_000, 'not refused');
+      }
+      const events = lines.map((line) => (JSON.parse(line) as { event: string }).event);
+      expect(events).not.toContain('denylist_behind');
+      expect(events).not.toContain('denylist_repair');
+      expect(lagging.stats.replicaReads).toBeGreaterThan(0);
+    } finally {
+      await lagging.close();
     }
   });
 
