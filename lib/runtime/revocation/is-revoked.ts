@@ -24,7 +24,7 @@ export async function isRevoked(deps: Deps, token: { jti: string; sessionId: str
   // the read rides in the same pipeline, so it costs no round trip.
   const jtiDigest = await sha256Hex(token.jti);
   const entries = [deps.keys.revokedJti(jtiDigest), deps.keys.revokedSession(token.sessionId)];
-  const [read, required] = await Promise.all([readDenylist(deps.revocation, deps.keys, entries), requiredPoint(deps)]);
+  const [read, required] = await Promise.all([readDenylist(deps.revocation, deps.keys, entries), requiredPoint(deps, defer)]);
   return decide(deps, read, required, { sessionId: token.sessionId, jtiDigest }, defer);
 }
 
@@ -32,7 +32,7 @@ export async function isRevoked(deps: Deps, token: { jti: string; sessionId: str
 export async function isSessionRevoked(deps: Deps, sessionId: string, defer: Defer): Promise<boolean> {
   const [read, required] = await Promise.all([
     readDenylist(deps.revocation, deps.keys, [deps.keys.revokedSession(sessionId)]),
-    requiredPoint(deps),
+    requiredPoint(deps, defer),
   ]);
   return decide(deps, read, required, { sessionId, jtiDigest: null }, defer);
 }

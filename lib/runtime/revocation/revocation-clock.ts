@@ -36,7 +36,7 @@ const views = new WeakMap<Deps, ClockView>();
  * check then answers from the store's own state, as it did before the clock. Starts a read when the last one is a
  * second old; waits for it only when the isolate has none yet.
  */
-export async function requiredPoint(deps: Deps): Promise<number | undefined> {
+export async function requiredPoint(deps: Deps, defer?: (work: Promise<unknown>) => void): Promise<number | undefined> {
   let view = views.get(deps);
   if (view === undefined) {
     view = { marks: [], lastReadStartedMs: Number.NEGATIVE_INFINITY, reading: undefined, known: false };
@@ -49,6 +49,8 @@ export async function requiredPoint(deps: Deps): Promise<number | undefined> {
     current.reading = readClock(deps, current).finally(() => {
       current.reading = undefined;
     });
+    // Kept alive past the answer where the runtime allows (Workers' waitUntil): a warm check does not wait for it.
+    defer?.(current.reading);
   }
   if (!view.known && view.reading !== undefined) await view.reading;
   return settled(view, deps.clock.now());
