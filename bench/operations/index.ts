@@ -2,7 +2,7 @@
 // figure benches run after them.
 import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
 import { authBenches } from './auth.ts';
-import { contextGetBench, contextGetStateMissingBench, contextSwitchBench } from './context.ts';
+import { contextGetBench, contextGetStateMissingBench, contextSwitchBench, revocationCheckBehindBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
 import { denylistRepairBench } from './denylist-repair.ts';
 import { embeddedRedisBench } from './embedded-redis.ts';
@@ -32,6 +32,7 @@ export const operationBenches: OperationBench[] = [
   contextGetBench,
   contextGetStateMissingBench,
   contextSwitchBench,
+  revocationCheckBehindBench,
   ...singleUseBenches,
   mfaVerifyBench,
   mfaRecoverBench,

@@ -15,6 +15,7 @@ export { CRON_RUN_LOCK_MAX_SECONDS } from './defs/cron.ts';
 export {
   DENYLIST_REPAIR_LOCK_MAX_SECONDS,
   DENYLIST_STATE_TTL_SECONDS,
+  DENYLIST_PENDING_MAX,
   denylistStateSchema,
   type DenylistState,
 } from './defs/revocation.ts';

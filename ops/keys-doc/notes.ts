@@ -271,12 +271,17 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
   },
   denylistState: {
     ttl: `At most ${DENYLIST_STATE_TTL_SECONDS} s; every completed repair pass writes it again, so it lives while the scheduled repair runs`,
-    allowedPayload: ["state ('repairing' or 'whole')", "the repair pass's epoch (a random UUID)", 'unix milliseconds since that state'],
+    allowedPayload: [
+      "state ('repairing' or 'whole')",
+      "the repair pass's epoch (a random UUID)",
+      'unix milliseconds since that state',
+      'the revocation clock point applied up to, the clock values landed above it (at most 256) and the clock a pass began at (integers, migrations/0024)',
+    ],
     forbiddenPayload: ['session ids', 'token ids', 'secrets', 'cursors (the pass position lives in PostgreSQL, cron_cursors)'],
     auditCounterpart: 'None (the repair logs cron_task lines and denylist_incomplete)',
     cleanup: 'Expire by TTL; lost with the store it describes, which is the point: its absence says the denylist may be incomplete',
     notes:
-      "Read in the revocation check's own pipeline (no new round trip). Missing or repairing: a request with no entry asks PostgreSQL about its session and starts one repair (lib/runtime/revocation/denylist-state.ts).",
+      "Read in the revocation check's own pipeline (no new round trip). Missing or repairing: a request with no entry asks PostgreSQL about its session and starts one repair (lib/runtime/revocation/denylist-state.ts). Whole but its applied point behind the revocation clock beyond the grace (lib/runtime/revocation/revocation-clock.ts): the same, and the repair is the targeted catch-up from that point (lib/runtime/revocation/catch-up-denylist.ts).",
   },
   denylistRepairLock: {
     ttl: `Four task time budgets plus an overrun, at most ${DENYLIST_REPAIR_LOCK_MAX_SECONDS} s; set with the lock and never extended`,

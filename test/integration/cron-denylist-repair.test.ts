@@ -136,8 +136,8 @@ describe('denylist repair', () => {
     // Idempotent: a scheduled run finds every entry in place and writes nothing.
     const report = await run();
     expect(report).toMatchObject({ task: 'denylist-repair', visited: 12, repaired: 0, removed: 0, done: true });
-    // The pass read, one page, one per key, the whole mark.
-    expect(report.commands).toBe(1 + 1 + 12 + 1);
+    // The clock read, the pass read, one page, one per key, the whole mark.
+    expect(report.commands).toBe(1 + 1 + 1 + 12 + 1);
   });
 
   it('repairs a logout whose denylist write failed, in one run', async () => {
@@ -164,17 +164,17 @@ describe('denylist repair', () => {
     const sessions = await loggedOut(30);
     await stack.redis.flushall();
 
-    // 12 commands: the pass read, one page of 9 sessions (1 + 9), the position write; the denylist is not whole yet.
-    const first = await run(12);
-    expect(first).toMatchObject({ visited: 9, repaired: 9, done: false, commands: 12 });
+    // 13 commands: the clock and pass reads, one page of 9 sessions (1 + 9), the position write; not whole yet.
+    const first = await run(13);
+    expect(first).toMatchObject({ visited: 9, repaired: 9, done: false, commands: 13 });
     expect(await denylisted(sessions)).toEqual(sessions.map((_, i) => i < 9));
     expect(await position()).toMatchObject({ sessionId: sessions[8]!.sessionId });
     expect(await denylistState()).toBe('repairing');
 
     // Flushed again: the position went with the entries, so the next run starts the window over.
     await stack.redis.flushall();
-    const second = await run(12);
-    expect(second).toMatchObject({ visited: 9, repaired: 9, done: false, commands: 12 });
+    const second = await run(13);
+    expect(second).toMatchObject({ visited: 9, repaired: 9, done: false, commands: 13 });
     expect(await denylisted(sessions)).toEqual(sessions.map((_, i) => i < 9));
 
     // Not flushed: the same pass continues after its position, and once it has covered the window the denylist is whole.
@@ -186,13 +186,13 @@ describe('denylist repair', () => {
     for (const s of sessions) expect(await answer(s.token)).toBe('TOKEN_REVOKED');
 
     // Too small a budget for any page: nothing is sent.
-    expect(await run(3)).toMatchObject({ visited: 0, done: false, commands: 0 });
+    expect(await run(4)).toMatchObject({ visited: 0, done: false, commands: 0 });
   });
 
   it('a revocation store that fails stops the run with an error and keeps the position, so the next run repeats the page', async () => {
     const sessions = await loggedOut(5);
     await stack.redis.flushall();
-    expect(await run(5)).toMatchObject({ visited: 2, repaired: 2, done: false });
+    expect(await run(6)).toMatchObject({ visited: 2, repaired: 2, done: false });
     const before = await position();
     stack.revocationProxy.faults.set({ refuse: true });
     try {

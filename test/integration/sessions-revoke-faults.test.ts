@@ -212,6 +212,7 @@ describe('the denylist write fails', () => {
         sessionCoverSeconds: 900,
         nowMs: Date.now(),
         correlationId: 'whole-pipeline',
+        revocationSeq: null,
       });
     } finally {
       stack.revocationProxy.faults.clear();

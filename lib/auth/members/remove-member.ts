@@ -6,6 +6,7 @@ import { computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { MEMBER_COUNT_FORGET_MAX_OUTLETS, tenants } from '../../runtime/tenants/index.ts';
 import { activeContext } from '../context/index.ts';
+import { parseRevocationSeq, revocationSeqAfter } from '../../runtime/revocation/index.ts';
 import { afterRevocation } from '../sessions/after-revocation.ts';
 import { cancelCreatorInvites } from '../../runtime/invites/cancel-creator-invites.ts';
 
@@ -22,6 +23,7 @@ export type RemoveMemberOutcome =
   { ok: true; revoked: number; denylistPending: string[] } | { ok: false; reason: 'not-found' } | { ok: false; reason: 'last-admin' };
 
 interface Row {
+  revocation_seq: unknown;
   outcome: 'not-found' | 'last-admin' | 'removed';
   location_ids: string[];
   session_ids: string[];
@@ -64,7 +66,9 @@ export async function removeMember(deps: Deps, input: RemoveMemberInput): Promis
     deps.db.query<Row>(
       `WITH removed AS MATERIALIZED (SELECT * FROM members_remove($1::uuid, $2::uuid, $3::timestamptz, $4::int)),
             audit AS (${audit.text})
-       SELECT outcome, location_ids::text[] AS location_ids, session_ids::text[] AS session_ids FROM removed`,
+       SELECT outcome, location_ids::text[] AS location_ids, session_ids::text[] AS session_ids,
+              ${revocationSeqAfter(['removed'])} AS revocation_seq
+         FROM removed`,
       [input.organizationId, input.memberUserId, now.toISOString(), MEMBER_COUNT_FORGET_MAX_OUTLETS, ...audit.params],
       { signal },
     ),
@@ -79,6 +83,7 @@ export async function removeMember(deps: Deps, input: RemoveMemberInput): Promis
       tokenExpiresAt: 0,
       nowMs,
       correlationId: input.correlationId,
+      revocationSeq: parseRevocationSeq(row.revocation_seq),
     }),
     activeContext.dropForOrganization(deps, {
       userId: input.memberUserId,

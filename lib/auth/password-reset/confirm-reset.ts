@@ -7,6 +7,7 @@ import { singleUse } from '../../runtime/single-use/index.ts';
 import { throttle } from '../../runtime/throttle/index.ts';
 import type { Deps } from '../../deps.ts';
 import { hashPassword } from '../password.ts';
+import { parseRevocationSeq, REVOCATION_SEQ_NOW } from '../../runtime/revocation/index.ts';
 import { afterRevocation } from '../sessions/after-revocation.ts';
 import { resetSchema } from './reset-token.ts';
 
@@ -47,7 +48,8 @@ export async function confirmReset(
           { text: 'SELECT auth_set_password_at_epoch($1, $2, $3)', params: [userId, passwordHash, credentialEpoch] },
           // A statement of its own, after the lock the first took: it sees a session a racing sign-in committed meanwhile.
           {
-            text: 'UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
+            text: `UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL
+                   RETURNING id, ${REVOCATION_SEQ_NOW} AS revocation_seq`,
             params: [userId, now.toISOString()],
           },
           auditStatement(
@@ -77,6 +79,7 @@ export async function confirmReset(
     tokenExpiresAt: 0,
     nowMs: now.getTime(),
     correlationId: input.correlationId,
+    revocationSeq: parseRevocationSeq(results[1]?.[0]?.revocation_seq),
   });
   return { ok: true, revokedCount: sessionIds.length, denylistPending };
 }

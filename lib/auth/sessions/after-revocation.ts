@@ -11,6 +11,8 @@ export interface CommittedRevocation {
   tokenExpiresAt: number;
   nowMs: number;
   correlationId: string;
+  /** The revocation clock's value the committing transaction took (lib/runtime/revocation/revocation-seq.ts). */
+  revocationSeq: number | null;
 }
 
 /** The sessions whose denylist entry did not land; the denylist repair writes them from PostgreSQL on its next run. */
@@ -23,6 +25,7 @@ export async function afterRevocation(deps: Deps, revocation: CommittedRevocatio
       sessionCoverSeconds: deps.config.accessTokenMaxLifetimeSeconds,
       nowMs: revocation.nowMs,
       correlationId: revocation.correlationId,
+      revocationSeq: revocation.revocationSeq,
     }),
     activeContext.drop(deps, revocation),
   ]);

@@ -4,6 +4,7 @@ import { conditionalAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import type { Principal } from '../claims.ts';
+import { parseRevocationSeq, revocationSeqAfter } from '../../runtime/revocation/index.ts';
 import { afterRevocation } from './after-revocation.ts';
 
 /** 'not-found' is one answer for a session id that is unknown and for one of another user: nothing tells them apart. */
@@ -35,13 +36,14 @@ export async function endOwnSession(
   // The user's id is in the WHERE of both the update and the lookup: another user's session is never touched and
   // reads exactly as an unknown id does. One already ended is found and not revoked again (a repeat answers alike).
   const rows = await dbCall('commit', 'auth.sessions.end', (signal) =>
-    deps.db.query<{ found: boolean }>(
+    deps.db.query<{ found: boolean; revocation_seq: unknown }>(
       `WITH revoked AS (
          UPDATE sessions SET revoked_at = $3
           WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
          RETURNING id
        ), audit AS (${audit.text})
-       SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2) AS found`,
+       SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2) AS found,
+              ${revocationSeqAfter(['revoked'])} AS revocation_seq`,
       [sessionId, principal.userId, now.toISOString(), ...audit.params],
       { signal },
     ),
@@ -56,6 +58,7 @@ export async function endOwnSession(
     tokenExpiresAt: sessionId === principal.sessionId ? principal.expiresAt : 0,
     nowMs,
     correlationId,
+    revocationSeq: parseRevocationSeq(rows[0]?.revocation_seq),
   });
   return { ok: true };
 }

@@ -3,7 +3,7 @@
 // successor), and reuse otherwise — the whole session is revoked there and then, and its denylist entry written after.
 import { uuidv7 } from 'uuidv7';
 import { dbCall } from '../../pg/unavailable.ts';
-import { revokeSession } from '../../runtime/revocation/index.ts';
+import { parseRevocationSeq, REVOCATION_SEQ_NOW, revokeSession } from '../../runtime/revocation/index.ts';
 import { throttle } from '../../runtime/throttle/index.ts';
 import type { Deps } from '../../deps.ts';
 import { refreshTokenHash, successorRefreshToken } from '../tokens/refresh-token.ts';
@@ -25,6 +25,7 @@ interface RefreshRow {
   organization_id: string | null;
   expires_at: Date | null;
   email: string | null;
+  revocation_seq: unknown;
 }
 
 export async function refreshSession(
@@ -46,7 +47,10 @@ export async function refreshSession(
   const { sessionIdleTimeoutSeconds, refreshRetryGraceSeconds } = deps.config.signIn;
   const rows = await dbCall('commit', 'auth.session.refresh', (signal) =>
     deps.db.query<RefreshRow>(
-      `SELECT r.outcome, r.session_id, r.user_id, r.organization_id, r.expires_at, u.email
+      // The clock's setting is read per row of the function, which has run to its end by then (a set-returning plpgsql
+      // function materialises its rows): a reuse or an idle end took its value there.
+      `SELECT r.outcome, r.session_id, r.user_id, r.organization_id, r.expires_at, u.email,
+              ${REVOCATION_SEQ_NOW} AS revocation_seq
          FROM auth_refresh_session($1, $2, $3, $4, $5, $6, $7) r
          LEFT JOIN users u ON u.id = r.user_id`,
       [
@@ -71,6 +75,7 @@ export async function refreshSession(
       sessionCoverSeconds: deps.config.accessTokenMaxLifetimeSeconds,
       nowMs,
       correlationId: input.correlationId,
+      revocationSeq: parseRevocationSeq(row.revocation_seq),
     });
     if (row.outcome === 'reused') deps.logger.warn('refresh_token_reused', { userId: row.user_id, correlationId: input.correlationId });
     else deps.logger.info('session_idle_ended', { userId: row.user_id, correlationId: input.correlationId });

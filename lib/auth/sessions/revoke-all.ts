@@ -2,7 +2,7 @@
 // row in one statement; then the denylist for all of them in one pipeline.
 import { countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { revokeToken } from '../../runtime/revocation/index.ts';
+import { parseRevocationSeq, revocationSeqAfter, revokeToken } from '../../runtime/revocation/index.ts';
 import type { Deps } from '../../deps.ts';
 import type { Principal } from '../claims.ts';
 import { afterRevocation } from './after-revocation.ts';
@@ -37,7 +37,7 @@ export async function revokeAllSessions(deps: Deps, principal: Principal, correl
   // expires_at) has no live token and is left as it is. `own` answers whether the presenting session is the caller's:
   // a token whose sid names another user's session must not put that session on the denylist.
   const rows = await dbCall('commit', 'auth.sessions.revokeAll', (signal) =>
-    deps.db.query<{ id: string; kind: 'revoked' | 'presenting' | 'own' }>(
+    deps.db.query<{ id: string; kind: 'revoked' | 'presenting' | 'own' | 'clock' }>(
       `WITH revoked AS (
          UPDATE sessions SET revoked_at = $3
           WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
@@ -48,15 +48,17 @@ export async function revokeAllSessions(deps: Deps, principal: Principal, correl
          ON CONFLICT (id) DO NOTHING
          RETURNING id
        ), audit AS (${audit.text})
-       SELECT id, 'revoked' AS kind FROM revoked
-       UNION ALL SELECT id, 'presenting' FROM presenting
-       UNION ALL SELECT id, 'own' FROM sessions WHERE id = $2::uuid AND user_id = $1::uuid`,
+       SELECT id::text, 'revoked' AS kind FROM revoked
+       UNION ALL SELECT id::text, 'presenting' FROM presenting
+       UNION ALL SELECT id::text, 'own' FROM sessions WHERE id = $2::uuid AND user_id = $1::uuid
+       UNION ALL SELECT ${revocationSeqAfter(['revoked', 'presenting'])}, 'clock'`,
       [principal.userId, principal.sessionId, now.toISOString(), ...audit.params],
       { signal },
     ),
   );
-  const ended = rows.filter((row) => row.kind !== 'own').map((row) => row.id);
-  const presentingIsOwn = rows.some((row) => row.kind !== 'revoked' && row.id === principal.sessionId);
+  const ended = rows.filter((row) => row.kind === 'revoked' || row.kind === 'presenting').map((row) => row.id);
+  const revocationSeq = parseRevocationSeq(rows.find((row) => row.kind === 'clock')?.id);
+  const presentingIsOwn = rows.some((row) => (row.kind === 'presenting' || row.kind === 'own') && row.id === principal.sessionId);
   if (!presentingIsOwn) {
     // The token itself stops working (its jti); the session it names is another user's, and stays as it is.
     deps.logger.warn('session_owner_mismatch', { operation: 'revoke-all', userId: principal.userId, correlationId });
@@ -75,6 +77,7 @@ export async function revokeAllSessions(deps: Deps, principal: Principal, correl
     tokenExpiresAt: principal.expiresAt,
     nowMs,
     correlationId,
+    revocationSeq,
   });
   return { ok: true, revoked: ended.length, denylistPending };
 }

@@ -4,6 +4,7 @@
 import { countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
+import { parseRevocationSeq, revocationSeqAfter } from '../../runtime/revocation/index.ts';
 import { afterRevocation } from './after-revocation.ts';
 import type { SessionsRevoked } from './revoke-all.ts';
 
@@ -37,7 +38,7 @@ export async function revokeMemberSessions(deps: Deps, input: RevokeMemberInput)
   // who holds no role here. Sessions of an external identity provider carry no organisation and are out of reach: removing
   // the member's role is what ends their tokens here.
   const rows = await dbCall('commit', 'auth.sessions.revokeMember', (signal) =>
-    deps.db.query<{ member: boolean; session_ids: string[] }>(
+    deps.db.query<{ member: boolean; session_ids: string[]; revocation_seq: unknown }>(
       `WITH member AS (
          SELECT EXISTS (SELECT 1 FROM role_assignments WHERE user_id = $1 AND organization_id = $2) AS ok
        ), revoked AS (
@@ -47,7 +48,8 @@ export async function revokeMemberSessions(deps: Deps, input: RevokeMemberInput)
          RETURNING id
        ), audit AS (${audit.text})
        SELECT (SELECT ok FROM member) AS member,
-              COALESCE((SELECT array_agg(id::text) FROM revoked), '{}'::text[]) AS session_ids`,
+              COALESCE((SELECT array_agg(id::text) FROM revoked), '{}'::text[]) AS session_ids,
+              ${revocationSeqAfter(['revoked'])} AS revocation_seq`,
       [input.memberUserId, input.organizationId, now.toISOString(), ...audit.params],
       { signal },
     ),
@@ -60,6 +62,7 @@ export async function revokeMemberSessions(deps: Deps, input: RevokeMemberInput)
     tokenExpiresAt: 0,
     nowMs,
     correlationId: input.correlationId,
+    revocationSeq: parseRevocationSeq(row.revocation_seq),
   });
   return { ok: true, revoked: row.session_ids.length, denylistPending };
 }

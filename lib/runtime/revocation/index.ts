@@ -3,4 +3,5 @@ export { isRevoked, isSessionRevoked } from './is-revoked.ts';
 export { revokeSession } from './revoke-session.ts';
 export { revokeSessions } from './revoke-sessions.ts';
 export { revokeToken } from './revoke-token.ts';
+export { parseRevocationSeq, REVOCATION_SEQ_NOW, revocationSeqAfter } from './revocation-seq.ts';
 export { denylistRepairTask } from './repair-denylist.ts';

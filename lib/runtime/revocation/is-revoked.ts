@@ -1,34 +1,40 @@
 // The denylist read on every authenticated request: one pipeline of two EXISTS and the denylist's state; any doubt is an
-// error, never "not revoked". While the state does not say the denylist is whole, PostgreSQL answers for the session and
-// the token.
+// error, never "not revoked". While the state does not say the denylist is whole, or says it has not come as far as the
+// revocation clock beyond the grace (the store lost its newest writes), PostgreSQL answers for the session and the token.
 import type { Keyspace } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { redisCall, redisReplyError, type RedisStore } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
-import { isWhole } from './denylist-state.ts';
+import { readState } from './denylist-state.ts';
+import { requiredPoint } from './revocation-clock.ts';
 import { repairSoon } from './repair-soon.ts';
 
 type Defer = ((work: Promise<unknown>) => void) | undefined;
 
 /**
  * True when the token (its jti) or its session is revoked. The healthy path is one round trip on the revocation
- * store; a store that lost its data (no `whole` state) costs one PostgreSQL read for this session and token and starts a
- * repair.
+ * store, beside which the revocation clock is read at most once a second per isolate; a store that lost its data (no
+ * `whole` state) or its newest writes (its point behind the clock) costs one PostgreSQL read for this session and token
+ * and starts a repair.
  */
 export async function isRevoked(deps: Deps, token: { jti: string; sessionId: string }, defer: Defer): Promise<boolean> {
   // Jti entries stop one token whose session is not its presenter's to end (lib/runtime/revocation/revoke-token.ts);
   // the read rides in the same pipeline, so it costs no round trip.
   const jtiDigest = await sha256Hex(token.jti);
   const entries = [deps.keys.revokedJti(jtiDigest), deps.keys.revokedSession(token.sessionId)];
-  return decide(deps, await readDenylist(deps.revocation, deps.keys, entries), { sessionId: token.sessionId, jtiDigest }, defer);
+  const [read, required] = await Promise.all([readDenylist(deps.revocation, deps.keys, entries), requiredPoint(deps, defer)]);
+  return decide(deps, read, required, { sessionId: token.sessionId, jtiDigest }, defer);
 }
 
 /** The session's entry alone, for flows that hold a session id but no token (the SSO handoff's exchange). */
 export async function isSessionRevoked(deps: Deps, sessionId: string, defer: Defer): Promise<boolean> {
-  const read = await readDenylist(deps.revocation, deps.keys, [deps.keys.revokedSession(sessionId)]);
-  return decide(deps, read, { sessionId, jtiDigest: null }, defer);
+  const [read, required] = await Promise.all([
+    readDenylist(deps.revocation, deps.keys, [deps.keys.revokedSession(sessionId)]),
+    requiredPoint(deps, defer),
+  ]);
+  return decide(deps, read, required, { sessionId, jtiDigest: null }, defer);
 }
 
 interface Entries {
@@ -37,10 +43,21 @@ interface Entries {
   jtiDigest: string | null;
 }
 
-async function decide(deps: Deps, read: { listed: boolean; whole: boolean }, entries: Entries, defer: Defer): Promise<boolean> {
+interface DenylistRead {
+  listed: boolean;
+  whole: boolean;
+  /** How far the denylist has come on the revocation clock (0 when not whole). */
+  applied: number;
+}
+
+async function decide(deps: Deps, read: DenylistRead, required: number | undefined, entries: Entries, defer: Defer): Promise<boolean> {
   if (read.listed) return true;
-  if (read.whole) return false;
-  repairSoon(deps, defer);
+  // Behind: a revocation committed more than the grace ago is not recorded here, so its entry may be missing (a
+  // failover to a replica that was behind, a restore from a snapshot). PostgreSQL answers until the repair caught up.
+  const behind = read.whole && required !== undefined && read.applied < required;
+  if (read.whole && !behind) return false;
+  const started = repairSoon(deps, defer, behind ? 'catch-up' : 'pass');
+  if (behind && started) deps.logger.warn('denylist_behind', { applied: read.applied, required: required ?? 0 });
   try {
     return await revokedInPostgres(deps, entries);
   } catch (error) {
@@ -50,7 +67,7 @@ async function decide(deps: Deps, read: { listed: boolean; whole: boolean }, ent
   }
 }
 
-async function readDenylist(store: RedisStore, keys: Keyspace, entries: string[]): Promise<{ listed: boolean; whole: boolean }> {
+async function readDenylist(store: RedisStore, keys: Keyspace, entries: string[]): Promise<DenylistRead> {
   // keepErrors: a per-command error must be inspected, not mistaken for a result.
   const replies = await redisCall('revocation.isRevoked', () => {
     const pipeline = store.check.pipeline();
@@ -66,7 +83,7 @@ async function readDenylist(store: RedisStore, keys: Keyspace, entries: string[]
   }
   const state = replies[entries.length] as { result?: unknown; error?: unknown };
   if (state.error !== undefined) throw redisReplyError('revocation.isRevoked', String(state.error));
-  return { listed, whole: isWhole(state.result) };
+  return { listed, ...readState(state.result) };
 }
 
 /**

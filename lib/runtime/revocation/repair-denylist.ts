@@ -1,12 +1,13 @@
 // The denylist repair task: sessions PostgreSQL holds as revoked within the longest access-token lifetime, and single
 // tokens revoked alone that have not expired, get their denylist entry back when it is missing, and a pass that covered
-// the whole window marks the denylist whole.
-import { redisCall } from '../../redis/index.ts';
+// the whole window marks the denylist whole. A whole denylist behind the revocation clock catches up first.
 import { dbCall } from '../../pg/unavailable.ts';
 import type { CronTask, TaskReport } from '../cron-task/task.ts';
-import type { CronBudget } from '../cron-task/budget.ts';
 import type { Deps } from '../../deps.ts';
+import { catchUpDenylist } from './catch-up-denylist.ts';
 import { beginRepairPass, completeRepairPass, savePassPosition, type PassPosition } from './denylist-state.ts';
+import { readRevocationClock } from './revocation-clock.ts';
+import { writeMissing, type RevokedRow } from './write-missing.ts';
 
 /**
  * Revocations (sessions and single tokens) read per page: one SQL statement and one pipeline each; the budget shrinks
@@ -19,16 +20,6 @@ const LAST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 const TASK_NAME = 'denylist-repair';
 
-interface RevokedRow {
-  /** The session's id, or the revoked_tokens row's own id (a uuid too, so one (revoked_at, id) order pages both). */
-  id: string;
-  /** Set for a single token's row: the SHA-256 of its jti, which names its key. */
-  jti_sha256: string | null;
-  /** Microseconds, UTC (the output name differs from the column's, so ORDER BY sorts by the column, in index order). */
-  revoked_at_utc: string;
-  ttl_seconds: number;
-}
-
 /**
  * Chosen: the window is revoked_at in (now − lifetime, now], in pages after the pass's position, and the entry's TTL is
  * revoked_at + lifetime − now, the most any token of the session can still live. An entry that exists is left as it
@@ -39,12 +30,22 @@ export const denylistRepairTask: CronTask = {
   name: TASK_NAME,
   async run(deps, budget) {
     const report: TaskReport = { task: TASK_NAME, visited: 0, removed: 0, repaired: 0, commands: 0, done: false };
-    // Room for the pass read, one SQL page of at least one session and its pipeline, and the position or whole write.
-    if (budget.commandsLeft() < 4 || budget.exhausted()) return { ...report, commands: budget.used() };
-    budget.spend(1);
+    // Room for the clock and pass reads, one SQL page of at least one session and its pipeline, and the position or
+    // whole write.
+    if (budget.commandsLeft() < 5 || budget.exhausted()) return { ...report, commands: budget.used() };
+    budget.spend(2);
+    // Read before the pass begins: a pass that begins now covers every revocation up to it once it walked the window.
+    const clock = await readRevocationClock(deps);
     // The position lives in the state, on the store it describes (lib/runtime/revocation/denylist-state.ts): a store
     // that lost its entries lost the position with them, and the pass starts over.
-    const pass = await beginRepairPass(deps);
+    const pass = await beginRepairPass(deps, clock.seq);
+    if (pass.state === 'whole' && pass.applied < clock.seq) {
+      // Behind (the newest writes lost, or a write that did not land): the revocations after its point first, in clock
+      // order, so the check stops asking PostgreSQL before the walk below has gone round.
+      const caughtUp = await catchUpDenylist(deps, budget, pass);
+      report.visited += caughtUp.visited;
+      report.repaired += caughtUp.repaired;
+    }
     let position = pass.position;
     while (!budget.exhausted()) {
       // One command stays for the position or whole write; the rest pays for the SQL page and its keys.
@@ -66,6 +67,7 @@ export const denylistRepairTask: CronTask = {
     }
     budget.spend(1);
     if (report.done) {
+      // The walk also writes back an older entry lost alone (an eviction), which no point can show.
       if (!(await completeRepairPass(deps, pass.epoch))) deps.logger.warn('denylist_incomplete', { reason: 'state-moved' });
     } else if (position !== null && position !== pass.position) {
       await savePassPosition(deps, pass.epoch, position);
@@ -119,32 +121,4 @@ async function revokedAfter(deps: Deps, position: PassPosition | null, limit: nu
       { signal },
     ),
   );
-}
-
-/**
- * One pipeline for the page on the revocation store: `SET key 1 EX ttl NX` per revocation, so an entry that exists is
- * never touched and a missing one is written, with no read before the write to race. Not one script for the page:
- * revoked-session keys carry no hash tag, and no script reaches across slots (docs/design/keys.md#keys). SET NX is safe to
- * send twice, so the retrySafe client carries it. The budget counts one command per key.
- */
-async function writeMissing(deps: Deps, budget: CronBudget, rows: RevokedRow[]): Promise<number> {
-  const due = rows.filter((row) => row.ttl_seconds > 0);
-  if (due.length === 0) return 0;
-  budget.spend(due.length);
-  const replies = await redisCall('revocation.repairDenylist', () => {
-    const pipeline = deps.revocation.retrySafe.pipeline();
-    for (const row of due) {
-      const key = row.jti_sha256 === null ? deps.keys.revokedSession(row.id) : deps.keys.revokedJti(row.jti_sha256);
-      pipeline.set(key, '1', { ex: row.ttl_seconds, nx: true });
-    }
-    // keepErrors: a per-command error must be seen, or the cursor would move past an entry that was never written.
-    return pipeline.exec({ keepErrors: true });
-  });
-  if (!Array.isArray(replies) || replies.length !== due.length) throw new Error('denylist repair: malformed pipeline reply');
-  let written = 0;
-  for (const reply of replies) {
-    if (reply.error !== undefined) throw new Error('denylist repair: a write failed');
-    if (reply.result === 'OK') written += 1;
-  }
-  return written;
 }

@@ -3,7 +3,7 @@
 import type { Keyspace } from '../../keys/index.ts';
 import type { Logger } from '../../log/logger.ts';
 import { redisCall, type RedisStore } from '../../redis/index.ts';
-import { forgetWhole } from './denylist-state.ts';
+import { advanceApplied, forgetWhole } from './denylist-state.ts';
 
 export interface SessionsRevocation {
   /** Whose sessions these are: the log line names the user (or, for an organisation's deletion, the organisation), never a session. */
@@ -17,6 +17,8 @@ export interface SessionsRevocation {
   sessionCoverSeconds: number;
   nowMs: number;
   correlationId: string;
+  /** The revocation clock's value the revoking transaction took (migrations/0024); null when it revoked nothing new. */
+  revocationSeq: number | null;
 }
 
 export interface DenylistWrite {
@@ -40,7 +42,11 @@ export async function revokeSessions(
 ): Promise<DenylistWrite> {
   const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000), revocation.sessionCoverSeconds);
   const sessionIds = [...new Set(revocation.sessionIds)];
-  if (sessionIds.length === 0) return { notLanded: [], ttlSeconds };
+  if (sessionIds.length === 0) {
+    // A transaction that took a clock value without revoking a session (a repeat) has nothing to write: it is applied.
+    await recordApplied(store, keys, logger, revocation);
+    return { notLanded: [], ttlSeconds };
+  }
   let replies: unknown;
   try {
     replies = await redisCall('revocation.revokeSessions', () => {
@@ -67,8 +73,24 @@ export async function revokeSessions(
       sessionCount: sessionIds.length,
       exposureSeconds: ttlSeconds,
     });
+  } else {
+    await recordApplied(store, keys, logger, revocation);
   }
   return { notLanded, ttlSeconds };
+}
+
+/**
+ * Once every entry landed, the state records the revocation as applied (one more round trip, after the entries: a
+ * pipeline is not atomic, and the point must never pass an entry that did not land). Never throws: a point left behind
+ * makes the check ask PostgreSQL after the grace and the repair catch up from it, so the log line is a WARN.
+ */
+async function recordApplied(store: RedisStore, keys: Keyspace, logger: Logger, revocation: SessionsRevocation): Promise<void> {
+  if (revocation.revocationSeq === null) return;
+  try {
+    await advanceApplied(store, keys, revocation.revocationSeq);
+  } catch {
+    logger.warn('denylist_point_not_recorded', { userId: revocation.userId, correlationId: revocation.correlationId });
+  }
 }
 
 function landed(replies: unknown, index: number): boolean {

@@ -7,7 +7,8 @@ import { sha256Hex } from '../../crypto/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { redisCall } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
-import { forgetWhole } from './denylist-state.ts';
+import { advanceApplied, forgetWhole } from './denylist-state.ts';
+import { parseRevocationSeq, revocationSeqAfter } from './revocation-seq.ts';
 
 export interface TokenRevocation {
   /** Whose token it is: the row and the log line name the user, never the token or its jti. */
@@ -28,14 +29,19 @@ export interface TokenRevocation {
 export async function revokeToken(deps: Deps, revocation: TokenRevocation): Promise<{ written: boolean }> {
   const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000));
   const digest = await sha256Hex(revocation.jti);
-  await dbCall('commit', 'revocation.revokeToken', (signal) =>
-    deps.db.query(
-      `INSERT INTO revoked_tokens (id, jti_sha256, user_id, revoked_at, expires_at)
-       VALUES ($1, $2, $3, $4, to_timestamp($5)) ON CONFLICT (jti_sha256) DO NOTHING`,
+  const rows = await dbCall('commit', 'revocation.revokeToken', (signal) =>
+    deps.db.query<{ revocation_seq: unknown }>(
+      `WITH inserted AS (
+         INSERT INTO revoked_tokens (id, jti_sha256, user_id, revoked_at, expires_at)
+         VALUES ($1, $2, $3, $4, to_timestamp($5)) ON CONFLICT (jti_sha256) DO NOTHING
+         RETURNING id
+       )
+       SELECT ${revocationSeqAfter(['inserted'])} AS revocation_seq`,
       [uuidv7(), digest, revocation.userId, new Date(revocation.nowMs).toISOString(), revocation.tokenExpiresAt],
       { signal },
     ),
   );
+  const revocationSeq = parseRevocationSeq(rows[0]?.revocation_seq);
   let reply: unknown;
   try {
     reply = await redisCall('revocation.revokeToken', () =>
@@ -45,6 +51,12 @@ export async function revokeToken(deps: Deps, revocation: TokenRevocation): Prom
     reply = undefined;
   }
   const written = reply === 'OK';
+  if (written && revocationSeq !== null) {
+    // The point never passes an entry that did not land; left behind, the check and the repair catch it up.
+    await advanceApplied(deps.revocation, deps.keys, revocationSeq).catch(() => {
+      deps.logger.warn('denylist_point_not_recorded', { userId: revocation.userId, correlationId: revocation.correlationId });
+    });
+  }
   if (!written) {
     // The token is refused through its row until the repair has written the entry again.
     await forgetWhole(deps.revocation, deps.keys);
