@@ -6,7 +6,7 @@ import { computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { invites } from '../../runtime/invites/index.ts';
 import { jobs } from '../../runtime/jobs/index.ts';
-import { revokeSessions } from '../../runtime/revocation/index.ts';
+import { parseRevocationSeq, revocationSeqAfter, revokeSessions } from '../../runtime/revocation/index.ts';
 import { syrve } from '../../runtime/syrve/index.ts';
 import { invalidateTenant } from '../../runtime/tenants/invalidate-tenant.ts';
 import { activeContext } from '../context/index.ts';
@@ -49,6 +49,7 @@ interface Row {
   export_ids: string[];
   connection_ids: string[];
   base_urls: string[];
+  revocation_seq: unknown;
 }
 
 /**
@@ -126,7 +127,8 @@ export async function deleteTenant(deps: Deps, input: DeleteTenantInput): Promis
               COALESCE((SELECT array_agg(DISTINCT user_id::text) FROM ended), '{}'::text[]) AS user_ids,
               COALESCE((SELECT array_agg(id::text) FROM exports), '{}'::text[]) AS export_ids,
               COALESCE((SELECT array_agg(id::text ORDER BY id) FROM connections), '{}'::text[]) AS connection_ids,
-              COALESCE((SELECT array_agg(base_url ORDER BY id) FROM connections), '{}'::text[]) AS base_urls
+              COALESCE((SELECT array_agg(base_url ORDER BY id) FROM connections), '{}'::text[]) AS base_urls,
+              ${revocationSeqAfter(['ended'])} AS revocation_seq
          FROM old`,
       [input.organizationId, now.toISOString(), ...audit.params],
       { signal },
@@ -143,6 +145,7 @@ export async function deleteTenant(deps: Deps, input: DeleteTenantInput): Promis
       sessionCoverSeconds: deps.config.accessTokenMaxLifetimeSeconds,
       nowMs,
       correlationId,
+      revocationSeq: parseRevocationSeq(row.revocation_seq),
     }),
     // Also on a repeat: invites a first attempt could not cancel are cancelled now.
     invites.cancelAll(deps, { organizationId, correlationId }),
