@@ -1,13 +1,11 @@
 // What one isolate remembers between requests for the API rate limiter (lib/runtime/ratelimit/): callers it refused
-// (until their retry-after ends), plans it asked for, and whether the main store is in an outage, so a refusal, a plan
-// fill and a WARN each cost at most once. Kept beside Deps, one per isolate like lib/single-flight.ts.
+// (until their retry-after ends) and whether the main store is in an outage, so a refusal and a WARN each cost at most
+// once. Kept beside Deps, one per isolate like lib/single-flight.ts.
 
 /** Bounds each map: a flood of distinct callers evicts the oldest entries instead of growing the isolate. */
 const MAX_ENTRIES = 10_000;
 /** After a failed count, the limiter lets requests through without asking Redis for this long, then asks again. */
 export const OUTAGE_PROBE_MS = 5_000;
-/** A plan entry found missing is filled at most this often per organisation per isolate. */
-const PLAN_FILL_INTERVAL_MS = 60_000;
 
 export interface RememberedRefusal {
   /** Which limit refused (its identity, as the limiter builds it: in memory only, never logged). */
@@ -19,7 +17,6 @@ export interface RememberedRefusal {
 
 export class RateLimitMemo {
   readonly #blocked = new Map<string, { untilMs: number; detail: unknown }>();
-  readonly #planFills = new Map<string, number>();
   #inOutage = false;
   #probeAtMs = 0;
 
@@ -67,16 +64,6 @@ export class RateLimitMemo {
   /** A count answered: the outage, if any, is over. */
   answered(): void {
     this.#inOutage = false;
-  }
-
-  /** True when this organisation's plan entry should be filled now (not asked for within the interval). */
-  planFillDue(organizationId: string, nowMs: number): boolean {
-    const last = this.#planFills.get(organizationId);
-    if (last !== undefined && nowMs - last < PLAN_FILL_INTERVAL_MS) return false;
-    this.#planFills.delete(organizationId);
-    this.#planFills.set(organizationId, nowMs);
-    prune(this.#planFills, (at) => nowMs - at >= PLAN_FILL_INTERVAL_MS);
-    return true;
   }
 }
 

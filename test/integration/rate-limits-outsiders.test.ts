@@ -9,6 +9,7 @@ import { createJsonLogger } from '../../lib/log/logger.ts';
 import type { Clock } from '../../lib/deps.ts';
 import { errorCode, passwordSignIn } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { clockReads } from '../support/clock-reads.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -145,7 +146,7 @@ describe("an unbound token's own limits hold across every org id it names", () =
     expect(statuses.slice(100).every((status) => status === 429)).toBe(true);
     // At most the role check for each one that reached it (the first 100, and the round of ten refused before the
     // isolate remembered the refusal); no plan read, and no plan entry written for any of them.
-    expect(stack.neonProxy.stats.statements).toBeLessThanOrEqual(110);
+    expect(stack.neonProxy.stats.statements - clockReads(stack.neonProxy.stats)).toBeLessThanOrEqual(110);
     const planned = await Promise.all(fresh.slice(0, 100).map((org) => stack.redis.exists(stack.deps.keys.orgPlanLimitsCache(org, '0'))));
     expect(planned.every((exists) => exists === 0)).toBe(true);
     // The account's own organisation answers it again once it stops (another route: that route's counter has room).

@@ -235,11 +235,29 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     ]);
     const revoke = `/orgs/${org.organizationId}/members/${member.userId}/sessions/revoke`;
     expect(await status(stack.request('POST', revoke, { token: org.adminToken }))).toBe(200);
-    // A repair run whose budget ends inside the window saves its pass's position (revocation.save-pass-position).
-    const stopped = await denylistRepairTask.run(stack.deps, createBudget({ commands: 5, timeMs: 5_000 }, systemClock), {
+    // A run with room for everything first, so the denylist's point has caught up with the revocation clock and the
+    // next run goes straight to its walk.
+    await denylistRepairTask.run(stack.deps, createBudget({ commands: 10_000, timeMs: 10_000 }, systemClock), {
+      correlationId: 'differential',
+    });
+    // A repair run whose budget ends inside the window (the clock and pass reads, one page of two and its pipeline)
+    // saves its pass's position (revocation.save-pass-position).
+    const stopped = await denylistRepairTask.run(stack.deps, createBudget({ commands: 6, timeMs: 5_000 }, systemClock), {
       correlationId: 'differential',
     });
     expect(stopped).toMatchObject({ visited: 2, done: false });
+    await expectAgreement();
+    // A store one revocation behind the clock (a lost newest write): the repair catches up from its point
+    // (revocation.catch-up-applied), written through the front so both engines hold the same state.
+    const stateKey = stack.deps.keys.denylistState();
+    const state = JSON.parse((await stack.deps.redis.retrySafe.get<string>(stateKey)) ?? 'null') as { applied: number } | null;
+    expect(state?.applied).toBeGreaterThan(0);
+    await stack.deps.redis.retrySafe.set(stateKey, JSON.stringify({ ...state, applied: state!.applied - 1 }), { keepTtl: true });
+    const caughtUp = await denylistRepairTask.run(stack.deps, createBudget({ commands: 10_000, timeMs: 10_000 }, systemClock), {
+      correlationId: 'differential',
+    });
+    expect(caughtUp.done).toBe(true);
+    expect(JSON.parse((await stack.deps.redis.retrySafe.get<string>(stateKey)) ?? 'null')).toMatchObject({ applied: state!.applied });
     await expectAgreement();
   });
 

@@ -108,7 +108,7 @@ async function organisationDecision(
 
 /**
  * The plan from PostgreSQL, one read shared by this isolate's concurrent misses of the organisation; then the cache
- * entry is filled with it after the answer (at most once a minute per organisation and isolate). Undefined when it
+ * entry is filled with it after the answer. Undefined when it
  * cannot be read (the defaults then decide, as a limiter that fails open) or the organisation is gone.
  */
 async function planOf(deps: Deps, organizationId: string, context: RateLimitContext): Promise<PlanLimits | undefined> {
@@ -119,7 +119,9 @@ async function planOf(deps: Deps, organizationId: string, context: RateLimitCont
     deps.logger.warn('rate_limit_plan_unavailable', { errorKind: errorKind(error), correlationId: context.correlationId });
     return undefined;
   }
-  if (plan !== undefined && deps.rateLimits.planFillDue(organizationId, deps.clock.now())) {
+  // Filled whenever it was read: only an admitted member's miss reads it, and a miss left unfilled would send every
+  // member's request to PostgreSQL in sequence until it is.
+  if (plan !== undefined) {
     const fill = fillPlanLimits(deps, organizationId, context.correlationId, plan).catch((error: unknown) => {
       deps.logger.warn('rate_limit_plan_unavailable', { errorKind: errorKind(error), correlationId: context.correlationId });
     });

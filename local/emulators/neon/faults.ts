@@ -35,6 +35,8 @@ export interface NeonProxyStats {
    * COMMIT the proxy adds); what a WebSocket carries is not parsed, so not counted.
    */
   statements: number;
+  /** The text of each `/sql` request's first statement since the last reset (the first 10 000), so a test can tell reads apart. */
+  requestTexts: string[];
   /** `/sql` requests held by `hang`. */
   heldRequests: number;
   /** `/sql` requests committed and then cut by `cutAfterCommit`. */
@@ -128,9 +130,11 @@ export function createStats(): NeonProxyStats {
     httpRequests: 0,
     wsConnections: 0,
     statements: 0,
+    requestTexts: [],
     heldRequests: 0,
     cutReplies: 0,
     reset() {
+      this.requestTexts = [];
       this.httpRequests = 0;
       this.wsConnections = 0;
       this.statements = 0;

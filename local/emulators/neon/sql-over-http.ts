@@ -82,7 +82,11 @@ export interface SqlEndpoint {
   close(): Promise<void>;
 }
 
-export function createSqlEndpoint(target: PostgresTarget, faults: SqlFaults, stats: Pick<NeonProxyStats, 'statements'>): SqlEndpoint {
+export function createSqlEndpoint(
+  target: PostgresTarget,
+  faults: SqlFaults,
+  stats: Pick<NeonProxyStats, 'statements' | 'requestTexts'>,
+): SqlEndpoint {
   const pools = new Map<string, pg.Pool>();
 
   function poolFor(connection: ConnectionConfig): pg.Pool {
@@ -106,6 +110,7 @@ export function createSqlEndpoint(target: PostgresTarget, faults: SqlFaults, sta
         const body = parseBody(await readBody(req));
         const statements = (Array.isArray(body) ? body : [body]).map((query) => query.query);
         stats.statements += statements.length;
+        if (stats.requestTexts.length < 10_000) stats.requestTexts.push(statements[0] ?? '');
         const hung = faults.holdIfHung(statements);
         if (hung !== undefined) {
           // A hung database never runs the SQL; when the fault is cleared the client just loses its connection.
