@@ -9,7 +9,8 @@ import { startRedisServer } from '../../local/processes/redis-server.ts';
 it('stops a persistent redis-server whose data folder was deleted under it (Redis refuses SIGTERM then)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'runstate-redis-stop-'));
   const server = await startRedisServer({ dir, persistence: true });
-  rmSync(dir, { recursive: true, force: true });
+  // Redis may be writing its append-only files while they go: a retry removes what appeared meanwhile.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
   const started = Date.now();
   await server.stop();
   // The grace period, then SIGKILL: bounded, where it used to wait forever.
