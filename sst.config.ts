@@ -45,6 +45,10 @@ export default $config({
       CONSOLE_ENABLED: process.env.CONSOLE_ENABLED === 'true' ? 'true' : 'false',
       // Custom-domain verification's DNS-over-HTTPS resolver (docs/deploy.md): from the deploying shell; unset, it answers 503.
       ...(process.env.DOMAIN_VERIFY_DOH_URL ? { DOMAIN_VERIFY_DOH_URL: process.env.DOMAIN_VERIFY_DOH_URL } : {}),
+      // The breached-password check (docs/deploy.md): fail-open against the public range API unless the deploying shell says otherwise.
+      ...(process.env.PASSWORD_BREACH_CHECK ? { PASSWORD_BREACH_CHECK: process.env.PASSWORD_BREACH_CHECK } : {}),
+      ...(process.env.PASSWORD_BREACH_API_URL ? { PASSWORD_BREACH_API_URL: process.env.PASSWORD_BREACH_API_URL } : {}),
+      ...(process.env.PASSWORD_BREACH_TIMEOUT_MS ? { PASSWORD_BREACH_TIMEOUT_MS: process.env.PASSWORD_BREACH_TIMEOUT_MS } : {}),
     };
     for (const [variable, secret] of Object.entries(SECRET_ENVIRONMENT)) environment[variable] = new sst.Secret(secret).value;
     for (const [variable, [secret, placeholder]] of Object.entries(OPTIONAL_SECRET_ENVIRONMENT)) {

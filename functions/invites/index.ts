@@ -148,6 +148,8 @@ inviteAcceptanceFunction.openapi(registerInviteRoute, async (c) => {
     if (outcome.reason === 'account-exists') throw errors.ACCOUNT_EXISTS();
     if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
     if (outcome.reason === 'not-configured') throw errors.NOT_CONFIGURED('sign-in (AUTH_SIGNING_KEYS)');
+    if (outcome.reason === 'password-breached') throw errors.PASSWORD_BREACHED();
+    if (outcome.reason === 'breach-check-unavailable') throw errors.BREACH_CHECK_UNAVAILABLE();
     throw errors.INVITE_INVALID();
   }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 201);

@@ -86,12 +86,14 @@ export const registerInviteRoute = defineRoute({
   noStore: true,
   request: { body: jsonBody(registerInviteBody) },
   errors: [
+    'PASSWORD_BREACHED',
     'INVITE_NOT_DELIVERED',
     'TENANT_SUSPENDED',
     'ACCOUNT_EXISTS',
     'INVITE_INVALID',
     'RATE_LIMITED',
     'NOT_CONFIGURED',
+    'BREACH_CHECK_UNAVAILABLE',
     'STORE_UNAVAILABLE',
   ],
   responses: {

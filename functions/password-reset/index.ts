@@ -35,7 +35,12 @@ passwordResetFunction.openapi(confirmResetRoute, async (c) => {
     clientIp: c.get('clientIp'),
     correlationId: c.get('correlationId'),
   });
-  if (!outcome.ok) throw outcome.reason === 'rate-limited' ? errors.RATE_LIMITED(outcome.retryAfterSeconds) : errors.RESET_INVALID();
+  if (!outcome.ok) {
+    if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
+    if (outcome.reason === 'password-breached') throw errors.PASSWORD_BREACHED();
+    if (outcome.reason === 'breach-check-unavailable') throw errors.BREACH_CHECK_UNAVAILABLE();
+    throw errors.RESET_INVALID();
+  }
   return c.body(null, 204);
 });
 

@@ -18,7 +18,7 @@ export const confirmResetRoute = defineRoute({
   path: '/confirm',
   summary: 'Set a new password with a reset token; every session of the user ends',
   request: { body: jsonBody(confirmResetBody) },
-  errors: ['RESET_INVALID', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  errors: ['PASSWORD_BREACHED', 'RESET_INVALID', 'RATE_LIMITED', 'BREACH_CHECK_UNAVAILABLE', 'STORE_UNAVAILABLE'],
   responses: { 204: { description: 'password set, sessions revoked' } },
 });
 

@@ -7,6 +7,7 @@ import { consumeForRegistration, findRegistrationTarget, finishRegistration } fr
 import type { InviteRecord } from '../runtime/invites/invite-record.ts';
 import type { InviteReceipt } from '../runtime/invites/receipt.ts';
 import { throttle } from '../runtime/throttle/index.ts';
+import { checkPasswordBreach } from './breached-password/check-password.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { openSessionAtEpoch } from './sessions/open-session.ts';
 import type { SessionTokens } from './sessions/session-tokens.ts';
@@ -30,7 +31,9 @@ export type RegisterOutcome =
   | { ok: false; reason: 'account-exists' }
   | { ok: false; reason: 'tenant-suspended' }
   | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
-  | { ok: false; reason: 'not-configured' };
+  | { ok: false; reason: 'not-configured' }
+  /** The new account's password is breached, or (fail-closed) could not be checked: the invite stays, nothing is written. */
+  | { ok: false; reason: 'password-breached' | 'breach-check-unavailable' };
 
 interface AccountRow {
   user_id: string | null;
@@ -91,8 +94,13 @@ export async function registerWithInvite(deps: Deps, input: RegisterInput): Prom
   }
   if (account.user_id !== null) return { ok: false, reason: 'account-exists' };
 
-  // Derived before the invite is consumed, so nothing is spent by a call that dies in the KDF.
-  const passwordHash = await hashPassword(input.password);
+  // Checked and derived before the invite is consumed (side by side: one waits on the network, the other on the CPU),
+  // so a refused password, or a call that dies in the KDF, spends nothing.
+  const [breach, passwordHash] = await Promise.all([
+    checkPasswordBreach(deps, { password: input.password, correlationId: input.correlationId }),
+    hashPassword(input.password),
+  ]);
+  if (!breach.ok) return breach;
   const consumed = await consumeForRegistration(deps, { token: input.token, correlationId: input.correlationId });
   if (!consumed.ok) return consumed;
   return finish(deps, input, consumed.receipt, consumed.record, passwordHash);

@@ -7,6 +7,7 @@ import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts
 import { parseOperatorTokens, type OperatorCredential } from './operator-tokens.ts';
 import { parseCorsOrigins } from './cors-origins.ts';
 import { parseHandoffAudiences } from './handoff-audiences.ts';
+import { parsePasswordBreachCheck, type PasswordBreachCheck } from './password-breach.ts';
 import { INVITE_TTL_SECONDS, JOB_CACHE_TTL_SECONDS, SYRVE_RECONNECT_COOLDOWN_SECONDS, SYRVE_SESSION_CACHE_SECONDS } from '../keys/index.ts';
 
 /** Far above any real team's pending invitations; low enough that one organisation's index stays small (docs/design/limits.md#limits). */
@@ -85,6 +86,8 @@ export interface Config {
   retention: { sessionDays: number; exportDays: number };
   /** Password reset, when PASSWORD_RESET_LINK_BASE is set: the link's base (built from configuration, never a Host header). */
   passwordReset?: { linkBase: string };
+  /** The breached-password check of every password being set (lib/auth/breached-password/). */
+  passwordBreach: PasswordBreachCheck;
   /** Invitations delivered by email, when INVITE_LINK_BASE is set: the link's base (from configuration, never a Host header). */
   inviteLinkBase?: string;
   /** The HTTP email API notifications go through (lib/notify/email-api.ts). */
@@ -234,6 +237,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push('NOTIFY_EMAIL_API_URL: must be a public https URL in staging/prod');
   }
   if (e.DOMAIN_VERIFY_DOH_URL !== undefined) problems.push(...dohUrlProblems(e.DOMAIN_VERIFY_DOH_URL, production));
+  const passwordBreach = parsePasswordBreachCheck(e, e.APP_ENV);
+  problems.push(...passwordBreach.problems);
   const maxLifetime = e.ACCESS_TOKEN_MAX_LIFETIME_SECONDS ?? ACCESS_TOKEN_MAX_LIFETIME_SECONDS;
   const accessTokenTtl = e.ACCESS_TOKEN_TTL_SECONDS ?? Math.min(ACCESS_TOKEN_TTL_SECONDS, maxLifetime);
   if (accessTokenTtl > maxLifetime) {
@@ -281,6 +286,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ssoHandoffClientSecretDigests: handoffClientSecretDigests,
     ...(e.INVITE_LINK_BASE !== undefined ? { inviteLinkBase: e.INVITE_LINK_BASE } : {}),
     ...(e.PASSWORD_RESET_LINK_BASE !== undefined ? { passwordReset: { linkBase: e.PASSWORD_RESET_LINK_BASE } } : {}),
+    passwordBreach: passwordBreach.check,
     ...(e.NOTIFY_EMAIL_API_URL !== undefined && e.NOTIFY_EMAIL_API_TOKEN !== undefined && e.NOTIFY_EMAIL_FROM !== undefined
       ? { emailApi: { url: e.NOTIFY_EMAIL_API_URL, token: e.NOTIFY_EMAIL_API_TOKEN, from: e.NOTIFY_EMAIL_FROM } }
       : {}),

@@ -1,6 +1,7 @@
 // The whole environment (docs/api.md#environment) as one zod schema; `loadConfig` also refuses unsafe production settings.
 import * as z from 'zod';
 import { INVITE_TTL_SECONDS, JOB_CACHE_TTL_SECONDS, KEY_ENVS, SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS, type KeyEnv } from '../keys/index.ts';
+import { PASSWORD_BREACH_MODES } from './password-breach.ts';
 
 /** Each environment has its own keys, so the list is the keys' (lib/keys/namespace.ts). */
 export const APP_ENVS = KEY_ENVS;
@@ -42,6 +43,12 @@ export const envSchema = z.object({
   PASSWORD_RESET_LINK_BASE: httpUrl.optional(),
   /** Where an emailed invitation's link points (the invite page), e.g. https://app.example.com/invites/accept; unset: invites are not emailed. */
   INVITE_LINK_BASE: httpUrl.optional(),
+  /** Whether a password being set is checked against a breached-password range API, and what a failed check does (lib/config/password-breach.ts). */
+  PASSWORD_BREACH_CHECK: z.enum(PASSWORD_BREACH_MODES).optional(),
+  /** The range API (`<url><5 hex>`): a mirror of Have I Been Pwned's; checked by lib/config/password-breach.ts. */
+  PASSWORD_BREACH_API_URL: optionalText,
+  /** The range API's own deadline, covering the answer's body. */
+  PASSWORD_BREACH_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).optional(),
   /** An HTTP email API for notifications: POST { from, to, subject, text } with a bearer token. */
   NOTIFY_EMAIL_API_URL: httpUrl.optional(),
   NOTIFY_EMAIL_API_TOKEN: optionalText,

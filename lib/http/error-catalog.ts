@@ -12,6 +12,11 @@ interface CatalogEntry {
 
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, message: (detail: string) => detail },
+  /** A password being set (register, reset confirm) is in the breached-password range API's list; nothing was written or spent. */
+  PASSWORD_BREACHED: {
+    status: 400,
+    message: 'this password is in a list of passwords exposed in data breaches; choose another; nothing was changed',
+  },
   MFA_CODE_INVALID: {
     status: 400,
     message: "the code does not match the pending factor or was already used; check the device's clock and try the next code",
@@ -109,6 +114,11 @@ export const ERROR_CATALOG = {
     status: 503,
     message: 'another caller is logging in to this connection and did not finish in time; try again',
     retryAfter: true,
+  },
+  /** PASSWORD_BREACH_CHECK=fail-closed and the range API did not answer usably in time; nothing was written or spent. */
+  BREACH_CHECK_UNAVAILABLE: {
+    status: 503,
+    message: 'the breached-password check could not answer in time; nothing was changed; try again shortly',
   },
   NOT_CONFIGURED: { status: 503, message: (what: string) => `${what} is not configured on this deployment` },
   REVOCATION_UNAVAILABLE: { status: 503, message: 'the revocation store is unreachable; try again shortly' },

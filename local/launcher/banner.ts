@@ -30,6 +30,8 @@ export interface BannerFacts {
   stagedDataDir?: string | undefined;
   /** The dev mailbox folder (local/mailbox): password-reset links land there. */
   mailboxDir: string;
+  /** A password the breached-password check refuses (npm start's fake lists it); undefined when the check is off or not the fake. */
+  breachedPassword?: string | undefined;
   services: Array<[label: string, description: string]>;
   stoppers: string[];
   notes: string[];
@@ -201,8 +203,8 @@ function shellWord(text: string): string {
 }
 
 /**
- * A reset link asked for and read from the dev mailbox. Not confirmed here: a confirm sets a new password and signs out
- * every session of the admin (local/README.md shows it).
+ * A reset link asked for and read from the dev mailbox, and a breached password refused with it (which spends nothing).
+ * Not confirmed here: a confirm sets a new password and signs out every session of the admin (local/README.md shows it).
  */
 function resetLines(f: BannerFacts, curl: string, json: string): string[] {
   const mailbox = shellQuote(f.mailboxDir);
@@ -210,6 +212,14 @@ function resetLines(f: BannerFacts, curl: string, json: string): string[] {
     `# 1. Forgot the password? Ask for a reset link: 202, the same answer for any email; the link lands in the mailbox folder.`,
     `${curl} -X POST "$BASE/auth/password-reset" ${json} -d "{\\"organizationId\\":\\"$ORG\\",\\"email\\":\\"${f.seed.admin.email}\\"}"`,
     `sleep 1; RESET_TOKEN=$(sed -n 's/.*#token=\\(rsp_[A-Za-z0-9_-]*\\).*/\\1/p' "$(ls -1 ${mailbox}/*.json | tail -n 1)"); echo "RESET_TOKEN=$RESET_TOKEN"`,
+    ...(f.breachedPassword !== undefined
+      ? [
+          `# 2. A password from a breach list (${f.breachedPassword}, listed by the fake range API) is refused: 400 PASSWORD_BREACHED;`,
+          '#    only the first 5 hex characters of its SHA-1 left the server, and the link is not spent.',
+          `printf '{"token":"%s","newPassword":"%s"}' "$RESET_TOKEN" ${shellWord(f.breachedPassword)} \\`,
+          `  | ${curl} -X POST "$BASE/auth/password-reset/confirm" ${json} --data-binary @-`,
+        ]
+      : []),
   ];
 }
 

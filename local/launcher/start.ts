@@ -24,6 +24,7 @@ import { createTeardown } from '../stack/teardown.ts';
 import { createFolderMailbox } from '../mailbox/folder-mailbox.ts';
 import { startDemoOidc } from '../oidc/demo.ts';
 import { startDemoDomainResolver } from './domain-resolver.ts';
+import { startDemoBreachCheck } from './breach-check.ts';
 
 class Interrupted extends Error {}
 
@@ -91,6 +92,9 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   // Custom-domain verification asks a fake resolver on loopback, never real DNS (local/launcher/domain-resolver.ts).
   const dns = await startDemoDomainResolver(env, dataDir, database.url, stack);
   checkpoint();
+  // Passwords being set are checked against a fake range API on loopback, never the real one (local/launcher/breach-check.ts).
+  const breach = await startDemoBreachCheck(env, stack);
+  checkpoint();
 
   // The two demo passwords are the launcher's, for the seed and the fake; the app never gets them.
   const config = loadConfig({
@@ -110,6 +114,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     INVITE_LINK_BASE: env.INVITE_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/invites/accept`,
     ...oidc.env,
     ...dns.env,
+    ...breach.env,
   });
   const tokenOptions: DemoTokenOptions = {
     ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
@@ -188,6 +193,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       dataDir: displayPath(dataDir),
       stagedDataDir: database.stagedDataDir,
       mailboxDir,
+      breachedPassword: config.passwordBreach.mode === 'off' ? undefined : breach.breachedPassword,
       services: [
         ['HTTP', `${baseUrl} (APP_ENV=${config.appEnv}; OpenAPI at ${baseUrl}/openapi.json, health at ${baseUrl}/healthz)`],
         ['Redis', redis.description],
@@ -205,6 +211,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
         ],
         ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
         ['DNS', dns.description],
+        ['Breaches', breach.description],
         [
           'Mailbox',
           `${displayPath(mailboxDir)}: password-reset links and emailed invitations land here, one JSON file (0600) per message; nothing is sent`,

@@ -92,6 +92,7 @@ describe('npm start with only Node', () => {
       '200',
       '204',
       '202',
+      '400',
     ]);
     expect(stdout).toMatch(/^\{"test":"ok","session":"acquired"\}$/m);
     expect(stdout).toMatch(/^RESET_TOKEN=rsp_[A-Za-z0-9_-]{43}$/m);

@@ -195,9 +195,13 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
       '200',
       '204',
       '202',
+      '400',
     ]);
     // The reset link landed in the dev mailbox folder, and the pasted line read its token from there.
     expect(curlOut).toMatch(/^RESET_TOKEN=rsp_[A-Za-z0-9_-]{43}$/m);
+    // The password the banner offers to try is refused by the fake range API npm start runs on loopback.
+    expect(banner).toMatch(/^ {2}Breaches +fake breached-password range API on http:\/\/127\.0\.0\.1:\d+\/range\/ \(fail-open\)/m);
+    expect(curlOut).toMatch(/^\{"error":\{"code":"PASSWORD_BREACHED",/m);
     const issued = [
       ...curlOut.matchAll(/^\{"status":"signed-in","tokenType":"Bearer","accessToken":"([^"]+)",[^\n]*"refreshToken":"(rsr_[^"]+)"/gm),
     ];

@@ -69,6 +69,10 @@ const PLAIN_SETTINGS = [
   'OPERATOR_TOKEN_HASHES',
   // The DNS-over-HTTPS resolver that verifies custom domains; unset, verification answers 503.
   'DOMAIN_VERIFY_DOH_URL',
+  // The breached-password check: fail-open against the public range API unless these say otherwise.
+  'PASSWORD_BREACH_CHECK',
+  'PASSWORD_BREACH_API_URL',
+  'PASSWORD_BREACH_TIMEOUT_MS',
 ];
 /** The Node server's port, and what only dev/test accept (staging and prod refuse them: checked below). */
 const LOCAL_ONLY: Record<string, string | undefined> = {

@@ -1,12 +1,13 @@
-// auth.passwordReset.confirm: the token is consumed once, then PostgreSQL sets the password (only at the credential
-// epoch the link was issued at) and revokes every open session of the user in one transaction, and the denylist makes
-// the revocations effective at once.
+// auth.passwordReset.confirm: the new password is checked against the breached-password list while the link is only
+// read, the token is consumed once, then PostgreSQL sets the password (only at the credential epoch the link was issued
+// at) and revokes every open session of the user in one transaction, and the denylist makes the revocations effective at once.
 import { auditStatement } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { singleUse } from '../../runtime/single-use/index.ts';
 import { throttle } from '../../runtime/throttle/index.ts';
 import type { Deps } from '../../deps.ts';
 import { hashPassword } from '../password.ts';
+import { checkPasswordBreach } from '../breached-password/check-password.ts';
 import { parseRevocationSeq, REVOCATION_SEQ_NOW } from '../../runtime/revocation/index.ts';
 import { afterRevocation } from '../sessions/after-revocation.ts';
 import { resetSchema } from './reset-token.ts';
@@ -18,7 +19,9 @@ export type ConfirmResetOutcome =
   | { ok: true; revokedCount: number; denylistPending: string[] }
   /** Unknown, used, expired, malformed, or issued before a later password change: one answer. */
   | { ok: false; reason: 'invalid' }
-  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
+  /** The link is still good: nothing was consumed or written. */
+  | { ok: false; reason: 'password-breached' | 'breach-check-unavailable' };
 
 export async function confirmReset(
   deps: Deps,
@@ -31,6 +34,8 @@ export async function confirmReset(
     correlationId: input.correlationId,
   });
   if (!byIp.allowed) return { ok: false, reason: 'rate-limited', retryAfterSeconds: byIp.retryAfterSeconds };
+  const breach = await checkWhileUnspent(deps, input);
+  if (!breach.ok) return breach;
   // Consumed before the derivation: a guessed token costs one Redis round trip, never a 100 000-iteration KDF.
   const consumed = await singleUse.consume(deps, 'password-reset', resetSchema, input.token);
   if (!consumed.ok) return { ok: false, reason: 'invalid' };
@@ -82,4 +87,18 @@ export async function confirmReset(
     revocationSeq: parseRevocationSeq(results[1]?.[0]?.revocation_seq),
   });
   return { ok: true, revokedCount: sessionIds.length, denylistPending };
+}
+
+/**
+ * The breached-password check runs before the consume, so its refusal (or a fail-closed 503) leaves the link usable
+ * for a better password. Only a link that exists is checked: the read is one Redis round trip, as the consume is, so
+ * a guessed token still costs no KDF and never an outbound call. With the check off, nothing is read.
+ */
+async function checkWhileUnspent(
+  deps: Deps,
+  input: { token: string; newPassword: string; correlationId: string },
+): Promise<{ ok: true } | Extract<ConfirmResetOutcome, { ok: false }>> {
+  if (deps.config.passwordBreach.mode === 'off') return { ok: true };
+  if ((await singleUse.peek(deps, 'password-reset', resetSchema, input.token)) === undefined) return { ok: false, reason: 'invalid' };
+  return checkPasswordBreach(deps, { password: input.newPassword, correlationId: input.correlationId });
 }
