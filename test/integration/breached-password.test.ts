@@ -125,6 +125,8 @@ describe('reset confirm', () => {
     expect(await passwordHash(org.adminId)).toBe(before);
     const { prefix } = await rangeQuery('password1234');
     expect(asked.map((r) => ({ url: r.url, addPadding: r.addPadding }))).toEqual([{ url: `/range/${prefix}`, addPadding: 'true' }]);
+    // It names itself, as the public API asks of every caller.
+    expect(asked[0]!.headers).toContain('"runstate-breached-password-check"');
 
     // The same link sets a password that is not listed.
     expect((await confirm(stack, token, fresh())).status).toBe(204);

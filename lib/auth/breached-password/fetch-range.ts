@@ -19,7 +19,8 @@ export async function fetchRange(rangeUrl: string, prefix: string, timeoutMs: nu
     response = await fetch(`${rangeUrl}${prefix}`, {
       method: 'GET',
       redirect: 'manual',
-      headers: { 'add-padding': 'true', accept: 'text/plain' },
+      // The API asks every caller to name itself; a request without a user agent may be blocked.
+      headers: { 'add-padding': 'true', accept: 'text/plain', 'user-agent': 'runstate-breached-password-check' },
       signal,
     });
   } catch {
