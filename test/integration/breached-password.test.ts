@@ -12,6 +12,7 @@ import type { OutgoingMessage } from '../../lib/notify/notifier.ts';
 import { singleUse } from '../../lib/runtime/single-use/index.ts';
 import { resetSchema } from '../../lib/auth/password-reset/reset-token.ts';
 import { rangeQuery } from '../../lib/auth/breached-password/range-query.ts';
+import { fetchRange } from '../../lib/auth/breached-password/fetch-range.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 const TIMEOUT_MS = 500;
@@ -242,6 +243,22 @@ describe('a range API that cannot answer', () => {
   it('fail-open still refuses a password the range API lists', async () => {
     const { token } = await resetLink();
     expect((await confirm(open, token, 'correcthorsebatterystaple')).code).toBe('PASSWORD_BREACHED');
+  });
+});
+
+describe('fetchRange', () => {
+  it('tells the failures apart: a redirect is a status, an oversized body unreadable, a closed port unreachable', async () => {
+    fake.faults.set({ status: 302 });
+    try {
+      expect(await fetchRange(fake.url, 'ABCDE', TIMEOUT_MS)).toEqual({ ok: false, failure: 'status', status: 302 });
+      fake.faults.set({ status: undefined, body: `${'A'.repeat(35)}:1\r\n`.repeat(8_000) });
+      expect(await fetchRange(fake.url, 'ABCDE', TIMEOUT_MS)).toEqual({ ok: false, failure: 'unreadable' });
+    } finally {
+      fake.faults.clear();
+    }
+    const closed = await startFakeBreachedPasswords();
+    await closed.close();
+    expect(await fetchRange(closed.url, 'ABCDE', TIMEOUT_MS)).toEqual({ ok: false, failure: 'unreachable' });
   });
 });
 
