@@ -141,4 +141,11 @@ describe('promote()', () => {
     expect(await onPrimary.get('still')).toBe('primary');
     expect(await onReplica.info('replication')).toMatch(/^role:slave/m);
   });
+
+  it('is refused in front of a lagging replica, whose reads would still follow the old primary', async () => {
+    const lagging = await startRedisRestProxy({ redisUrl: primary.url, replicaLagMs: 50 });
+    closers.push(() => lagging.close());
+    await expect(lagging.promote(replica.url)).rejects.toThrow(/without a lagging replica/);
+    expect(await onReplica.info('replication')).toMatch(/^role:slave/m);
+  });
 });
