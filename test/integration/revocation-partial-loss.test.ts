@@ -332,9 +332,24 @@ describe('a denylist that knows how far it has come', () => {
       }
 
       // Promotion: the denylist's proxy turns the replica into the primary and answers from it on the same address,
-      // the app's clients and their sockets unchanged.
-      await stack.revocationProxy.promote(replicaServer.url);
+      // the app's clients and their sockets unchanged, while checks keep coming: one in flight on the old primary
+      // fails closed, never a 200 for a revoked token.
+      const promotingAt = Date.now();
+      let promoting = true;
+      const during = (async () => {
+        for (let i = 0; promoting; i += 1) {
+          const { session: s, sentAt } = revoked[i % revoked.length]!;
+          const status = await check(s.token);
+          if (status !== 401) expect(Date.now() - sentAt, `a revoked token answered ${status}`).toBeLessThanOrEqual(WINDOW_MS);
+          const alive = live[i % live.length]!;
+          const liveStatus = await check(alive.token);
+          if (liveStatus !== 404)
+            expect(Date.now() - promotingAt, `a live session answered ${liveStatus}`).toBeLessThanOrEqual(REPLICATION_GRACE_MS);
+        }
+      })();
+      await stack.revocationProxy.promote(replicaServer.url).finally(() => (promoting = false));
       const promotedAt = Date.now();
+      await during;
       const lost = (
         await Promise.all(revoked.map(async ({ session: s }) => (await replica.exists(stack.deps.keys.revokedSession(s.sessionId))) === 0))
       ).filter(Boolean).length;
