@@ -5,13 +5,12 @@
 -- locked the session row and took the clock only when its UPDATE set revoked_at.
 --
 -- Whether a call will end the session is seen before the row is locked, from the token (locked first, so its used_at
--- cannot change under the call) and an unlocked look at the session. A spent token takes the clock even when it turns
--- out a retry within the grace: rare (a lost reply), and it only holds the clock to its commit. A plain rotation, the
--- common refresh, never takes it, so refreshes do not queue on the revocation clock. The one case left in the old order:
--- an unlocked look that found the session not idle and a locked one that finds it idle, which needs its last_seen_at
--- moved back by a refresh with an earlier clock between the two reads.
+-- cannot change under the call) and an unlocked look at the session, which the locked read can only contradict
+-- towards not ending it: revoked_at is never cleared, and last_seen_at now only moves forward. A spent token takes the
+-- clock even when it turns out a retry within the grace: rare (a lost reply), and it holds the clock only to its
+-- commit. A plain rotation, the common refresh, never takes it, so refreshes do not queue on the revocation clock.
 --
--- The body is otherwise migrations/0012's, unchanged.
+-- The body is otherwise migrations/0012's.
 CREATE OR REPLACE FUNCTION auth_refresh_session(
   p_old_hash text, p_successor_hash text, p_now timestamptz, p_idle_seconds integer, p_grace_seconds integer,
   p_audit_id uuid, p_correlation_id text
@@ -74,7 +73,9 @@ BEGIN
   END IF;
   UPDATE refresh_tokens SET used_at = p_now, successor_hash = p_successor_hash WHERE token_hash = p_old_hash;
   INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES (p_successor_hash, session.id, p_now);
-  UPDATE sessions SET last_seen_at = p_now WHERE id = session.id;
+  -- Never back: an isolate whose clock is behind another's must not make the session look idle (or unlock the look
+  -- above from the locked read below it).
+  UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, p_now) WHERE id = session.id;
   RETURN QUERY SELECT 'rotated'::text, session.id, session.user_id, session.organization_id, session.expires_at;
 END
 $$;

@@ -92,14 +92,17 @@ async function waitingForLock(pid: number): Promise<void> {
   }
 }
 
-function refresh(presented: string): Promise<pg.QueryResult<{ outcome: string }>> {
-  return refreshing.query<{ outcome: string }>('SELECT outcome FROM auth_refresh_session($1, $2, now(), $3, $4, $5, $6)', [
+/** `stampedSecondsAgo`: the caller's clock behind PostgreSQL's by that much (another isolate's). */
+function refresh(presented: string, stampedSecondsAgo = 0): Promise<pg.QueryResult<{ outcome: string }>> {
+  const query = 'SELECT outcome FROM auth_refresh_session($1, $2, now() - make_interval(secs => $7), $3, $4, $5, $6)';
+  return refreshing.query<{ outcome: string }>(query, [
     hash(presented),
     hash(`successor of ${presented}`),
     IDLE_SECONDS,
     GRACE_SECONDS,
     randomUUID(),
     `lock-order-${sessionId}`,
+    stampedSecondsAgo,
   ]);
 }
 
@@ -154,6 +157,15 @@ describe('a refresh that ends the session beside a sign out everywhere of the sa
     await revoking.query('BEGIN');
     await revoking.query('SELECT 1 FROM revocation_clock FOR UPDATE');
     expect((await refresh('live')).rows).toEqual([{ outcome: 'rotated' }]);
+  });
+
+  it('a refresh stamped by a clock behind the last one does not move last_seen_at back (the look before the lock holds)', async () => {
+    await seedSession(60);
+    const seen = async () =>
+      (await observer.query<{ at: Date }>('SELECT last_seen_at AS at FROM sessions WHERE id = $1', [sessionId])).rows[0]!.at;
+    const before = await seen();
+    expect((await refresh('live', 600)).rows).toEqual([{ outcome: 'rotated' }]);
+    expect(await seen()).toEqual(before);
   });
 
   it('the refresh first: the sign out waits for its commit and ends nothing twice', async () => {
