@@ -1,12 +1,13 @@
 // A small pool of dedicated Redis connections, one per running transaction, because MULTI on a shared one nests.
 import type { Redis } from 'ioredis';
-import { RedisUnavailableError } from './redis-connection.ts';
+import { cutConnection, RedisUnavailableError } from './redis-connection.ts';
 
 export interface TransactionPool {
   acquire(): Promise<Redis>;
   /** `reusable` false disposes the connection (it may still be inside MULTI or broken). */
   release(connection: Redis, reusable: boolean): void;
-  close(): void;
+  /** Cuts every connection; a caller still waiting for one fails with `reason`. */
+  close(reason?: string): void;
 }
 
 export function createTransactionPool(open: () => Promise<Redis>, maxSize = 8): TransactionPool {
@@ -15,6 +16,7 @@ export function createTransactionPool(open: () => Promise<Redis>, maxSize = 8): 
   const waiters: Array<{ resolve(connection: Redis): void; reject(error: Error): void }> = [];
   let size = 0;
   let closed = false;
+  let closedReason = 'the proxy is closing';
 
   async function openCounted(): Promise<Redis> {
     size += 1;
@@ -37,7 +39,7 @@ export function createTransactionPool(open: () => Promise<Redis>, maxSize = 8): 
 
   return {
     async acquire() {
-      if (closed) throw new RedisUnavailableError('the proxy is closing');
+      if (closed) throw new RedisUnavailableError(closedReason);
       for (let connection = idle.pop(); connection !== undefined; connection = idle.pop()) {
         if (connection.status === 'ready') return connection;
         dispose(connection);
@@ -55,13 +57,14 @@ export function createTransactionPool(open: () => Promise<Redis>, maxSize = 8): 
       if (reusable) waiter.resolve(connection);
       else openCounted().then(waiter.resolve, waiter.reject);
     },
-    close() {
+    close(reason = closedReason) {
       closed = true;
+      closedReason = reason;
       idle.length = 0;
       // Connections still inside a transaction are cut too; their callers answer 503.
-      for (const connection of everyConnection) connection.disconnect();
+      for (const connection of everyConnection) cutConnection(connection);
       everyConnection.clear();
-      for (const waiter of waiters.splice(0)) waiter.reject(new RedisUnavailableError('the proxy is closing'));
+      for (const waiter of waiters.splice(0)) waiter.reject(new RedisUnavailableError(reason));
     },
   };
 }

@@ -4,11 +4,13 @@ import { isLoopbackHost } from '../neon/loopback.ts';
 import type { AddressInfo } from 'node:net';
 import type { Cluster, Redis } from 'ioredis';
 import { createTransactionPool } from './connection-pool.ts';
+import { createFailover } from './failover.ts';
 import { createFaultSwitch, type ProxyFaultSettings } from './faults.ts';
 import { createClusterRouting, type ClusterRouting } from './cluster-routing.ts';
 import { openRedisCluster, openRedisConnection } from './redis-connection.ts';
 import { startReplicaRouting, type ReplicaRouting } from './replica/read-routing.ts';
 import { createScriptRegistry } from './scripts.ts';
+import type { ExecutionContext } from './execute.ts';
 import { createProxyServer } from './server.ts';
 import { createProxyStats } from './stats.ts';
 
@@ -24,6 +26,12 @@ export interface RedisRestProxy {
   /** With `replicaLagMs`: stop the replica applying writes until `release()` (a test's certain stale read). */
   replica?: { hold(): void; release(): void };
   stats: { requests: number; commands: number; replicaReads: number; slotErrors: readonly string[]; reset(): void };
+  /**
+   * A failover in place: runs `REPLICAOF NO ONE` on `replicaUrl` (a replica of the Redis it fronts) and moves every
+   * later request there, on the same address and token. A command in flight on the old primary fails (503, its outcome
+   * unknown); requests arriving during the switch wait and go to the new primary. Not with `cluster` or `replicaLagMs`.
+   */
+  promote(replicaUrl: string): Promise<void>;
   /** Stops listening, closes client sockets and Redis connections. */
   close(): Promise<void>;
 }
@@ -62,23 +70,21 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
     shared.disconnect();
     throw error;
   });
-  const pool = createTransactionPool(() => openRedisConnection(options.redisUrl));
   const stats = createProxyStats();
   let dropConnections = (): void => {};
   const faults = createFaultSwitch(() => dropConnections());
-  const proxy = createProxyServer({
-    token,
-    stats,
-    context: {
-      shared,
-      ...(cluster === undefined ? {} : { cluster }),
-      pool,
-      faults,
-      scripts: createScriptRegistry(),
-      allowAdmin: options.allowAdmin === true,
-      ...(replica === undefined ? {} : { replica }),
-    },
-  });
+  // One object for the proxy's life: a promotion replaces its connections, and every request reads them from here.
+  const context: ExecutionContext = {
+    shared,
+    ...(cluster === undefined ? {} : { cluster }),
+    pool: createTransactionPool(() => openRedisConnection(options.redisUrl)),
+    faults,
+    scripts: createScriptRegistry(),
+    allowAdmin: options.allowAdmin === true,
+    ...(replica === undefined ? {} : { replica }),
+  };
+  const failover = createFailover(context, options.redisUrl);
+  const proxy = createProxyServer({ token, stats, context, failover });
   dropConnections = proxy.dropConnections;
   const { server } = proxy;
 
@@ -92,7 +98,7 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
     });
   } catch (error) {
     shared.disconnect();
-    pool.close();
+    context.pool.close();
     cluster?.close();
     await replica?.stop();
     throw error;
@@ -107,13 +113,15 @@ export async function startRedisRestProxy(options: RedisRestProxyOptions): Promi
     faults: { set: (settings) => faults.set(settings), clear: () => faults.clear() },
     ...(replica === undefined ? {} : { replica: { hold: () => replica.hold(), release: () => replica.release() } }),
     stats,
+    promote: (replicaUrl) => failover.promote(replicaUrl),
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       proxy.dropConnections();
       await closed;
-      pool.close();
+      await failover.settled();
+      context.pool.close();
       cluster?.close();
-      shared.disconnect();
+      context.shared.disconnect();
       await replica?.stop();
     },
   };

@@ -31,6 +31,16 @@ export async function openRedisConnection(redisUrl: string): Promise<Redis> {
 }
 
 /**
+ * Closes a connection so that no reply arrives on it any more: a command in flight fails ("Connection is closed.")
+ * instead of being answered later. `disconnect()` alone only half-closes the socket, and Redis still replies to what it
+ * had read.
+ */
+export function cutConnection(connection: Redis): void {
+  connection.disconnect();
+  (connection.stream as Redis['stream'] | undefined)?.destroy();
+}
+
+/**
  * A client for the Redis Cluster that `seedUrl` (one node) belongs to: it learns the slot map, routes each command to
  * the master of its key's slot and follows MOVED and ASK. The seed's password, if any, is used for every node.
  */

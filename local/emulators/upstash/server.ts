@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { parseCommand, parseCommandList, type RedisCommand } from './args.ts';
 import { createBearerCheck, WRONGPASS_ERROR } from './auth.ts';
 import { runPipeline, runTransaction, type ExecutionContext, type Outcome } from './execute.ts';
+import type { Failover } from './failover.ts';
 import { RedisUnavailableError } from './redis-connection.ts';
 import { placeRequest } from './replica/place-request.ts';
 import { parseSyncToken, SYNC_TOKEN_HEADER } from './replica/sync-token.ts';
@@ -16,6 +17,8 @@ export interface ProxyServerOptions {
   token: string;
   context: ExecutionContext;
   stats: ProxyStats;
+  /** Requests wait for a promotion under way (failover.ts), so none is sent to the old primary after it. */
+  failover: Pick<Failover, 'settled'>;
 }
 
 export interface ProxyServer {
@@ -44,6 +47,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServer {
     if (context.faults.delayMs > 0) await sleep(context.faults.delayMs);
     const base64 = String(request.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64';
     const token = parseSyncToken(request.headers[SYNC_TOKEN_HEADER]);
+    await options.failover.settled();
 
     if (route === 'single') {
       const parsed = parseCommand(body.value);
