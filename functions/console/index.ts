@@ -37,7 +37,7 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
       writeCookie(c, 'mfa', mfa.data.challengeToken, mfa.data.expiresInSeconds);
       return c.json({ status: 'mfa-required' as const, expiresInSeconds: mfa.data.expiresInSeconds }, 200);
     }
-    // The console cannot enrol a factor with a sign-in's enrolment token yet (docs/console.md#sign-in): a clear refusal,
+    // The console cannot enrol a factor with a sign-in's enrolment token yet (docs/console.md#what-it-does): a clear refusal,
     // never the token to the page; it expires unused.
     if (mfaEnrolmentRequiredSchema.safeParse(body).success) throw errors.MFA_ENROLMENT_REQUIRED();
     const summary = keepSession(c, sessionTokensSchema.parse(body));
