@@ -59,13 +59,14 @@ CREATE TRIGGER sessions_sign_in_policy BEFORE INSERT ON sessions
 -- The one rule of migrations/0021_session_switch.sql, now with the organisation's policy: a switch into an organisation
 -- whose policy refuses the session's sign-in (a method it does not allow, or no second factor where it requires one)
 -- is 'sign-in-required', as for a provider it does not list; the memberships' switchable mark and the MFA step-up
--- follow, since they ask the same function.
+-- follow, since they ask the same function. A passkey's sign-in is accepted wherever the policy allows it, as a
+-- password's is (no session has that method until the passkeys' migration allows the word in sessions.method).
 CREATE OR REPLACE FUNCTION auth_sign_in_accepted(p_method text, p_provider_id text, p_organization_id uuid) RETURNS boolean
 LANGUAGE sql STABLE AS $$
   SELECT CASE
     WHEN p_method = 'dev-link' THEN true
     WHEN auth_sign_in_policy_verdict(p_method, p_organization_id) <> 'allowed' THEN false
-    WHEN p_method IN ('password', 'password+totp') THEN true
+    WHEN p_method IN ('password', 'password+totp', 'passkey') THEN true
     WHEN p_method IN ('oidc', 'oidc+totp') THEN p_provider_id IS NOT NULL AND EXISTS (
       SELECT 1 FROM oidc_provider_organizations p WHERE p.organization_id = p_organization_id AND p.provider_id = p_provider_id)
     ELSE false

@@ -372,6 +372,13 @@ describe('MFA required, a member without a second factor', () => {
 });
 
 describe('PUT /auth/context into an organisation whose policy the session does not meet', () => {
+  async function switchable(accessToken: string, organizationId: string): Promise<boolean | undefined> {
+    const listed = (await (await stack.request('GET', '/auth/memberships', { token: accessToken })).json()) as {
+      memberships: Array<{ organizationId: string; switchable: boolean }>;
+    };
+    return listed.memberships.find((membership) => membership.organizationId === organizationId)?.switchable;
+  }
+
   it('is refused 403 SIGN_IN_REQUIRED and the session stays where it was', async () => {
     const { org: home } = await organisation();
     const { org: target, admin: targetAdmin } = await organisation();
@@ -388,6 +395,8 @@ describe('PUT /auth/context into an organisation whose policy the session does n
     );
     const refused = await switchTo();
     expect([refused.status, await errorCode(refused)]).toEqual([403, 'SIGN_IN_REQUIRED']);
+    // The memberships list says so beforehand.
+    expect(await switchable(session.accessToken, target.organizationId)).toBe(false);
     // A password session, where the target allows OpenID only.
     await stack.db.query('INSERT INTO oidc_provider_organizations (organization_id, provider_id) VALUES ($1, $2)', [
       target.organizationId,
@@ -403,6 +412,7 @@ describe('PUT /auth/context into an organisation whose policy the session does n
     expect((await putPolicy(target.organizationId, targetAdmin.token, { requireMfa: false, allowedMethods: ['password'] })).status).toBe(
       200,
     );
+    expect(await switchable(session.accessToken, target.organizationId)).toBe(true);
     expect((await switchTo()).status).toBe(200);
   });
 });
