@@ -24,6 +24,7 @@ import { serveOpenApiDocument } from './openapi-document.ts';
 import { opsFunction, opsUsersFunction } from './ops/index.ts';
 import { passwordResetFunction } from './password-reset/index.ts';
 import { memberSessionsFunction, sessionsFunction } from './sessions/index.ts';
+import { signInPolicyFunction } from './sign-in-policy/index.ts';
 import { syrveFunction } from './syrve/index.ts';
 import { tenantResolveFunction, tenantSettingsFunction } from './tenants/index.ts';
 import { webhooksFunction } from './webhooks/index.ts';
@@ -44,6 +45,7 @@ const FUNCTION_MOUNTS = [
   sessionsFunction,
   memberSessionsFunction,
   membersFunction,
+  signInPolicyFunction,
   passwordResetFunction,
   mfaFunction,
   oidcFunction,

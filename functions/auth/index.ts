@@ -6,6 +6,7 @@ import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
+import { issueEnrolment } from '../../lib/auth/sign-in-policy/issue-enrolment.ts';
 import { jwksRoute, logoutRoute, refreshRoute, signInRoute } from './routes.ts';
 
 export const authFunction = defineFunction({ prefix: '/auth', auth: 'none' });
@@ -26,6 +27,7 @@ authFunction.openapi(signInRoute, async (c) => {
     if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     if (outcome.reason === 'not-configured') throw errors.NOT_CONFIGURED('sign-in (AUTH_SIGNING_KEYS)');
     if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
+    if (outcome.reason === 'method-not-allowed') throw errors.SIGN_IN_METHOD_NOT_ALLOWED();
     throw errors.INVALID_CREDENTIALS();
   }
   if (outcome.kind === 'mfa-required') {
@@ -39,6 +41,14 @@ authFunction.openapi(signInRoute, async (c) => {
       correlationId: c.get('correlationId'),
     });
     return c.json({ status: 'mfa-required' as const, ...challenge }, 200);
+  }
+  if (outcome.kind === 'mfa-enrolment-required') {
+    // The organisation requires a second factor the user has not got: a token that can only enrol one, then sign in.
+    const { userId, organizationId, email, credentialEpoch } = outcome.user;
+    return c.json(
+      await issueEnrolment(c.get('deps'), { userId, organizationId, email, credentialEpoch, correlationId: c.get('correlationId') }),
+      200,
+    );
   }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });

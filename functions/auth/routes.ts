@@ -9,10 +9,19 @@ export const signInRoute = defineRoute({
   summary: 'Sign in with email and password within an organisation',
   noStore: true,
   request: { body: jsonBody(signInBody) },
-  errors: ['INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  errors: [
+    'INVALID_CREDENTIALS',
+    'TENANT_SUSPENDED',
+    'SIGN_IN_METHOD_NOT_ALLOWED',
+    'MFA_ENROLMENT_REQUIRED',
+    'RATE_LIMITED',
+    'NOT_CONFIGURED',
+    'STORE_UNAVAILABLE',
+  ],
   responses: {
     200: {
-      description: 'signed in, or (status mfa-required) a challenge to answer for a user with MFA',
+      description:
+        'signed in; or (status mfa-required) a challenge to answer for a user with MFA; or (status mfa-enrolment-required) an enrolment token, where the organisation requires MFA and the user has none',
       ...jsonContent(signInResponseSchema),
     },
   },

@@ -29,6 +29,20 @@ export const mfaRequiredSchema = z.object({
   expiresInSeconds: z.number().int(),
 });
 
-export const signInResponseSchema = z.discriminatedUnion('status', [sessionTokensSchema, mfaRequiredSchema]);
+/**
+ * A member without a second factor, signing in to an organisation that requires one: no tokens yet, a token that can
+ * only enrol a factor (POST /auth/mfa/enrolment/totp, then …/confirm), which then opens the session.
+ */
+export const mfaEnrolmentRequiredSchema = z.object({
+  status: z.literal('mfa-enrolment-required'),
+  enrolmentToken: z
+    .string()
+    .describe(
+      'Opaque; good only for enrolling a second factor, then single use where it opens the session; never a bearer token. Shown once.',
+    ),
+  expiresInSeconds: z.number().int(),
+});
+
+export const signInResponseSchema = z.discriminatedUnion('status', [sessionTokensSchema, mfaRequiredSchema, mfaEnrolmentRequiredSchema]);
 
 export const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.string())) });

@@ -11,7 +11,7 @@ import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell } from '../../lib/console/p
 import { setConsoleHeaders } from '../../lib/console/security-headers.ts';
 import { dropSession, keepSession } from '../../lib/console/session-cookies.ts';
 // Sign-in's own answer shapes: the console reads exactly what POST /auth/login, /auth/mfa/verify and /auth/refresh send.
-import { mfaRequiredSchema, sessionTokensSchema } from '../auth/schemas.ts';
+import { mfaEnrolmentRequiredSchema, mfaRequiredSchema, sessionTokensSchema } from '../auth/schemas.ts';
 // The context route's answer: after a switch it carries the new tokens, which go into the cookies, never to the page.
 import { setContextResponse } from '../sessions/schemas.ts';
 import { mfaCodeBody } from './schemas.ts';
@@ -37,6 +37,9 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
       writeCookie(c, 'mfa', mfa.data.challengeToken, mfa.data.expiresInSeconds);
       return c.json({ status: 'mfa-required' as const, expiresInSeconds: mfa.data.expiresInSeconds }, 200);
     }
+    // The console cannot enrol a factor with a sign-in's enrolment token yet (docs/console.md#what-it-does): a clear refusal,
+    // never the token to the page; it expires unused.
+    if (mfaEnrolmentRequiredSchema.safeParse(body).success) throw errors.MFA_ENROLMENT_REQUIRED();
     const summary = keepSession(c, sessionTokensSchema.parse(body));
     return c.json({ ...summary, csrfToken: await pageCsrfToken(c, { rotate: options.newSession }) }, 200);
   };

@@ -89,6 +89,8 @@ export const registerInviteRoute = defineRoute({
     'PASSWORD_BREACHED',
     'INVITE_NOT_DELIVERED',
     'TENANT_SUSPENDED',
+    'SIGN_IN_METHOD_NOT_ALLOWED',
+    'MFA_ENROLMENT_REQUIRED',
     'ACCOUNT_EXISTS',
     'INVITE_INVALID',
     'RATE_LIMITED',

@@ -10,7 +10,18 @@ import { RECENT_SIGN_IN_SECONDS, type StepUpRefusal } from '../../lib/auth/mfa/s
 import type { VerifyMfaOutcome } from '../../lib/auth/mfa/verify-mfa.ts';
 import { verifyMfa } from '../../lib/auth/mfa/verify-mfa.ts';
 import { errors } from '../../lib/http/app-error.ts';
-import { confirmRoute, enrolRoute, recoverRoute, removeRoute, replaceCodesRoute, verifyRoute } from './routes.ts';
+import { confirmTotpWithToken } from '../../lib/auth/sign-in-policy/confirm-totp.ts';
+import { enrolTotpWithToken } from '../../lib/auth/sign-in-policy/enrol-totp.ts';
+import {
+  confirmRoute,
+  confirmWithTokenRoute,
+  enrolRoute,
+  enrolWithTokenRoute,
+  recoverRoute,
+  removeRoute,
+  replaceCodesRoute,
+  verifyRoute,
+} from './routes.ts';
 
 // Enrolment is the signed-in user's; the challenge's answer (verify) is public and carries the session's tokens.
 export const mfaFunction = defineFunction({ prefix: '/auth/mfa', auth: 'bearer' });
@@ -124,4 +135,33 @@ mfaFunction.openapi(removeRoute, async (c) => {
   });
   if (!outcome.ok) throw stepUpError(outcome);
   return c.body(null, 204);
+});
+
+mfaFunction.openapi(enrolWithTokenRoute, async (c) => {
+  const { enrolmentToken } = c.req.valid('json');
+  const outcome = await enrolTotpWithToken(c.get('deps'), { enrolmentToken, correlationId: c.get('correlationId') });
+  if (!outcome.ok) {
+    if (outcome.reason === 'already-enrolled') throw errors.MFA_ALREADY_ENROLLED();
+    if (outcome.reason === 'not-configured') throw errors.NOT_CONFIGURED('MFA enrolment (SECRETS_KEYS)');
+    throw errors.ENROLMENT_INVALID();
+  }
+  c.header('cache-control', 'no-store');
+  return c.json({ secret: outcome.secret, otpauthUri: outcome.otpauthUri }, 201);
+});
+
+mfaFunction.openapi(confirmWithTokenRoute, async (c) => {
+  const { enrolmentToken, code } = c.req.valid('json');
+  const outcome = await confirmTotpWithToken(c.get('deps'), {
+    enrolmentToken,
+    code,
+    userAgent: c.req.header('user-agent'),
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'already-enrolled') throw errors.MFA_ALREADY_ENROLLED();
+    if (outcome.reason === 'no-pending') throw errors.NOT_FOUND('no pending MFA enrolment; POST /auth/mfa/enrolment/totp first');
+    if (outcome.reason === 'wrong-code') throw errors.MFA_CODE_INVALID();
+    throw errors.ENROLMENT_INVALID();
+  }
+  return c.json({ status: 'signed-in' as const, ...outcome.tokens, recoveryCodes: outcome.recoveryCodes }, 200);
 });

@@ -5,6 +5,8 @@ import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { sessionTokensSchema } from '../auth/schemas.ts';
 import {
   confirmBody,
+  confirmWithTokenBody,
+  enrolWithTokenBody,
   enrolBody,
   enrolResponse,
   recoverBody,
@@ -13,6 +15,8 @@ import {
   replaceCodesBody,
   verifyBody,
 } from './schemas.ts';
+
+const signedInWithRecoveryCodes = sessionTokensSchema.extend(recoveryCodesResponse.shape);
 
 export const enrolRoute = defineRoute({
   method: 'post',
@@ -40,7 +44,7 @@ export const verifyRoute = defineRoute({
   auth: 'none',
   noStore: true,
   request: { body: jsonBody(verifyBody) },
-  errors: ['MFA_INVALID', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  errors: ['MFA_INVALID', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'SIGN_IN_METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) } },
 });
 
@@ -51,7 +55,7 @@ export const recoverRoute = defineRoute({
   auth: 'none',
   noStore: true,
   request: { body: jsonBody(recoverBody) },
-  errors: ['MFA_INVALID', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
+  errors: ['MFA_INVALID', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'SIGN_IN_METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: { 200: { description: 'signed in', ...jsonContent(sessionTokensSchema) } },
 });
 
@@ -72,4 +76,37 @@ export const removeRoute = defineRoute({
   request: { body: jsonBody(removeBody) },
   errors: ['REAUTH_FAILED', 'NOT_FOUND', 'FORBIDDEN', 'RATE_LIMITED', 'STORE_UNAVAILABLE'],
   responses: { 204: { description: 'removed' } },
+});
+
+export const enrolWithTokenRoute = defineRoute({
+  method: 'post',
+  path: '/enrolment/totp',
+  summary:
+    'Start (or restart) a TOTP enrolment with the enrolment token of a sign-in to an organisation that requires MFA: a fresh secret, pending until its first code',
+  auth: 'none',
+  request: { body: jsonBody(enrolWithTokenBody) },
+  errors: ['ENROLMENT_INVALID', 'MFA_ALREADY_ENROLLED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  responses: { 201: { description: 'the secret, shown once', ...jsonContent(enrolResponse) } },
+});
+
+export const confirmWithTokenRoute = defineRoute({
+  method: 'post',
+  path: '/enrolment/totp/confirm',
+  summary:
+    "Confirm the factor started with an enrolment token with its first code; this spends the token and opens the sign-in's session. Answers the tokens and the recovery codes",
+  auth: 'none',
+  noStore: true,
+  request: { body: jsonBody(confirmWithTokenBody) },
+  errors: [
+    'ENROLMENT_INVALID',
+    'MFA_CODE_INVALID',
+    'NOT_FOUND',
+    'MFA_ALREADY_ENROLLED',
+    'SIGN_IN_METHOD_NOT_ALLOWED',
+    'TENANT_SUSPENDED',
+    'STORE_UNAVAILABLE',
+  ],
+  responses: {
+    200: { description: 'confirmed and signed in; the recovery codes shown once', ...jsonContent(signedInWithRecoveryCodes) },
+  },
 });

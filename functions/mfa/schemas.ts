@@ -43,3 +43,13 @@ export const replaceCodesBody = z.strictObject({ password, code });
 
 // Exactly one of the two second-factor proofs.
 export const removeBody = z.union([z.strictObject({ password, code }), z.strictObject({ password, recoveryCode })]);
+
+const enrolmentToken = z
+  .string()
+  .min(1)
+  .max(256)
+  .describe('From the mfa-enrolment-required answer of a sign-in (POST /auth/login, the OIDC callback)');
+
+export const enrolWithTokenBody = z.strictObject({ enrolmentToken });
+
+export const confirmWithTokenBody = z.strictObject({ enrolmentToken, code });

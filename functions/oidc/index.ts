@@ -4,6 +4,7 @@ import { completeOidcSignIn } from '../../lib/auth/oidc/complete-sign-in.ts';
 import { startOidcSignIn } from '../../lib/auth/oidc/start-sign-in.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { errors } from '../../lib/http/app-error.ts';
+import { issueEnrolment } from '../../lib/auth/sign-in-policy/issue-enrolment.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { clearBindingCookie, readBindingCookie, setBindingCookie } from './binding-cookie.ts';
 import { oidcCallbackRoute, startOidcRoute } from './routes.ts';
@@ -31,6 +32,7 @@ oidcFunction.openapi(startOidcRoute, async (c) => {
   });
   if (!outcome.ok) {
     if (outcome.reason === 'unknown-provider') throw notForOrganization();
+    if (outcome.reason === 'method-not-allowed') throw errors.SIGN_IN_METHOD_NOT_ALLOWED();
     if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw errors.UPSTREAM_FAILED('identity-provider');
   }
@@ -61,6 +63,7 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
   if (!outcome.ok) {
     if (outcome.reason === 'unknown-provider') throw unknownProvider();
     if (outcome.reason === 'tenant-suspended') throw errors.TENANT_SUSPENDED();
+    if (outcome.reason === 'method-not-allowed') throw errors.SIGN_IN_METHOD_NOT_ALLOWED();
     if (outcome.reason === 'rate-limited') throw errors.RATE_LIMITED(outcome.retryAfterSeconds);
     throw errors.OIDC_FAILED();
   }
@@ -77,6 +80,14 @@ oidcFunction.openapi(oidcCallbackRoute, async (c) => {
       correlationId: c.get('correlationId'),
     });
     return c.json({ status: 'mfa-required' as const, ...challenge }, 200);
+  }
+  if (outcome.kind === 'mfa-enrolment-required') {
+    // The organisation requires a second factor the member has not got: the session opens as oidc+totp once enrolled.
+    const { userId, organizationId, email, credentialEpoch } = outcome.user;
+    return c.json(
+      await issueEnrolment(deps, { userId, organizationId, email, credentialEpoch, providerId, correlationId: c.get('correlationId') }),
+      200,
+    );
   }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });

@@ -17,7 +17,7 @@ export const startOidcRoute = defineRoute({
   summary:
     'Begin signing in to an organisation through an OpenID provider it lists: a redirect to its sign-in page, and a cookie binding the sign-in to this browser',
   request: { params: providerParams, query: startQuery },
-  errors: ['NOT_FOUND', 'RATE_LIMITED', 'UPSTREAM_FAILED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  errors: ['NOT_FOUND', 'SIGN_IN_METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'UPSTREAM_FAILED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
   responses: {
     302: {
       description: "to the provider's authorization endpoint, with a single-use state (10 minutes), a nonce and a PKCE S256 challenge",
@@ -40,7 +40,17 @@ export const oidcCallbackRoute = defineRoute({
   summary:
     'The provider sends the browser back here; the state is consumed once, only by the browser that started it, and a verified, linked email signs in',
   request: { params: providerParams, query: callbackQuery },
-  errors: ['OIDC_FAILED', 'INVALID_CREDENTIALS', 'TENANT_SUSPENDED', 'NOT_FOUND', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
+  errors: [
+    'OIDC_FAILED',
+    'INVALID_CREDENTIALS',
+    'TENANT_SUSPENDED',
+    'SIGN_IN_METHOD_NOT_ALLOWED',
+    'MFA_ENROLMENT_REQUIRED',
+    'NOT_FOUND',
+    'RATE_LIMITED',
+    'NOT_CONFIGURED',
+    'STORE_UNAVAILABLE',
+  ],
   responses: {
     200: {
       description: 'signed in: the same body as POST /auth/login',

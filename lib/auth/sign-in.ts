@@ -6,6 +6,7 @@ import { throttle } from '../runtime/throttle/index.ts';
 import { waitOn, type Deps } from '../deps.ts';
 import { verifyPassword } from './password.ts';
 import { openSessionAtEpoch } from './sessions/open-session.ts';
+import { policyFromRow, policyVerdict } from './sign-in-policy/policy.ts';
 import type { SessionTokens } from './sessions/session-tokens.ts';
 import { canSignTokens } from './tokens/access-token.ts';
 
@@ -33,11 +34,15 @@ export interface VerifiedUser {
 export type SignInOutcome =
   | { ok: true; kind: 'signed-in'; tokens: SessionTokens }
   | { ok: true; kind: 'mfa-required'; user: VerifiedUser }
+  /** The organisation requires a second factor and the user has none: the next step enrols one (an enrolment token). */
+  | { ok: true; kind: 'mfa-enrolment-required'; user: VerifiedUser }
   /** Unknown email, no role in the organisation (or it is deleted), no password set or a wrong one: one answer, similar time. */
   | { ok: false; reason: 'invalid-credentials' }
   | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number }
   /** Right credentials, but the organisation is suspended: told only to someone who proved the password. */
   | { ok: false; reason: 'tenant-suspended' }
+  /** Right credentials, but the organisation's sign-in policy does not allow a password: told only to its holder. */
+  | { ok: false; reason: 'method-not-allowed' }
   | { ok: false; reason: 'not-configured' };
 
 interface UserRow {
@@ -47,6 +52,8 @@ interface UserRow {
   credential_epoch: number;
   mfa_enrolled: boolean;
   tenant_suspended: boolean;
+  sign_in_require_mfa: boolean | null;
+  sign_in_methods: string[] | null;
 }
 
 export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutcome> {
@@ -67,8 +74,10 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
       deps.db.query<UserRow>(
         `SELECT u.id, u.email, u.password_hash, u.credential_epoch, EXISTS (
                   SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL) AS mfa_enrolled,
-                EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended
+                EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended,
+                org.sign_in_require_mfa, org.sign_in_methods
            FROM users u
+           LEFT JOIN organizations org ON org.id = $2
           WHERE u.email = $1
             AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)
             AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'deleted')`,
@@ -88,6 +97,10 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
   // Before any challenge or session: a suspended organisation signs nobody in (the session insert refuses it too, for a
   // suspension landing after this read; docs/design/tenants.md#suspension).
   if (user.tenant_suspended) return { ok: false, reason: 'tenant-suspended' };
+  // The organisation's policy rides in the same read (docs/design/sign-in-policy.md); the session's insert checks it
+  // again, so a policy changed after this read still holds.
+  const verdict = policyVerdict(policyFromRow(user), 'password', user.mfa_enrolled);
+  if (verdict === 'method-not-allowed') return { ok: false, reason: 'method-not-allowed' };
   const verified: VerifiedUser = {
     userId: user.id,
     email: user.email,
@@ -96,6 +109,7 @@ export async function signIn(deps: Deps, input: SignInInput): Promise<SignInOutc
     credentialEpoch: user.credential_epoch,
   };
   if (verified.mfaEnrolled) return { ok: true, kind: 'mfa-required', user: verified };
+  if (verdict === 'mfa-enrolment-required') return { ok: true, kind: 'mfa-enrolment-required', user: verified };
   // The password was checked at this epoch: a reset committed since (between the read and here) opens no session.
   const tokens = await openSessionAtEpoch(deps, {
     userId: user.id,

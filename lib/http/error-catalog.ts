@@ -21,6 +21,11 @@ export const ERROR_CATALOG = {
     status: 400,
     message: "the code does not match the pending factor or was already used; check the device's clock and try the next code",
   },
+  /** A sign-in policy under which no organisation-wide OrganizationAdmin could sign in (docs/design/sign-in-policy.md). */
+  SIGN_IN_POLICY_LOCKOUT: {
+    status: 400,
+    message: 'no organisation-wide OrganizationAdmin could sign in under this policy; allow a method an admin has; nothing was changed',
+  },
   UNAUTHENTICATED: { status: 401, message: (message: string = 'a valid bearer token is required') => message },
   TOKEN_REVOKED: { status: 401, message: 'this token or its session has been revoked' },
   INVALID_CREDENTIALS: { status: 401, message: 'the email or password is wrong' },
@@ -37,6 +42,11 @@ export const ERROR_CATALOG = {
     message: 'this challenge is unknown, expired or used up, or the code is wrong or already used; sign in again if it persists',
   },
   /** One answer for every OIDC callback that does not sign in; the reason is logged as a word (lib/auth/oidc/failure-reason.ts). */
+  /** An enrolment token (the answer of a sign-in where the organisation requires MFA) that is malformed, unknown, expired or spent. */
+  ENROLMENT_INVALID: {
+    status: 401,
+    message: 'this enrolment token is unknown, expired or already used, or the password changed since; sign in again',
+  },
   OIDC_FAILED: { status: 401, message: 'the sign-in through the identity provider could not be completed; start it again' },
   WEBHOOK_SIGNATURE_INVALID: {
     status: 401,
@@ -52,6 +62,16 @@ export const ERROR_CATALOG = {
   SIGN_IN_REQUIRED: {
     status: 403,
     message: 'this organisation does not accept the sign-in this session was opened with; sign in to it; nothing was changed',
+  },
+  /** The organisation's sign-in policy does not allow this way of signing in (docs/design/sign-in-policy.md); no session exists. */
+  SIGN_IN_METHOD_NOT_ALLOWED: { status: 403, message: 'this organisation does not allow this sign-in method; use one it allows' },
+  /**
+   * The organisation began requiring a second factor while this sign-in was under way: nothing was opened; signing in
+   * again answers the enrolment token (docs/design/sign-in-policy.md).
+   */
+  MFA_ENROLMENT_REQUIRED: {
+    status: 403,
+    message: 'this organisation requires a second factor; sign in again to enrol one; nothing was opened',
   },
   /** The console refused a state-changing request without its CSRF defence (lib/console/csrf.ts); `reason` names what was missing. */
   CSRF_REFUSED: {

@@ -7,6 +7,7 @@ import { jobKeys } from './defs/job.ts';
 import { mfaKeys } from './defs/mfa.ts';
 import { reservedKeys } from './defs/reserved.ts';
 import { revocationKeys } from './defs/revocation.ts';
+import { signInPolicyKeys } from './defs/sign-in-policy.ts';
 import { singleUseKeys } from './defs/single-use.ts';
 import { syrveKeys } from './defs/syrve.ts';
 import { tenantKeys } from './defs/tenant.ts';
@@ -17,6 +18,7 @@ export const KEY_DEFINITIONS = Object.freeze({
   ...inviteKeys,
   ...syrveKeys,
   ...mfaKeys,
+  ...signInPolicyKeys,
   ...contextKeys,
   ...throttleKeys,
   ...rateLimitKeys,

@@ -46,6 +46,7 @@ export const AUDIT_ACTIONS = [
   'mfa.reset_by_operator',
   'tenant.domain_verified',
   'ratelimit.lifted',
+  'policy.changed',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

@@ -2,6 +2,7 @@
 // nothing in the runtime imports it, so none of it reaches a bundle. `npm run docs:keys` writes docs/keys.md from it.
 import { ACCESS_TOKEN_MAX_LIFETIME_SECONDS } from '../../lib/config/index.ts';
 import {
+  MFA_ENROLMENT_TTL_SECONDS,
   CRON_RUN_LOCK_MAX_SECONDS,
   DENYLIST_REPAIR_LOCK_MAX_SECONDS,
   DENYLIST_STATE_TTL_SECONDS,
@@ -203,6 +204,27 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     forbiddenPayload: ['passwords', 'the challenge token', 'raw tokens where a hash is possible', 'permanent user data beyond the email'],
     auditCounterpart: 'session.created when the login finishes',
     cleanup: 'Written and deleted by the same scripts as its mfaChallenge (one id names both); expire by TTL',
+  },
+  mfaEnrolment: {
+    ttl: `Exactly ${MFA_ENROLMENT_TTL_SECONDS} s from the sign-in that created it (a first step the organisation's policy accepts, by a member without the second factor it requires)`,
+    allowedPayload: [
+      'enrolment id',
+      'user id',
+      'organization id of the sign-in',
+      'the email the first step verified (the access token carries it)',
+      "the user's credential epoch when the first step checked it (a password change since refuses the session)",
+      'the first step (password or oidc) and the OpenID provider id',
+      'SHA-256 (hex) verifier of the enrolment token',
+      'created/expiry timestamps',
+      'correlation id',
+    ],
+    forbiddenPayload: ['the enrolment token or its secret', 'TOTP secrets or codes', 'passwords', 'recovery codes'],
+    auditCounterpart:
+      'mfa.enrolled when a factor is started with it; mfa.confirmed and session.created (method password+totp or oidc+totp) in one transaction when it opens the session',
+    cleanup:
+      "Deleted by the script that spends it when a first code confirms the factor (GET then DEL, the code's step burned in the same script); else expires by TTL",
+    notes:
+      'Located by the enrolment token itself (user id + enrolment id + 32 random bytes); never a bearer token: it is not a JWT, so no authenticated route accepts it.',
   },
   activeContext: {
     ttl: "Session-bound: the session's remaining life when set (sessions.expires_at − now for sign-in's sessions; the presenting token's remaining life for a session without a row), never more than SESSION_TTL_SECONDS",

@@ -390,6 +390,21 @@ describe('the session in cookies', () => {
     expect((await console.send('GET', `/console/api/orgs/${org.organizationId}/invites`)).status).toBe(401);
   });
 
+  it("answers 403 MFA_ENROLMENT_REQUIRED where the organisation's policy requires a factor the user has not got, and keeps the token from the page", async () => {
+    const org = await stack.seedOrganization();
+    const password = await withPassword(org);
+    await stack.db.query('UPDATE organizations SET sign_in_require_mfa = true WHERE id = $1', [org.organizationId]);
+    const console = client();
+    await console.openPage();
+    const response = await console.send('POST', '/console/session', {
+      body: { organizationId: org.organizationId, email: org.adminEmail, password },
+    });
+    const answer = await response.text();
+    expect([response.status, (JSON.parse(answer) as ErrorBody).error.code]).toEqual([403, 'MFA_ENROLMENT_REQUIRED']);
+    expect(answer).not.toContain('rse_');
+    expect(console.cookies.has('rs_console_access')).toBe(false);
+  });
+
   it('signs in with MFA: the challenge waits in an HttpOnly cookie of /console/session, the code finishes the sign-in', async () => {
     const org = await stack.seedOrganization();
     const password = await withPassword(org);

@@ -425,3 +425,31 @@ describe('POST /invites/register', () => {
     expect(login.status).toBe(401);
   });
 });
+
+describe("under the organisation's sign-in policy", () => {
+  it('requiring MFA: the account is created, no session opens (403 MFA_ENROLMENT_REQUIRED), and signing in answers the enrolment token', async () => {
+    const org = await stack.seedOrganization();
+    await stack.db.query('UPDATE organizations SET sign_in_require_mfa = true WHERE id = $1', [org.organizationId]);
+    const person = newInvitee();
+    const { token } = await emailedInvite(org, person);
+    const password = canaryPassword();
+    const answer = await register(token, password);
+    expect([answer.status, errorCode(answer)]).toEqual([403, 'MFA_ENROLMENT_REQUIRED']);
+    const [account] = await accounts(person.email);
+    expect(account).toBeDefined();
+    expect(await sessionCount(account!.id)).toBe(0);
+    const login = await signIn(org, person, password);
+    expect(((await login.json()) as { status: string }).status).toBe('mfa-enrolment-required');
+  });
+
+  it('not allowing passwords: the account is created, no session opens (403 SIGN_IN_METHOD_NOT_ALLOWED)', async () => {
+    const org = await stack.seedOrganization();
+    await stack.db.query("UPDATE organizations SET sign_in_methods = ARRAY['oidc'] WHERE id = $1", [org.organizationId]);
+    const person = newInvitee();
+    const { token } = await emailedInvite(org, person);
+    const answer = await register(token, canaryPassword());
+    expect([answer.status, errorCode(answer)]).toEqual([403, 'SIGN_IN_METHOD_NOT_ALLOWED']);
+    const [account] = await accounts(person.email);
+    expect(await sessionCount(account!.id)).toBe(0);
+  });
+});

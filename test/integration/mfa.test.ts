@@ -384,7 +384,11 @@ describe('the OpenAPI document', () => {
     const login = doc.paths['/auth/login']!.post.responses['200']!.content!['application/json']!.schema as {
       oneOf: Array<{ properties: { status: { enum: string[] } } }>;
     };
-    expect(login.oneOf.map((variant) => variant.properties.status.enum)).toEqual([['signed-in'], ['mfa-required']]);
+    expect(login.oneOf.map((variant) => variant.properties.status.enum)).toEqual([
+      ['signed-in'],
+      ['mfa-required'],
+      ['mfa-enrolment-required'],
+    ]);
     // 403: TENANT_SUSPENDED, when the login's organisation was suspended after the challenge was issued.
     expect(Object.keys(doc.paths['/auth/mfa/verify']!.post.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     expect(Object.keys(doc.paths['/auth/mfa/enrol']!.post.responses).sort()).toEqual([

@@ -8,7 +8,7 @@ import { decodeJwt } from 'jose';
 import { uuidv7 } from 'uuidv7';
 import { auditOidcFailure } from '../../lib/auth/oidc/failure-audit.ts';
 import { readChallengeToken } from '../../lib/auth/mfa/challenge-token.ts';
-import { sha256Hex } from '../../lib/crypto/index.ts';
+import { base32Decode, sha256Hex, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { randomBytes } from '../../lib/crypto/index.ts';
 import { ipSubject, THROTTLE_LIMITS, throttleWindow } from '../../lib/runtime/throttle/index.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
@@ -521,6 +521,62 @@ describe('an unknown organisation at start', () => {
     });
     expect(outcome).toBe('no-organization');
     expect((await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [nobody])).rows[0].n).toBe(0);
+  });
+});
+
+describe("the organisation's sign-in policy", () => {
+  const setPolicy = (org: Org, requireMfa: boolean, methods: string[]) =>
+    stack.db.query('UPDATE organizations SET sign_in_require_mfa = $2, sign_in_methods = $3 WHERE id = $1', [
+      org.organizationId,
+      requireMfa,
+      methods,
+    ]);
+
+  it('forbidding OpenID sign-in refuses the start 403 SIGN_IN_METHOD_NOT_ALLOWED, and nothing is written', async () => {
+    const org = await localMember();
+    await setPolicy(org, false, ['password']);
+    stack.redisProxy.stats.reset();
+    const response = await app(startUrl(org.organizationId));
+    expect([response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([
+      403,
+      'SIGN_IN_METHOD_NOT_ALLOWED',
+    ]);
+    expect(response.headers.getSetCookie()).toEqual([]);
+    expect(stack.redisProxy.stats.requests).toBe(0);
+  });
+
+  it('forbidden while the sign-in page was open, the callback is refused 403 and opens no session', async () => {
+    const org = await localMember();
+    const { callback, jar } = await callbackFor(org);
+    await setPolicy(org, false, ['password']);
+    const response = await app(callback, jar);
+    expect([response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([
+      403,
+      'SIGN_IN_METHOD_NOT_ALLOWED',
+    ]);
+    expect((await stack.db.query('SELECT 1 FROM sessions WHERE user_id = $1', [org.adminId])).rowCount).toBe(0);
+  });
+
+  it('requiring MFA, a member without a factor gets an enrolment token, and the session it opens is oidc+totp of the provider', async () => {
+    const org = await localMember();
+    await setPolicy(org, true, ['oidc']);
+    const { callback, jar } = await callbackFor(org);
+    const response = await app(callback, jar);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { status: string; enrolmentToken: string; accessToken?: string };
+    expect(body.status).toBe('mfa-enrolment-required');
+    expect(body.accessToken).toBeUndefined();
+    expect((await stack.db.query('SELECT 1 FROM sessions WHERE user_id = $1', [org.adminId])).rowCount).toBe(0);
+    const started = await stack.request('POST', '/auth/mfa/enrolment/totp', { body: { enrolmentToken: body.enrolmentToken } });
+    expect(started.status).toBe(201);
+    const { secret } = (await started.json()) as { secret: string };
+    const code = await totpCode(base32Decode(secret), totpStep(Date.now()));
+    const confirmed = await stack.request('POST', '/auth/mfa/enrolment/totp/confirm', {
+      body: { enrolmentToken: body.enrolmentToken, code },
+    });
+    expect(confirmed.status).toBe(200);
+    const sessions = await stack.db.query('SELECT method, provider_id, organization_id FROM sessions WHERE user_id = $1', [org.adminId]);
+    expect(sessions.rows).toEqual([{ method: 'oidc+totp', provider_id: 'local', organization_id: org.organizationId }]);
   });
 });
 

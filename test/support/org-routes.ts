@@ -14,6 +14,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /orgs/{orgId}/branding': { displayName: 'Renamed' },
   'PUT /orgs/{orgId}/domains': { domains: [] },
   'PATCH /orgs/{orgId}/members/{userId}': { roleCode: 'Viewer' },
+  'PUT /orgs/{orgId}/sign-in-policy': { requireMfa: false, allowedMethods: ['password', 'oidc', 'passkey'] },
 };
 
 interface OrgRoute {

@@ -185,6 +185,7 @@ export const BUILDER_CASES: BuilderCase[] = [
     }),
   },
   twoIds('authSessionState', 'user', 'auth', 'session-state'),
+  twoIds('mfaEnrolment', 'user', 'mfa', 'enrolment'),
   twoIds('activeContext', 'user', 'context', 'active'),
   {
     name: 'activeContextIndex',

@@ -2,6 +2,7 @@
 // and its ten recovery codes are stored (as hashes) in the same transaction; the codes themselves are shown once.
 import { matchTotp } from '../../crypto/index.ts';
 import { auditStatement } from '../../pg/audit.ts';
+import type { Statement } from '../../pg/db.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { mfa, TOTP_DRIFT_STEPS } from './index.ts';
 import type { Deps } from '../../deps.ts';
@@ -24,12 +25,38 @@ export async function confirmMfa(deps: Deps, input: { userId: string; code: stri
   const step = await matchTotp(factor.secret, input.code, nowMs, { drift: TOTP_DRIFT_STEPS });
   if (step === undefined) return { ok: false, reason: 'wrong-code' };
   if (!(await mfa.burnTotpStep(deps, { userId: input.userId, step }))) return { ok: false, reason: 'wrong-code' };
-  const now = new Date(nowMs);
+  const { statements, recoveryCodes } = await confirmStatements(deps, {
+    userId: input.userId,
+    ciphertext: factor.ciphertext,
+    correlationId: input.correlationId,
+    now: new Date(nowMs),
+  });
+  try {
+    await dbCall('commit', 'auth.mfa.confirm', (signal) => deps.db.transaction(statements, { signal }));
+  } catch (error) {
+    if (sqlState(error) === 'RS409') return { ok: false, reason: 'already-enrolled' };
+    // Re-enrolled since the read: the code was for a secret that is gone.
+    if (sqlState(error) === 'RS404') return { ok: false, reason: 'wrong-code' };
+    throw error;
+  }
+  return { ok: true, recoveryCodes };
+}
+
+/**
+ * The confirmation's writes, to run in one transaction: the factor confirmed (the ciphertext the code was checked
+ * against), its ten recovery codes stored as hashes, `mfa.confirmed` audited. Also the first statements of the session
+ * an enrolment token opens (lib/auth/sign-in-policy/confirm-totp.ts): a factor confirmed there and its session commit
+ * together or not at all.
+ */
+export async function confirmStatements(
+  deps: Deps,
+  input: { userId: string; ciphertext: string; correlationId: string; now: Date },
+): Promise<{ statements: Statement[]; recoveryCodes: string[] }> {
   const recoveryCodes = generateRecoveryCodes();
   const hashes = await recoveryCodeHashes(deps.config.indexHashKey, input.userId, recoveryCodes);
   const statements = [
-    { text: 'SELECT mfa_confirm($1, $2, $3)', params: [input.userId, factor.ciphertext, now.toISOString()] },
-    replaceRecoveryCodesStatement({ userId: input.userId, ciphertext: factor.ciphertext, hashes, now }),
+    { text: 'SELECT mfa_confirm($1, $2, $3)', params: [input.userId, input.ciphertext, input.now.toISOString()] },
+    replaceRecoveryCodesStatement({ userId: input.userId, ciphertext: input.ciphertext, hashes, now: input.now }),
     auditStatement(
       {
         action: 'mfa.confirmed',
@@ -40,16 +67,8 @@ export async function confirmMfa(deps: Deps, input: { userId: string; code: stri
         correlationId: input.correlationId,
         details: { factor: 'totp', recoveryCodeCount: RECOVERY_CODE_COUNT },
       },
-      now,
+      input.now,
     ),
   ];
-  try {
-    await dbCall('commit', 'auth.mfa.confirm', (signal) => deps.db.transaction(statements, { signal }));
-  } catch (error) {
-    if (sqlState(error) === 'RS409') return { ok: false, reason: 'already-enrolled' };
-    // Re-enrolled since the read: the code was for a secret that is gone.
-    if (sqlState(error) === 'RS404') return { ok: false, reason: 'wrong-code' };
-    throw error;
-  }
-  return { ok: true, recoveryCodes };
+  return { statements, recoveryCodes };
 }

@@ -35,6 +35,20 @@ export async function enrolMfa(deps: Deps, input: EnrolInput): Promise<EnrolOutc
   if (deps.config.secretsKeys.length === 0) return { ok: false, reason: 'not-configured' };
   const proof = await stepUp(deps, input);
   if (!proof.ok) return proof;
+  return startTotpEnrolment(deps, input);
+}
+
+/**
+ * The enrolment itself, for a caller that proved it may enrol: after the step-up above, or holding the enrolment token a
+ * sign-in policy hands out (lib/auth/sign-in-policy/enrol-totp.ts).
+ */
+export async function startTotpEnrolment(
+  deps: Deps,
+  input: { userId: string; correlationId: string },
+): Promise<
+  { ok: true; secret: string; otpauthUri: string } | { ok: false; reason: 'already-enrolled' | 'unknown-user' | 'not-configured' }
+> {
+  if (deps.config.secretsKeys.length === 0) return { ok: false, reason: 'not-configured' };
   const nowMs = deps.clock.now();
   const now = new Date(nowMs);
   const secret = base32Encode(randomBytes(SECRET_BYTES));

@@ -10,6 +10,7 @@ import { errorKind } from '../../log/logger.ts';
 import type { Deps } from '../../deps.ts';
 import type { VerifiedUser } from '../sign-in.ts';
 import { openSession } from '../sessions/open-session.ts';
+import { policyFromRow, policyVerdict } from '../sign-in-policy/policy.ts';
 import type { SessionTokens } from '../sessions/session-tokens.ts';
 import { consumeBoundState } from './consume-state.ts';
 import { auditOidcFailure } from './failure-audit.ts';
@@ -32,7 +33,11 @@ export interface CompleteOidcInput {
 export type CompleteOidcOutcome =
   | { ok: true; kind: 'signed-in'; tokens: SessionTokens }
   | { ok: true; kind: 'mfa-required'; user: VerifiedUser }
+  /** The organisation requires a second factor and the member has none: the next step enrols one (an enrolment token). */
+  | { ok: true; kind: 'mfa-enrolment-required'; user: VerifiedUser }
   | { ok: false; reason: 'unknown-provider' }
+  /** Every check passed and the member is linked, but the organisation's sign-in policy does not allow OpenID sign-in. */
+  | { ok: false; reason: 'method-not-allowed' }
   /** Every check passed and the member is linked, but their organisation is suspended (docs/design/tenants.md#suspension). */
   | { ok: false; reason: 'tenant-suspended' }
   /** The caller's address is over the callback's limit (oidc-callback): refused before the state is read. */
@@ -54,6 +59,8 @@ interface MemberRow {
   mfa_enrolled: boolean;
   tenant_suspended: boolean;
   provider_allowed: boolean;
+  sign_in_require_mfa: boolean | null;
+  sign_in_methods: string[] | null;
 }
 
 export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): Promise<CompleteOidcOutcome> {
@@ -83,6 +90,9 @@ export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): 
   if (!member.provider_allowed) return failed(deps, input, 'provider-not-allowed', started);
   if (member.id === null || member.email === null || member.credential_epoch === null) return failed(deps, input, 'unlinked', started);
   if (member.tenant_suspended) return { ok: false, reason: 'tenant-suspended' };
+  // The policy rides in the member read (docs/design/sign-in-policy.md); the session's insert checks it again.
+  const verdict = policyVerdict(policyFromRow(member), 'oidc', member.mfa_enrolled);
+  if (verdict === 'method-not-allowed') return { ok: false, reason: 'method-not-allowed' };
   const user: VerifiedUser = {
     userId: member.id,
     email: member.email,
@@ -92,6 +102,7 @@ export async function completeOidcSignIn(deps: Deps, input: CompleteOidcInput): 
   };
   // As with a password: the provider vouched for the email, not for this deployment's second factor.
   if (user.mfaEnrolled) return { ok: true, kind: 'mfa-required', user };
+  if (verdict === 'mfa-enrolment-required') return { ok: true, kind: 'mfa-enrolment-required', user };
   const tokens = await openSession(deps, {
     userId: member.id,
     email: member.email,
@@ -157,8 +168,10 @@ async function findMember(deps: Deps, email: string, organizationId: string, pro
                 SELECT 1 FROM user_mfa m WHERE m.user_id = u.id AND m.confirmed_at IS NOT NULL)) AS mfa_enrolled,
               EXISTS (SELECT 1 FROM organizations o WHERE o.id = $2 AND o.state = 'suspended') AS tenant_suspended,
               EXISTS (SELECT 1 FROM oidc_provider_organizations p JOIN organizations o ON o.id = p.organization_id
-                       WHERE p.organization_id = $2 AND p.provider_id = $3 AND o.state <> 'deleted') AS provider_allowed
+                       WHERE p.organization_id = $2 AND p.provider_id = $3 AND o.state <> 'deleted') AS provider_allowed,
+              org.sign_in_require_mfa, org.sign_in_methods
          FROM (SELECT 1) AS one
+         LEFT JOIN organizations org ON org.id = $2
          LEFT JOIN users u
            ON u.email = $1
           AND EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = u.id AND r.organization_id = $2)`,

@@ -3,14 +3,16 @@
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 
-export type ProviderAccess = 'allowed' | 'not-allowed' | 'unknown-organization';
+/** `method-not-allowed`: the organisation lists the provider, but its sign-in policy does not allow OpenID sign-in. */
+export type ProviderAccess = 'allowed' | 'not-allowed' | 'method-not-allowed' | 'unknown-organization';
 
 /** One read; PostgreSQL not answering throws (503): a sign-in whose tenant cannot be checked must not begin. */
 export async function providerAccess(deps: Deps, providerId: string, organizationId: string): Promise<ProviderAccess> {
   const rows = await dbCall('read', 'auth.oidc.provider-access', (signal) =>
-    deps.db.query<{ allowed: boolean }>(
+    deps.db.query<{ allowed: boolean; method_allowed: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM oidc_provider_organizations p
-                       WHERE p.organization_id = o.id AND p.provider_id = $2) AS allowed
+                       WHERE p.organization_id = o.id AND p.provider_id = $2) AS allowed,
+              'oidc' = ANY (o.sign_in_methods) AS method_allowed
          FROM organizations o
         WHERE o.id = $1 AND o.state <> 'deleted'`,
       [organizationId, providerId],
@@ -19,5 +21,6 @@ export async function providerAccess(deps: Deps, providerId: string, organizatio
   );
   const row = rows[0];
   if (row === undefined) return 'unknown-organization';
-  return row.allowed ? 'allowed' : 'not-allowed';
+  if (!row.allowed) return 'not-allowed';
+  return row.method_allowed ? 'allowed' : 'method-not-allowed';
 }

@@ -24,6 +24,8 @@ export type StartOidcOutcome =
   | { ok: true; location: string; browserBinding: string; expiresInSeconds: number }
   /** No such provider, or the organisation does not exist or does not allow it: one answer, and nothing written. */
   | { ok: false; reason: 'unknown-provider' | 'provider-unavailable' }
+  /** The organisation lists the provider, but its sign-in policy does not allow OpenID sign-in; nothing written. */
+  | { ok: false; reason: 'method-not-allowed' }
   | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
 
 export async function startOidcSignIn(deps: Deps, input: StartOidcInput): Promise<StartOidcOutcome> {
@@ -31,7 +33,10 @@ export async function startOidcSignIn(deps: Deps, input: StartOidcInput): Promis
   if (provider === undefined) return { ok: false, reason: 'unknown-provider' };
   // Before anything is written (no throttle counter, no state): an organisation that does not exist or does not list
   // this provider gets nothing from this route, so it cannot be used to fill Redis or another tenant's audit trail.
-  if ((await providerAccess(deps, provider.id, input.organizationId)) !== 'allowed') return { ok: false, reason: 'unknown-provider' };
+  const access = await providerAccess(deps, provider.id, input.organizationId);
+  // The organisation's sign-in policy forbids OpenID sign-in: said before anything is written, as the list's refusal is.
+  if (access === 'method-not-allowed') return { ok: false, reason: 'method-not-allowed' };
+  if (access !== 'allowed') return { ok: false, reason: 'unknown-provider' };
   // Each start writes a key: the sign-in IP bucket (shared with password login, fail open) bounds what one address can pile up.
   const [byIp, client] = await Promise.all([
     throttle.hitIp(deps, { action: 'login-ip', clientIp: input.clientIp, correlationId: input.correlationId }),

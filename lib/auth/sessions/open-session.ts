@@ -21,6 +21,9 @@ export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 const SUSPENDED_ORGANIZATION = 'RS403';
 /** The SQLSTATE of the same trigger for a deleted organisation (migrations/0022_organization_deletion.sql). */
 const DELETED_ORGANIZATION = 'RS404';
+/** The SQLSTATEs of migrations/0025_sign_in_policy.sql's session trigger: the method is not allowed; a second factor is required. */
+const METHOD_NOT_ALLOWED = 'RS406';
+const MFA_REQUIRED = 'RS407';
 /** The SQLSTATE of migrations/0015_credential_epoch.sql's auth_require_credential_epoch. */
 const CREDENTIALS_CHANGED = 'RS410';
 
@@ -115,6 +118,9 @@ async function open(
       // The sessions insert refuses a suspended organisation (migrations/0013_members.sql): the same 403 whichever way
       // the user signed in, also when the suspension landed after the sign-in's own read of the state.
       if (sqlState(error) === SUSPENDED_ORGANIZATION) throw errors.TENANT_SUSPENDED();
+      // The organisation's sign-in policy, checked by the insert itself: also a policy changed after the sign-in's read.
+      if (sqlState(error) === METHOD_NOT_ALLOWED) throw errors.SIGN_IN_METHOD_NOT_ALLOWED();
+      if (sqlState(error) === MFA_REQUIRED) throw errors.MFA_ENROLMENT_REQUIRED();
       // A deleted organisation is an unknown one: sign-in's answer for that (docs/design/tenants.md#deletion).
       throw sqlState(error) === DELETED_ORGANIZATION ? errors.INVALID_CREDENTIALS() : error;
     },
