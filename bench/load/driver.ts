@@ -3,7 +3,7 @@
 // kind its latencies and failures.
 import { performance as nodePerformance } from 'node:perf_hooks';
 import { MIX, type MixName } from '../mix.ts';
-import { failureKind } from './failure.ts';
+import { failureKind, PoolEmpty } from './failure.ts';
 import { LOAD_OPERATIONS, type LoadContext } from './operations.ts';
 
 export interface KindFigures {
@@ -58,6 +58,7 @@ export async function drive(context: LoadContext, options: DriveOptions): Promis
         await LOAD_OPERATIONS[kind](context);
         figures.latencies.push(performance.now() - before);
       } catch (error) {
+        if (error instanceof PoolEmpty && options.kind !== undefined) return;
         figures.failures += 1;
         const key = `${kind}: ${failureKind(error)}`;
         failureKinds.set(key, (failureKinds.get(key) ?? 0) + 1);

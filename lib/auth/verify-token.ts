@@ -2,7 +2,6 @@
 // external identity provider's RS256 tokens against its JWKS; a token that may live longer than the denylist covers is refused.
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/index.ts';
-import { sha256Hex } from '../crypto/index.ts';
 import { claimsSchema, principalFromClaims, type Principal } from './claims.ts';
 import { createVerifiedTokens } from './verified-tokens.ts';
 
@@ -111,8 +110,7 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
 
   return async (token) => {
     try {
-      const digest = verified === undefined ? undefined : await sha256Hex(token);
-      const known = digest === undefined ? undefined : verified?.get(digest, Math.floor(Date.now() / 1000));
+      const known = verified?.get(token, Math.floor(Date.now() / 1000));
       if (known !== undefined) return known;
       const verify = pick(token);
       if (verify === undefined) return undefined;
@@ -127,7 +125,7 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
       if (verify === verifyOwn && claims.data.org === undefined && iat >= ownCutoff) return undefined;
       const principal = principalFromClaims(claims.data);
       // What the rules above decided holds until exp: they only grow more lenient as time passes (exp - now shrinks).
-      if (digest !== undefined && verify !== verifyExternal) verified?.set(digest, principal);
+      if (verify !== verifyExternal) verified?.set(token, principal);
       return principal;
     } catch {
       return undefined;
