@@ -92,7 +92,7 @@ export function sequence(results: PhaseResult[]): PhaseResult {
   return merged;
 }
 
-export function addBuckets(a: BucketTimes, b: BucketTimes): BucketTimes {
+function addBuckets(a: BucketTimes, b: BucketTimes): BucketTimes {
   const sum: BucketTimes = { ...a };
   for (const [bucket, ms] of Object.entries(b) as Array<[keyof BucketTimes, number]>) sum[bucket] = (sum[bucket] ?? 0) + ms;
   return sum;

@@ -7,7 +7,7 @@
 import type { Principal } from './claims.ts';
 
 /** About 4 096 × 1 KB (token and principal) at most: a busy isolate's live tokens, far below any runtime's memory. */
-export const VERIFIED_TOKENS_CAPACITY = 4_096;
+const VERIFIED_TOKENS_CAPACITY = 4_096;
 
 export interface VerifiedTokens {
   /** The principal verified for this token, while it has not expired; a copy each time. */
