@@ -7,6 +7,12 @@ export class LoadFailure extends Error {
 }
 
 /**
+ * The caller's pool has nothing for this call (no invite held, no session free to refresh): in the mix a failure like
+ * any other; when one operation runs alone, the caller stops instead, so its CPU per call counts real calls only.
+ */
+export class PoolEmpty extends LoadFailure {}
+
+/**
  * Reads the answer (as a client would) and throws a LoadFailure unless its status is `status`. The kind is the status
  * and the API's error code (`503 REVOCATION_UNAVAILABLE`), never the message, so kinds add up across calls.
  */

@@ -1,5 +1,5 @@
-// Starts a load worker thread (bench/load/instance.ts): a worker inherits neither tsx's loader nor the raw-text hook
-// from the main thread on Node 20, so it registers both before importing the TypeScript entry.
+// Starts a load instance (bench/load/instance.ts) in a child process: tsx's loader and the raw-text hook are registered
+// here rather than by flags, so the bench's own `--import`s (and its tsx CLI's) are not handed down.
 import { register } from 'tsx/esm/api';
 import '../../local/raw-text/register.mjs';
 

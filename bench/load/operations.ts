@@ -4,7 +4,7 @@ import { TEST_CLIENT_IP_HEADER, type ComposedApp } from '../../local/stack/app.t
 import type { TokenClaims } from '../../local/stack/tokens.ts';
 import type { MixName } from '../mix.ts';
 import { BENCH_TOKEN_TTL_SECONDS } from '../stack.ts';
-import { expectAnswer, LoadFailure } from './failure.ts';
+import { expectAnswer, PoolEmpty } from './failure.ts';
 import type { LoadPools } from './pools.ts';
 import type { LoadOrganization } from './tenants.ts';
 
@@ -42,7 +42,7 @@ export const LOAD_OPERATIONS: Record<MixName, LoadOperation> = {
 
   async 'auth.refresh'({ request, pools }) {
     const session = pools.takeRefreshable();
-    if (session === undefined) throw new LoadFailure('no session free to refresh');
+    if (session === undefined) throw new PoolEmpty('no session free to refresh');
     const body = { refreshToken: session.refreshToken };
     const answer = await expectAnswer(await request('POST', '/auth/refresh', { body, headers: fromAddress(pools) }), 200);
     // A failed refresh leaves the chain out of the pool: its token may be spent.
@@ -90,7 +90,7 @@ export const LOAD_OPERATIONS: Record<MixName, LoadOperation> = {
 
   async 'invites.accept'({ request, pools, token: mint }) {
     const invite = pools.takeInvite();
-    if (invite === undefined) throw new LoadFailure('no invite held to accept');
+    if (invite === undefined) throw new PoolEmpty('no invite held to accept');
     // The invitee's own bearer token, as their identity provider would give it (microseconds of HMAC).
     const token = await mint({
       userId: invite.inviteeUserId,
@@ -102,7 +102,7 @@ export const LOAD_OPERATIONS: Record<MixName, LoadOperation> = {
 
   async 'invites.cancel'({ request, pools, organizations }) {
     const invite = pools.takeInvite();
-    if (invite === undefined) throw new LoadFailure('no invite held to cancel');
+    if (invite === undefined) throw new PoolEmpty('no invite held to cancel');
     const org = organizations.get(invite.organizationId) as LoadOrganization;
     await expectAnswer(await request('DELETE', `/orgs/${org.organizationId}/invites/${invite.inviteId}`, asAdmin(org)), 204);
   },

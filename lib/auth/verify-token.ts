@@ -3,6 +3,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/index.ts';
 import { claimsSchema, principalFromClaims, type Principal } from './claims.ts';
+import { createVerifiedTokens } from './verified-tokens.ts';
 
 export type VerifyToken = (token: string) => Promise<Principal | undefined>;
 
@@ -55,7 +56,7 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
     hs256 === undefined
       ? undefined
       : async (token) => {
-          const verified = await jwtVerify(token, new TextEncoder().encode(hs256.secret), {
+          const verified = await jwtVerify(token, await hs256KeyOf(hs256.secret), {
             algorithms: ['HS256'],
             requiredClaims: required,
             ...(hs256.issuer !== undefined ? { issuer: hs256.issuer } : {}),
@@ -66,6 +67,10 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
           if (hs256.audience === undefined && verified.payload.aud !== undefined) throw new Error('a token for another audience');
           return verified;
         };
+  // Imported once per verifier: jose would import the raw secret again on every verification.
+  let hs256Key: Promise<CryptoKey> | undefined;
+  const hs256KeyOf = (secret: string) =>
+    (hs256Key ??= crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']));
   const ownKeys = signing === undefined ? undefined : createLocalJWKSet({ keys: signing.keys.map((key) => key.publicJwk) });
   const verifyOwn: Verify | undefined =
     signing === undefined || ownKeys === undefined
@@ -96,8 +101,17 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
     return verifyExternal;
   };
 
+  /**
+   * Tokens of this deployment's own keys and of the HS256 secret are verified once per isolate and reused until they
+   * expire (lib/auth/verified-tokens.ts): those keys are configuration and change only with a new isolate. An external
+   * provider's tokens are verified every time, so a key its JWKS withdraws stops its tokens at once, as before.
+   */
+  const verified = verifyHs256 !== undefined || verifyOwn !== undefined ? createVerifiedTokens() : undefined;
+
   return async (token) => {
     try {
+      const known = verified?.get(token, Math.floor(Date.now() / 1000));
+      if (known !== undefined) return known;
       const verify = pick(token);
       if (verify === undefined) return undefined;
       const { payload } = await verify(token);
@@ -109,7 +123,10 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
       if (exp - iat > options.maxLifetimeSeconds || exp - Math.floor(Date.now() / 1000) > options.maxLifetimeSeconds) return undefined;
       // This deployment's own keys: bound, or signed by an older build before this isolate started (unboundOwnTokenCutoff).
       if (verify === verifyOwn && claims.data.org === undefined && iat >= ownCutoff) return undefined;
-      return principalFromClaims(claims.data);
+      const principal = principalFromClaims(claims.data);
+      // What the rules above decided holds until exp: they only grow more lenient as time passes (exp - now shrinks).
+      if (verify !== verifyExternal) verified?.set(token, principal);
+      return principal;
     } catch {
       return undefined;
     }

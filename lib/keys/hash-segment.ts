@@ -12,6 +12,26 @@ export type HashedSegment = string & { readonly [hashedSegmentBrand]: true };
 /** Mirrors the config rule for INDEX_HASH_KEY: a short key would make the HMAC guessable. */
 const MIN_HASH_KEY_LENGTH = 32;
 
+/**
+ * Results remembered by key and value. The same subjects (a user, an organisation, a client address) are hashed on
+ * each of their requests, the rate limiter two or three per authenticated request, and each HMAC is a WebCrypto job:
+ * on Node about a tenth of a request's CPU (bench/README.md#cpu-per-request). The HMAC is deterministic, so a
+ * remembered result is the one it would compute again. Bounded: the oldest value goes first; a deployment has one key.
+ */
+const REMEMBERED_VALUES = 4_096;
+const REMEMBERED_KEYS = 4;
+const remembered = new Map<string, Map<string, HashedSegment>>();
+
+function rememberedFor(secretKey: string): Map<string, HashedSegment> {
+  let values = remembered.get(secretKey);
+  if (values === undefined) {
+    if (remembered.size >= REMEMBERED_KEYS) remembered.clear();
+    values = new Map();
+    remembered.set(secretKey, values);
+  }
+  return values;
+}
+
 // The throttles hash their subject (organisation or user id, a client address) with it; emails go through hashEmail;
 // tenant resolution hashes "slug:<slug>" and "domain:<host>" (lib/runtime/tenants/resolve-keys.ts).
 /**
@@ -23,7 +43,13 @@ export async function hashSegment(secretKey: string, value: string): Promise<Has
     throw new KeyError('secretKey', `a string of at least ${MIN_HASH_KEY_LENGTH} characters`);
   }
   if (typeof value !== 'string') throw new KeyError('value', 'a string');
-  return (await hmacSha256Hex(secretKey, value)) as HashedSegment;
+  const values = rememberedFor(secretKey);
+  const known = values.get(value);
+  if (known !== undefined) return known;
+  const hash = (await hmacSha256Hex(secretKey, value)) as HashedSegment;
+  if (values.size >= REMEMBERED_VALUES) values.delete(values.keys().next().value as string);
+  values.set(value, hash);
+  return hash;
 }
 
 /** The one normal form of an email for hashing and comparison: trimmed, lower case. */

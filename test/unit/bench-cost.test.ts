@@ -50,14 +50,18 @@ describe('the cost table', () => {
 });
 
 describe('--load', () => {
-  it('defaults to 64 callers on 4 instances for 30 s over 1 000 organisations and 10 000 users', () => {
+  it('defaults to 64 callers on 4 instances for 30 s over 1 000 organisations and 10 000 users, no baseline', () => {
     expect(parseBenchArgs(['--load', '--latency-ms', '5']).load).toEqual({
       durationS: 30,
       callers: 64,
       instances: 4,
       organizations: 1_000,
       users: 10_000,
+      opCalls: 200,
+      profileS: 5,
       latencyMs: 5,
+      baseline: undefined,
+      profileDir: undefined,
     });
     expect(parseBenchArgs([]).load).toBeUndefined();
   });
@@ -69,5 +73,12 @@ describe('--load', () => {
     expect(() => parseBenchArgs(['--load', '--duration-s', '3600'])).toThrow('at most');
     expect(() => parseBenchArgs(['--load', '--organizations', '10', '--users', '10'])).toThrow('at least twice');
     expect(() => parseBenchArgs(['--load', '--callers', '0'])).toThrow('positive whole number');
+  });
+
+  it('takes a baseline ref, only with --load', () => {
+    expect(parseBenchArgs(['--load', '--baseline', 'main']).load).toMatchObject({ baseline: 'main' });
+    expect(parseBenchArgs(['--load', '--baseline=405d5aa', '--op-calls', '50']).load).toMatchObject({ baseline: '405d5aa', opCalls: 50 });
+    expect(() => parseBenchArgs(['--baseline', 'main'])).toThrow('--baseline goes with --load');
+    expect(() => parseBenchArgs(['--load', '--baseline'])).toThrow('needs a git ref');
   });
 });

@@ -59,6 +59,15 @@ describe('hmacSha256Hex', () => {
     await expect(hmacSha256Hex('', 'value')).rejects.toThrow(RangeError);
     await expect(hmacSha256Hex(new Uint8Array(0), 'value')).rejects.toThrow(RangeError);
   });
+
+  it('keeps each key apart after importing it once, also past the imported keys it remembers (lib/crypto/hmac.ts)', async () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `key-${i}-of-at-least-sixteen-chars`);
+    for (const round of [1, 2]) {
+      for (const key of keys) {
+        expect(await hmacSha256Hex(key, 'value'), `${key}, round ${round}`).toBe(createHmac('sha256', key).update('value').digest('hex'));
+      }
+    }
+  });
 });
 
 describe('base64url', () => {

@@ -18,6 +18,16 @@ describe('hashSegment', () => {
     );
   });
 
+  it('answers HMAC-SHA256 again for values it remembers, past the values and keys it remembers (lib/keys/hash-segment.ts)', async () => {
+    const keys = Array.from({ length: 6 }, (_, k) => `${HASH_KEY}-${k}`);
+    const values = Array.from({ length: 4_200 }, (_, i) => `value-${i}`);
+    const oracle = (key: string, value: string) => createHmac('sha256', key).update(value, 'utf8').digest('hex');
+    for (const round of [1, 2]) {
+      for (const value of values) expect(await hashSegment(HASH_KEY, value), `${value}, round ${round}`).toBe(oracle(HASH_KEY, value));
+      for (const key of keys) expect(await hashSegment(key, 'value-1'), `${key}, round ${round}`).toBe(oracle(key, 'value-1'));
+    }
+  });
+
   it('is deterministic for one key and differs across keys', async () => {
     await fc.assert(
       fc.asyncProperty(hashKey, hashKey, fc.string({ unit: 'binary' }), async (keyA, keyB, value) => {

@@ -1,8 +1,10 @@
 // Bearer verification: RS256 against a JWKS (issuer and audience enforced), HS256 only with its secret, no algorithm confusion,
 // and this deployment's own tokens bound to an organisation (the org claim) once the isolate started.
 import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import type { Principal } from '../../lib/auth/claims.ts';
+import { base64urlEncode } from '../../lib/crypto/index.ts';
 import { uuidv7 } from 'uuidv7';
 import { signAccessToken } from '../../lib/auth/tokens/access-token.ts';
 import { createTokenVerifier } from '../../lib/auth/verify-token.ts';
@@ -190,6 +192,51 @@ describe('lifetime', () => {
 
   it('refuses a token whose future iat would stretch its expiry past the denylist entry', async () => {
     expect(await verify(await token(now() + 3_600, now() + 3_600 + 600))).toBeUndefined();
+  });
+});
+
+describe('a verified token reused within its lifetime (lib/auth/verified-tokens.ts)', () => {
+  const secret = 'a-test-hs256-secret-for-the-verified-cache';
+  const key = new TextEncoder().encode(secret);
+  afterEach(() => vi.useRealTimers());
+
+  it('is refused once its exp has come, though verified before', async () => {
+    const verify = createTokenVerifier({ hs256: { secret } }, { maxLifetimeSeconds: 900 });
+    const issued = Math.floor(Date.now() / 1000);
+    const token = await claims()
+      .setIssuedAt(issued)
+      .setExpirationTime(issued + 60)
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(key);
+    expect(await verify(token)).toBeDefined();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime((issued + 59) * 1000);
+    expect(await verify(token)).toBeDefined();
+    vi.setSystemTime((issued + 60) * 1000);
+    expect(await verify(token)).toBeUndefined();
+  });
+
+  it('is taken only whole: a token differing in its signature or payload is verified on its own and refused', async () => {
+    const verify = createTokenVerifier({ hs256: { secret } }, { maxLifetimeSeconds: 900 });
+    const token = await claims().setProtectedHeader({ alg: 'HS256' }).sign(key);
+    expect(await verify(token)).toBeDefined();
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const flipped = `${signature.slice(0, -2)}${signature.at(-2) === 'A' ? 'B' : 'A'}${signature.at(-1)}`;
+    expect(await verify(`${header}.${payload}.${flipped}`)).toBeUndefined();
+    const other = base64urlEncode(new TextEncoder().encode(JSON.stringify({ ...decodeJwt(token), sub: uuidv7() })));
+    expect(await verify(`${header}.${other}.${signature}`)).toBeUndefined();
+  });
+
+  it('answers a principal of its own each time: a caller changing one changes no other request', async () => {
+    const verify = createTokenVerifier({ hs256: { secret } }, { maxLifetimeSeconds: 900 });
+    const token = await claims({ email_verified: true }).setProtectedHeader({ alg: 'HS256' }).sign(key);
+    const first = (await verify(token)) as Principal;
+    const userId = first.userId;
+    first.userId = uuidv7();
+    delete first.verifiedEmail;
+    const second = await verify(token);
+    expect(second?.userId).toBe(userId);
+    expect(second?.verifiedEmail).toBe('a@example.test');
   });
 });
 
