@@ -62,7 +62,9 @@ export default $config({
       architecture: 'arm64',
       memory: '512 MB',
       environment,
-      nodejs: { plugins: 'functions/entries/lambda-esbuild-plugins.mjs' },
+      // Split at dynamic imports: each function (functions/app.ts), the cron's tasks and the Neon driver in a file of
+      // their own, read and compiled only when first needed, so a cold start compiles what its first request uses.
+      nodejs: { plugins: 'functions/entries/lambda-esbuild-plugins.mjs', splitting: true },
     } satisfies Omit<sst.aws.FunctionArgs, 'handler'>;
 
     const api = new sst.aws.ApiGatewayV2('Api');

@@ -9,8 +9,8 @@ export const OPENAPI_OBJECT = { openapi: '3.1.0', info: { title: 'runstate', ver
 
 /**
  * Serves the OpenAPI 3.1 document. Generating it walks every route's schemas (tens of milliseconds of CPU, more on the
- * first call); the routes are all registered before the first request and never change after, so the first request
- * generates it and every later one gets the same text. Otherwise as @hono/zod-openapi's `doc31`: JSON, and a 500 with
+ * first call); a request for it first mounts every function not mounted yet (functions/app.ts), and mounting changes
+ * nothing of a route already there, so the first request generates it and every later one gets the same text. Otherwise as @hono/zod-openapi's `doc31`: JSON, and a 500 with
  * the error when generation fails (not kept, so the next request tries again).
  */
 export function serveOpenApiDocument(app: OpenAPIHono<HonoEnv>): void {

@@ -62,6 +62,8 @@ declare namespace sst {
         minify?: $util.Input<boolean>;
         sourcemap?: $util.Input<boolean>;
         banner?: $util.Input<string>;
+        /** Modules reached only through a dynamic `import()` go into files of their own (ESM only). Default false. */
+        splitting?: $util.Input<boolean>;
       }>;
     }
 

@@ -14,10 +14,9 @@ import { dropSession, keepSession } from '../../lib/console/session-cookies.ts';
 import { mfaEnrolmentRequiredSchema, mfaRequiredSchema, sessionTokensSchema } from '../auth/schemas.ts';
 // The context route's answer: after a switch it carries the new tokens, which go into the cookies, never to the page.
 import { setContextResponse } from '../sessions/schemas.ts';
+import { CONSOLE_PREFIX } from './prefix.ts';
 import { mfaCodeBody } from './schemas.ts';
 
-/** Where functions/app.ts mounts the console; the paths below are relative to it. */
-export const CONSOLE_PREFIX = '/console';
 const API_PATH = '/api';
 
 export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {

@@ -2,7 +2,7 @@
 import { getConnInfo, handle } from 'hono/aws-lambda';
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
-import { runScheduled, type ScheduledRun } from '../../lib/cron/run-scheduled.ts';
+import type { ScheduledRun } from '../../lib/cron/run-scheduled.ts';
 import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
@@ -22,5 +22,8 @@ export const handler = handle(app);
  * The cron's target (EventBridge scheduled event). The event carries nothing the run needs, so it is not read.
  * A run never throws for a store that failed (it logs and returns), so Lambda's async retries do not stack runs.
  */
-export const scheduled = (_event: unknown): Promise<ScheduledRun> =>
-  runScheduled(createDeps(configFor(process.env), { inflight, rateLimits }), { trigger: 'lambda' });
+export const scheduled = async (_event: unknown): Promise<ScheduledRun> => {
+  // Imported here, so the HTTP handler's cold start does not evaluate every task's module (docs/design/layers.md).
+  const { runScheduled } = await import('../../lib/cron/run-scheduled.ts');
+  return runScheduled(createDeps(configFor(process.env), { inflight, rateLimits }), { trigger: 'lambda' });
+};

@@ -1,7 +1,6 @@
 // Cloudflare Workers entry: configuration from the bindings, dependencies built per request and per scheduled event.
 import { createApp } from '../app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
-import { runScheduled } from '../../lib/cron/run-scheduled.ts';
 import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
@@ -24,6 +23,10 @@ export default {
   fetch: app.fetch,
   // The cron trigger (wrangler.toml [triggers]): which cron fired does not matter, every trigger runs the whole task list.
   scheduled(_controller: unknown, env: object, ctx: ScheduledContext): void {
-    ctx.waitUntil(runScheduled(createDeps(configFor(env), { inflight, rateLimits }), { trigger: 'workers' }));
+    // Imported here, so a request's cold start does not evaluate every task's module (docs/design/layers.md).
+    const run = import('../../lib/cron/run-scheduled.ts').then(({ runScheduled }) =>
+      runScheduled(createDeps(configFor(env), { inflight, rateLimits }), { trigger: 'workers' }),
+    );
+    ctx.waitUntil(run);
   },
 };

@@ -1,9 +1,10 @@
 // `npm run size`: the worker bundle wrangler would upload (a dry-run build) and the Lambda bundle SST would, raw and
-// gzipped, against the size goal; each one's cold start beside a trivial one measured the same way; and the console's
-// page weight (what a browser fetches for /console: the HTML, its one script and its one stylesheet).
+// gzipped; each one's cold start beside a trivial one measured the same way, against the goal; and the console's page
+// weight (what a browser fetches for /console: the HTML, its one script and its one stylesheet).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { consolePageParts } from '../../lib/console/page/index.ts';
 import { buildLambda } from '../build-lambda.ts';
@@ -11,13 +12,14 @@ import { buildWorker } from '../build-worker.ts';
 import { measureLambdaInit } from './lambda-init.ts';
 import { measureWorkerStartup } from './worker-startup.ts';
 
-// The goals, for both bundles: gzip in KiB as wrangler counts them (the hard limits are far above: 3 MiB gzipped on
-// Workers' Free plan, 10 MiB on paid ones), and the cold start's CPU as a multiple of a trivial worker's.
-const GZIP_GOAL_KIB = 210;
-const STARTUP_GOAL_RATIO = 5;
+// The goal, for both bundles: the cold start's CPU at most this multiple of a trivial one's measured in the same run
+// (on a machine where the trivial worker starts in under 30 ms of CPU; a slow baseline hides the ratio). Size is only
+// reported: the hard limits are far above (3 MiB gzipped on Workers' Free plan, 10 MiB on paid ones).
+const STARTUP_GOAL_RATIO = 3.5;
 const SHOWN_CONTRIBUTORS = 8;
-// Cold starts per bundle (and as many of the trivial one, alternating): the median of these is printed.
-const STARTUP_RUNS = 7;
+// Cold starts per bundle (and as many of the trivial one, alternating) unless `--runs N`: the median is printed.
+const STARTUP_RUNS = Number(parseArgs({ options: { runs: { type: 'string', default: '7' } } }).values.runs);
+if (!Number.isInteger(STARTUP_RUNS) || STARTUP_RUNS < 1) throw new Error('--runs takes a whole number of at least 1');
 
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
@@ -60,9 +62,7 @@ function median(values: number[]): number {
 const ms = (value: number): string => `${value.toFixed(0)} ms`;
 
 function printSize(label: string, bundle: { bytes: number; gzipBytes: number; inputBytes: Record<string, number> }): void {
-  const over = bundle.gzipBytes - GZIP_GOAL_KIB * 1024;
   console.log(`${label}: ${kib(bundle.bytes)} raw, ${kib(bundle.gzipBytes)} gzip`);
-  console.log(`  goal: at most ${GZIP_GOAL_KIB} KiB gzip — ${over <= 0 ? 'met' : `not met (${kib(over)} over)`}`);
   console.log('  largest parts (minified, before gzip):');
   for (const [name, bytes] of largest(bundle.inputBytes)) console.log(`    ${kib(bytes).padStart(10)}  ${name}`);
 }
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
 
     const lambda = await buildLambda();
     printSize('lambda bundle (esbuild as sst deploy)', lambda);
-    const lambdaInit = await measureLambdaInit(lambda.code, outDir, STARTUP_RUNS);
+    const lambdaInit = await measureLambdaInit(lambda, outDir, STARTUP_RUNS);
     console.log(`  cold start, fresh node: import + first answer, and the process's CPU (median of ${STARTUP_RUNS}):`);
     const initMs = median(lambdaInit.bundle.map((sample) => sample.initMs));
     // A trivial handler's import is next to nothing, so a ratio of wall times says little; the CPU ratio below does.

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { writeLambda, type BuiltLambda } from '../build-lambda.ts';
 import { PROBE_BINDINGS, PROBE_PATH } from './probe.ts';
 
 const run = promisify(execFile);
@@ -49,11 +50,10 @@ export interface InitComparison {
   trivial: InitSample[];
 }
 
-/** Writes the bundle and a trivial handler into `dir`, then alternates them `runs` times each. */
-export async function measureLambdaInit(code: Uint8Array, dir: string, runs: number): Promise<InitComparison> {
-  const bundlePath = join(dir, 'lambda.mjs');
+/** Writes the bundle (its own folder) and a trivial handler into `dir`, then alternates them `runs` times each. */
+export async function measureLambdaInit(lambda: BuiltLambda, dir: string, runs: number): Promise<InitComparison> {
+  const bundlePath = await writeLambda(lambda, join(dir, 'lambda'));
   const trivialPath = join(dir, 'trivial.mjs');
-  await writeFile(bundlePath, code);
   await writeFile(trivialPath, TRIVIAL_HANDLER);
   const result: InitComparison = { bundle: [], trivial: [] };
   for (let index = 0; index < runs; index++) {

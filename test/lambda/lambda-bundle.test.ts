@@ -7,12 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin, type PluginBuild } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import lambdaPlugins from '../../functions/entries/lambda-esbuild-plugins.mjs';
-import { buildLambda, SST_LIKE } from '../../ops/build-lambda.ts';
+import { buildLambda, SST_LIKE, writeLambda, type BuiltLambda } from '../../ops/build-lambda.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Bundle {
-  code: Uint8Array;
+  built: BuiltLambda;
   /** Every module esbuild read. */
   inputs: string[];
   /** Those that left code in the output (tree shaking drops the rest). */
@@ -22,7 +22,7 @@ interface Bundle {
 async function bundle(plugins: Plugin[]): Promise<Bundle> {
   const built = await buildLambda({ plugins });
   return {
-    code: built.code,
+    built,
     inputs: built.sources,
     kept: Object.entries(built.inputBytes).flatMap(([input, bytes]) => (bytes > 0 ? [input] : [])),
   };
@@ -46,7 +46,7 @@ describe('the Lambda bundle', () => {
   it('carries no zod locale but the English zod configures itself, and the stand-in in their place', () => {
     expect(zodLocales(withPlugins.inputs)).toEqual([expect.stringMatching(/zod\/v4\/locales\/en\.js$/)]);
     expect(withPlugins.inputs).toContain('functions/entries/no-zod-locales.ts');
-    console.log(`lambda bundle: ${(withPlugins.code.length / 1024).toFixed(1)} KiB`);
+    console.log(`lambda bundle: ${(withPlugins.built.bytes / 1024).toFixed(1)} KiB`);
   });
 
   it("keeps out the parts of zod's classic API nothing calls: @hono/zod-openapi gets a `z` of ZodType alone", async () => {
@@ -61,7 +61,7 @@ describe('the Lambda bundle', () => {
   it('would carry every locale without the plugins (the alias is what keeps them out)', async () => {
     const plain = await bundle([]);
     expect(zodLocales(plain.inputs).length).toBeGreaterThan(40);
-    expect(plain.code.length - withPlugins.code.length).toBeGreaterThan(100 * 1024);
+    expect(plain.built.bytes - withPlugins.built.bytes).toBeGreaterThan(100 * 1024);
   });
 
   it("answers a resolve the way SST's plugin host asks it (every import offered, the callback decides)", async () => {
@@ -114,10 +114,29 @@ describe('the Lambda bundle', () => {
     expect(CONSOLE_SCRIPT).toBe(await readFile(join(REPO_ROOT, 'lib/console/page/browser/console.js'), 'utf8'));
   });
 
-  it('loads under Node and exports the HTTP handler', async () => {
-    const file = join(outDir, 'lambda.mjs');
-    await writeFile(file, withPlugins.code);
-    const module = (await import(file)) as Record<string, unknown>;
+  it('loads under Node and exports the HTTP handler and the scheduled one', async () => {
+    const module = (await import(await writeLambda(withPlugins.built, join(outDir, 'lambda')))) as Record<string, unknown>;
     expect(typeof module.handler).toBe('function');
+    expect(typeof module.scheduled).toBe('function');
+  });
+
+  it('puts each function in a file of its own, which the entry imports only on demand', () => {
+    const { files, entry } = withPlugins.built;
+    const text = (name: string) => new TextDecoder().decode(files.find((file) => file.name === name)!.contents);
+    // What Node reads at load: the entry and the chunks it imports statically (import … from "./chunk-….mjs").
+    const loaded = new Set<string>();
+    const pending = [entry];
+    while (pending.length > 0) {
+      const name = pending.pop()!;
+      if (loaded.has(name)) continue;
+      loaded.add(name);
+      for (const match of text(name).matchAll(/import(?:[^"'()]*?from)?\s*["']\.\/([^"']+)["']/g)) pending.push(match[1]!);
+    }
+    const onDemand = files.filter((file) => !loaded.has(file.name));
+    // Sign-in's routes (its summary text) are in a file loaded on demand, not in one read at load.
+    expect(onDemand.some((file) => text(file.name).includes('Sign in with email and password'))).toBe(true);
+    expect([...loaded].some((name) => text(name).includes('Sign in with email and password'))).toBe(false);
+    const loadedBytes = files.filter((file) => loaded.has(file.name)).reduce((sum, file) => sum + file.contents.length, 0);
+    console.log(`lambda bundle: ${(loadedBytes / 1024).toFixed(1)} KiB read at load, in ${loaded.size} of ${files.length} files`);
   });
 });

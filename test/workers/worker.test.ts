@@ -125,8 +125,13 @@ describe('the bundle', () => {
       expect.stringMatching(/zod\/v4\/locales\/en\.js$/),
     ]);
     // @hono/zod-openapi gets a `z` holding ZodType alone (wrangler.toml's "zod" alias): the parts of zod's classic API
-    // reached only through the whole namespace, its JSON Schema reader and its compiler, stay out.
-    expect(worker.sources.filter((source) => /zod\/v4\/(classic\/from-json-schema|core\/compile)/.test(source))).toEqual([]);
+    // reached only through the whole namespace, its JSON Schema reader and its compiler, stay out. Their code, that is:
+    // zod is evaluated lazily in this bundle (functions/app.ts imports each function on demand), and a lazily evaluated
+    // index keeps a call to each module it re-exports, an empty initialiser of a few bytes.
+    const unused = Object.entries(worker.inputBytes).filter(
+      ([source, bytes]) => /zod\/v4\/(classic\/from-json-schema|core\/compile)/.test(source) && bytes > 64,
+    );
+    expect(unused).toEqual([]);
   });
 });
 
