@@ -22,6 +22,7 @@ import { mfaFunction } from './mfa/index.ts';
 import { oidcFunction } from './oidc/index.ts';
 import { serveOpenApiDocument } from './openapi-document.ts';
 import { opsFunction, opsUsersFunction } from './ops/index.ts';
+import { passkeysFunction } from './passkeys/index.ts';
 import { passwordResetFunction } from './password-reset/index.ts';
 import { memberSessionsFunction, sessionsFunction } from './sessions/index.ts';
 import { syrveFunction } from './syrve/index.ts';
@@ -46,6 +47,7 @@ const FUNCTION_MOUNTS = [
   membersFunction,
   passwordResetFunction,
   mfaFunction,
+  passkeysFunction,
   oidcFunction,
   invitesFunction,
   inviteAcceptanceFunction,

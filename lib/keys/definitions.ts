@@ -5,6 +5,7 @@ import { cronKeys } from './defs/cron.ts';
 import { inviteKeys } from './defs/invite.ts';
 import { jobKeys } from './defs/job.ts';
 import { mfaKeys } from './defs/mfa.ts';
+import { passkeyKeys } from './defs/passkey.ts';
 import { reservedKeys } from './defs/reserved.ts';
 import { revocationKeys } from './defs/revocation.ts';
 import { singleUseKeys } from './defs/single-use.ts';
@@ -17,6 +18,7 @@ export const KEY_DEFINITIONS = Object.freeze({
   ...inviteKeys,
   ...syrveKeys,
   ...mfaKeys,
+  ...passkeyKeys,
   ...contextKeys,
   ...throttleKeys,
   ...rateLimitKeys,

@@ -25,6 +25,7 @@ export { JOB_CACHE_TTL_SECONDS, JOB_KINDS, jobCacheSchema } from './defs/job.ts'
 export { MFA_CHALLENGE_TTL_SECONDS, TOTP_REPLAY_GUARD_MAX_SECONDS } from './defs/mfa.ts';
 export { challengeRecord, sessionStateRecord, type ChallengeRecord, type SessionStateRecord } from './defs/mfa.ts';
 export { ROLE_CODES, type RoleCode } from './defs/role-codes.ts';
+export { PASSKEY_CHALLENGE_TTL_SECONDS, passkeyChallengeSchema, type PasskeyChallenge } from './defs/passkey.ts';
 export { SINGLE_USE_TTL_SECONDS, type SingleUseKind } from './defs/single-use.ts';
 export { devLoginSchema, handoffSchema, oidcStateSchema, resetSchema, type OidcState } from './defs/single-use.ts';
 export {

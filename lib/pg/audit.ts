@@ -46,6 +46,9 @@ export const AUDIT_ACTIONS = [
   'mfa.reset_by_operator',
   'tenant.domain_verified',
   'ratelimit.lifted',
+  'passkey.registered',
+  'passkey.removed',
+  'passkey.counter_regressed',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

@@ -12,9 +12,10 @@ import { sessionUserAgent } from './user-agent.ts';
 
 /**
  * How a session was opened; `sessions.method` holds the same words (migrations/0012, 0021). `oidc+totp`: an OpenID
- * provider's sign-in finished with this deployment's TOTP factor (no password was typed).
+ * provider's sign-in finished with this deployment's TOTP factor (no password was typed). `passkey`: a WebAuthn assertion
+ * with user verification (migrations/0025_passkeys.sql), a second factor in itself.
  */
-export const SIGN_IN_METHODS = ['password', 'password+totp', 'oidc', 'oidc+totp', 'dev-link'] as const;
+export const SIGN_IN_METHODS = ['password', 'password+totp', 'oidc', 'oidc+totp', 'dev-link', 'passkey'] as const;
 export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 /** The SQLSTATE of migrations/0013_members.sql's sessions_refuse_suspended_organization. */
