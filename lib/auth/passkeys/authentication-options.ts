@@ -1,11 +1,12 @@
 // passkeys.authenticationOptions: for anyone on an organisation's sign-in page, the options for
 // navigator.credentials.get(): no allowCredentials (discoverable credentials: nothing says whether an account exists),
 // user verification required, and a challenge bound to that organisation for 5 minutes. Nothing is read in PostgreSQL.
-import { generateAuthenticationOptions, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { base64urlDecode } from '../../crypto/index.ts';
 import { PASSKEY_CHALLENGE_TTL_SECONDS } from '../../keys/index.ts';
 import type { Deps } from '../../deps.ts';
 import { issueAuthenticationChallenge } from './issue-challenge.ts';
+import { webauthnServer } from './webauthn-library.ts';
 
 export type AuthenticationOptionsOutcome =
   { ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
@@ -20,6 +21,7 @@ export async function authenticationOptions(
 ): Promise<AuthenticationOptionsOutcome> {
   const issued = await issueAuthenticationChallenge(deps, input);
   if (!issued.ok) return issued;
+  const { generateAuthenticationOptions } = await webauthnServer();
   const options = await generateAuthenticationOptions({
     rpID: deps.config.passkeys.rpId,
     challenge: base64urlDecode(issued.challenge),

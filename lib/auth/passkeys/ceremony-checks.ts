@@ -38,7 +38,7 @@ export async function checkCeremony(
   if (clientData.type !== (expected.ceremony === 'registration' ? 'webauthn.create' : 'webauthn.get')) return 'response-invalid';
   const { rpId, origins } = deps.config.passkeys;
   if (!origins.includes(clientData.origin)) return 'origin-mismatch';
-  const authenticator = readAuthenticatorData(response);
+  const authenticator = await readAuthenticatorData(response);
   if (authenticator === undefined) return 'response-invalid';
   if (!(await isOurRpId(authenticator.rpIdHash, rpId))) return 'origin-mismatch';
   // Presence and verification (a PIN, a fingerprint): without both the passkey is not a second factor in itself.

@@ -2,8 +2,8 @@
 // them), and the parts of it this service reads before the library does: clientDataJSON's challenge, type and origin,
 // and authenticatorData's RP ID hash and flags, each of which answers with a code of its own.
 import * as z from 'zod';
-import { decodeAttestationObject, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
 import { base64urlDecode, bytesToHex, sha256Hex } from '../../crypto/index.ts';
+import { webauthnHelpers } from './webauthn-library.ts';
 
 /** base64url of at most `bytes` bytes (the 16 KiB body limit bounds them all anyway). */
 const b64url = (bytes: number) =>
@@ -68,7 +68,10 @@ export interface AuthenticatorFacts {
 }
 
 /** authenticatorData's RP ID hash and flags: an assertion's own, or the one inside an attestation object. */
-export function readAuthenticatorData(response: AuthenticationResponse | RegistrationResponse): AuthenticatorFacts | undefined {
+export async function readAuthenticatorData(
+  response: AuthenticationResponse | RegistrationResponse,
+): Promise<AuthenticatorFacts | undefined> {
+  const { decodeAttestationObject, parseAuthenticatorData } = await webauthnHelpers();
   try {
     const authData =
       'attestationObject' in response.response

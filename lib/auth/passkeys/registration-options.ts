@@ -1,11 +1,7 @@
 // passkeys.registrationOptions: after the step-up, the options for navigator.credentials.create(): a discoverable
 // credential with user verification, no attestation, the user's own passkeys excluded, and a challenge bound to this
 // user and session's organisation for 5 minutes.
-import {
-  generateRegistrationOptions,
-  type AuthenticatorTransportFuture,
-  type PublicKeyCredentialCreationOptionsJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticatorTransportFuture, PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { base64urlDecode, uuidToBytes } from '../../crypto/index.ts';
 import { PASSKEY_CHALLENGE_TTL_SECONDS } from '../../keys/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
@@ -13,6 +9,7 @@ import type { Deps } from '../../deps.ts';
 import type { StepUpRefusal } from '../mfa/step-up.ts';
 import { issueRegistrationChallenge } from './issue-challenge.ts';
 import { passkeyStepUp, type PasskeyStepUpInput } from './step-up.ts';
+import { webauthnServer } from './webauthn-library.ts';
 
 export type RegistrationOptionsOutcome = { ok: true; options: PublicKeyCredentialCreationOptionsJSON } | StepUpRefusal;
 
@@ -44,6 +41,7 @@ export async function registrationOptions(
     correlationId: input.correlationId,
   });
   const { rpId, rpName } = deps.config.passkeys;
+  const { generateRegistrationOptions } = await webauthnServer();
   const options = await generateRegistrationOptions({
     rpName,
     rpID: rpId,

@@ -3,7 +3,6 @@
 // there, with no PostgreSQL), the challenge's binding, origin, RP ID and flags; then one read gives the credential with
 // its account's standing in the organisation, the signature is verified, and the session opens with the counter's
 // advance in its transaction.
-import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { base64urlDecode, base64urlEncode, uuidToBytes } from '../../crypto/index.ts';
 import { writeAudit } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
@@ -14,6 +13,7 @@ import type { SessionTokens } from '../sessions/session-tokens.ts';
 import { checkCeremony, type CeremonyRefusal } from './ceremony-checks.ts';
 import { readClientData, type AuthenticationResponse } from './ceremony-response.ts';
 import { consumeAuthenticationChallenge } from './consume-challenge.ts';
+import { webauthnServer } from './webauthn-library.ts';
 
 export type VerifyAuthenticationOutcome =
   | { ok: true; tokens: SessionTokens }
@@ -77,6 +77,7 @@ export async function verifyAuthentication(deps: Deps, input: VerifyAuthenticati
   if (userHandle !== undefined && userHandle !== base64urlEncode(uuidToBytes(credential.user_id)))
     return { ok: false, reason: 'not-accepted' };
   const storedCounter = Number(credential.sign_count);
+  const { verifyAuthenticationResponse } = await webauthnServer();
   let presentedCounter: number | undefined;
   try {
     // The stored counter is not given to the library (0): it would refuse a regression before checking the signature,

@@ -1,7 +1,6 @@
 // passkeys.verifyRegistration: the signed-in user's answer to their registration options. The challenge the response
 // names is consumed first (one script, whatever follows), then checked against this user and session, then the
 // attestation verified by @simplewebauthn/server; the public key is stored with its audit row in one transaction.
-import { verifyRegistrationResponse } from '@simplewebauthn/server';
 import { uuidv7 } from 'uuidv7';
 import { base64urlEncode } from '../../crypto/index.ts';
 import { auditStatement } from '../../pg/audit.ts';
@@ -10,6 +9,7 @@ import type { Deps } from '../../deps.ts';
 import { checkCeremony, type CeremonyRefusal } from './ceremony-checks.ts';
 import { readClientData, type RegistrationResponse } from './ceremony-response.ts';
 import { consumeRegistrationChallenge } from './consume-challenge.ts';
+import { webauthnServer } from './webauthn-library.ts';
 import { PASSKEY_VIEW_COLUMNS, passkeyView, type PasskeyView, type PasskeyViewRow } from './passkey-view.ts';
 
 /** What a passkey is called until its owner renames it. */
@@ -44,6 +44,7 @@ export async function verifyRegistration(deps: Deps, input: VerifyRegistrationIn
   );
   if (refusal !== undefined) return { ok: false, reason: refusal };
   const { rpId, origins } = deps.config.passkeys;
+  const { verifyRegistrationResponse } = await webauthnServer();
   let credential;
   try {
     const verification = await verifyRegistrationResponse({
