@@ -9,7 +9,7 @@ import { base32Decode, sha256Hex, totpCode, totpStep } from '../../lib/crypto/in
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { setPassword } from '../support/fixtures.ts';
 import { memberFixtures } from '../support/members.ts';
-import { SoftwarePasskey, type CeremonyBends, type RegistrationOptions } from '../support/passkey-authenticator.ts';
+import { testPasskey, type CeremonyBends, type RegistrationOptions, type SoftwarePasskey } from '../support/passkey-authenticator.ts';
 import { errorCode } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
@@ -77,7 +77,7 @@ const verifyRegistration = (member: Member, response: unknown, name?: string) =>
 /** A member with a registered passkey. */
 async function memberWithPasskey(options: { counter?: number; organizationId?: string } = {}) {
   const member = await signedInMember(options.organizationId);
-  const passkey = await SoftwarePasskey.create({ counter: options.counter ?? 0 });
+  const passkey = await testPasskey({ counter: options.counter ?? 0 });
   const registered = await verifyRegistration(member, await passkey.register(await registrationOptions(member)));
   expect(registered.status).toBe(201);
   const { passkey: view } = (await registered.json()) as { passkey: { passkeyId: string } };
@@ -147,7 +147,7 @@ describe('registering a passkey', () => {
       organizationId: member.organizationId,
     });
 
-    const passkey = await SoftwarePasskey.create();
+    const passkey = await testPasskey();
     const registered = await verifyRegistration(member, await passkey.register(options), 'Laptop');
     expect(registered.status).toBe(201);
     const { passkey: view } = (await registered.json()) as { passkey: Json };
@@ -191,7 +191,7 @@ describe('registering a passkey', () => {
       'PASSKEY_EXISTS',
     ]);
 
-    const fresh = await SoftwarePasskey.create();
+    const fresh = await testPasskey();
     expect(
       await answer(
         await verifyRegistration(member, await fresh.register(await registrationOptions(member), { origin: 'https://evil.test' })),
@@ -380,7 +380,7 @@ describe('signing in with a passkey', () => {
       401,
       'PASSKEY_NOT_ACCEPTED',
     ]);
-    expect(await answer(await passkeySignIn(member.organizationId, await SoftwarePasskey.create()))).toEqual([401, 'PASSKEY_NOT_ACCEPTED']);
+    expect(await answer(await passkeySignIn(member.organizationId, await testPasskey()))).toEqual([401, 'PASSKEY_NOT_ACCEPTED']);
 
     await stack.db.query('DELETE FROM role_assignments WHERE user_id = $1 AND organization_id = $2', [
       member.userId,
@@ -449,7 +449,7 @@ describe('signing in with a passkey', () => {
     });
     expect(over.status).toBe(429);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-    const passkey = await SoftwarePasskey.create();
+    const passkey = await testPasskey();
     const verifyIp = freshIp();
     for (let i = 0; i < 100; i++) await verifySignIn(org.organizationId, await passkey.assert('B'.repeat(43)), verifyIp);
     expect(await answer(await verifySignIn(org.organizationId, await passkey.assert('B'.repeat(43)), verifyIp))).toEqual([

@@ -5,7 +5,7 @@ import { decodeJwt } from 'jose';
 import { uuidv7 } from 'uuidv7';
 import { expect } from 'vitest';
 import { seedOrganization, setPassword } from './fixtures.ts';
-import { SoftwarePasskey, type RegistrationOptions } from './passkey-authenticator.ts';
+import { testPasskey, type RegistrationOptions } from './passkey-authenticator.ts';
 import type { SqlRunner } from '../../local/stack/fixtures.ts';
 
 export type JsonCall = (
@@ -24,7 +24,7 @@ export async function passkeyRoundTrip(call: JsonCall, db: SqlRunner): Promise<v
 
   const options = await call('POST', '/auth/passkeys/registration/options', { token, body: { password } });
   expect(options.status).toBe(200);
-  const passkey = await SoftwarePasskey.create({ counter: 1 });
+  const passkey = await testPasskey({ counter: 1 });
   const registered = await call('POST', '/auth/passkeys/registration/verify', {
     token,
     body: { response: await passkey.register(options.body as unknown as RegistrationOptions), name: 'Runtime' },

@@ -9,8 +9,6 @@ import { platformTagScope } from '../scopes.ts';
 /** Time to read the browser's prompt and touch the authenticator; WebAuthn's own recommended ceiling is 5 minutes. */
 export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
 
-export const PASSKEY_CEREMONIES = ['registration', 'authentication'] as const;
-
 /**
  * What a challenge stands for while it lives: its ceremony, the organisation it was issued in and, for a registration,
  * the user who asked (the presenting session's). Never the challenge itself (the key is its hash).
