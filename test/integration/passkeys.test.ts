@@ -490,6 +490,29 @@ describe('tenant isolation', () => {
   });
 });
 
+describe('a registration bound to its session', () => {
+  it("refuses the same user's session bound to another organisation presenting the challenge, and spends it", async () => {
+    const home = await signedInMember();
+    const other = await stack.seedOrganization();
+    await m.grant(home.userId, other.organizationId, 'OrganizationAdmin');
+    const elsewhere = await stack.request('POST', '/auth/login', {
+      body: { organizationId: other.organizationId, email: home.email, password: home.password },
+      headers: { [TEST_CLIENT_IP_HEADER]: freshIp() },
+    });
+    const otherSession = {
+      ...home,
+      organizationId: other.organizationId,
+      accessToken: ((await elsewhere.json()) as { accessToken: string }).accessToken,
+    };
+    const options = await registrationOptions(home);
+    const passkey = await testPasskey();
+    const response = await passkey.register(options);
+    expect(await answer(await verifyRegistration(otherSession, response))).toEqual([400, 'PASSKEY_CHALLENGE_MISMATCH']);
+    expect(await answer(await verifyRegistration(home, response))).toEqual([400, 'PASSKEY_CHALLENGE_INVALID']);
+    expect((await stack.db.query('SELECT count(*)::int AS n FROM passkeys WHERE user_id = $1', [home.userId])).rows).toEqual([{ n: 0 }]);
+  });
+});
+
 describe('canary', () => {
   it('writes no challenge, credential id, public key or token to the logs', async () => {
     const before = stack.logs.length;
