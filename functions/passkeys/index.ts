@@ -1,7 +1,6 @@
 // The passkey function: the signed-in user's passkeys (register after the step-up, list, rename, remove), and the public
 // passkey sign-in, which answers what POST /auth/login answers.
 import { defineFunction } from '../../lib/auth/define-function.ts';
-import { RECENT_SIGN_IN_SECONDS, type StepUpRefusal } from '../../lib/auth/mfa/step-up.ts';
 import { authenticationOptions } from '../../lib/auth/passkeys/authentication-options.ts';
 import type { CeremonyRefusal } from '../../lib/auth/passkeys/ceremony-checks.ts';
 import { listPasskeys, renamePasskey } from '../../lib/auth/passkeys/list-passkeys.ts';
@@ -10,6 +9,7 @@ import { removePasskey } from '../../lib/auth/passkeys/remove-passkey.ts';
 import { verifyAuthentication } from '../../lib/auth/passkeys/verify-authentication.ts';
 import { verifyRegistration } from '../../lib/auth/passkeys/verify-registration.ts';
 import { errors } from '../../lib/http/app-error.ts';
+import { stepUpError } from '../mfa/step-up-error.ts';
 import {
   authenticationOptionsRoute,
   authenticationVerifyRoute,
@@ -21,27 +21,6 @@ import {
 } from './routes.ts';
 
 export const passkeysFunction = defineFunction({ prefix: '/auth/passkeys', auth: 'bearer' });
-
-/** The step-up's refusals, as MFA answers them: a wrong password and a wrong code are one answer. */
-function stepUpError(refusal: StepUpRefusal) {
-  switch (refusal.reason) {
-    case 'rate-limited':
-      return errors.RATE_LIMITED(refusal.retryAfterSeconds);
-    case 'sign-in-too-old':
-      return errors.REAUTH_FAILED(
-        `this account has no password: sign in again, then make this change within ${RECENT_SIGN_IN_SECONDS / 60} minutes`,
-      );
-    case 'sign-in-not-accepted':
-      return errors.REAUTH_FAILED(
-        'this account has no password, and an organisation where you hold a role does not accept the sign-in this session used: sign in through an identity provider every one of them lists, then make this change',
-      );
-    case 'unknown-user':
-      return errors.FORBIDDEN('passkeys are for accounts of this service');
-    case 'no-factor':
-    case 'refused':
-      return errors.REAUTH_FAILED();
-  }
-}
 
 function ceremonyError(reason: CeremonyRefusal) {
   switch (reason) {

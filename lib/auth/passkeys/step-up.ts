@@ -17,11 +17,13 @@ export interface PasskeyStepUpInput {
 
 export async function passkeyStepUp(deps: Deps, input: PasskeyStepUpInput): Promise<StepUpOutcome> {
   const factor = await readTotpFactor(deps, input.userId);
-  return stepUp(deps, {
+  const proof = await stepUp(deps, {
     userId: input.userId,
     sessionId: input.sessionId,
     password: input.password,
     ...(factor?.confirmed === true ? { factorProof: { code: input.code ?? '' } } : {}),
     correlationId: input.correlationId,
   });
+  // The factor removed between the two reads: the code proved nothing, the one answer of a wrong proof.
+  return !proof.ok && proof.reason === 'no-factor' ? { ok: false, reason: 'refused' } : proof;
 }
