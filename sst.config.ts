@@ -17,6 +17,9 @@ const SECRET_ENVIRONMENT = {
   SECRETS_KEYS: 'SecretsKeys',
   INDEX_HASH_KEY: 'IndexHashKey',
   WEBHOOK_SECRET: 'WebhookSecret',
+  // Not secret, but per stage and required: the passkeys' relying party (docs/api.md#environment).
+  PASSKEY_RP_ID: 'PasskeyRpId',
+  PASSKEY_ORIGINS: 'PasskeyOrigins',
 } as const;
 /** Secrets a deployment may leave unset: the placeholder is what an unset one reads as (an empty list of providers). */
 const OPTIONAL_SECRET_ENVIRONMENT = {

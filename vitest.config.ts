@@ -26,6 +26,7 @@ const throughCluster = [
   'test/integration/mfa-recovery.test.ts',
   'test/integration/oidc.test.ts',
   'test/integration/password-reset.test.ts',
+  'test/integration/passkeys.test.ts',
   'test/integration/rate-limits{,-outsiders}.test.ts',
   'test/integration/revocation-beside-rbac.test.ts',
   'test/integration/sessions-revoke*.test.ts',

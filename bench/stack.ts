@@ -85,6 +85,8 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
     REFRESH_RETRY_GRACE_SECONDS: '300',
     PASSWORD_RESET_LINK_BASE: 'https://bench.runstate.test/auth/password-reset',
     INVITE_LINK_BASE: 'https://bench.runstate.test/invites/accept',
+    PASSKEY_RP_ID: 'runstate.test',
+    PASSKEY_ORIGINS: 'https://bench.runstate.test',
     OPERATOR_TOKEN_HASHES: `bench:${createHash('sha256').update(operatorSecret).digest('hex')}`,
     ...services.env,
   };

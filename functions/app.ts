@@ -50,6 +50,7 @@ const FUNCTION_MOUNTS: LazyMount[] = [
   lazyFunction('/orgs/:orgId/sign-in-policy', async () => (await import('./sign-in-policy/index.ts')).signInPolicyFunction),
   lazyFunction('/auth/password-reset', async () => (await import('./password-reset/index.ts')).passwordResetFunction),
   lazyFunction('/auth/mfa', async () => (await import('./mfa/index.ts')).mfaFunction),
+  lazyFunction('/auth/passkeys', async () => (await import('./passkeys/index.ts')).passkeysFunction),
   lazyFunction('/auth/oidc', async () => (await import('./oidc/index.ts')).oidcFunction),
   lazyFunction('/orgs/:orgId/invites', async () => (await import('./invites/index.ts')).invitesFunction),
   lazyFunction('/invites', async () => (await import('./invites/index.ts')).inviteAcceptanceFunction),

@@ -12,6 +12,7 @@ import { kdfBench } from './kdf.ts';
 import { listMembersBench } from './members.ts';
 import { mfaRecoverBench, mfaVerifyBench, mfaVerifyForgedBench } from './mfa.ts';
 import { oidcStartBench } from './oidc.ts';
+import { passkeyAuthenticateBench, passkeyAuthenticateForgedBench, passkeyOptionsBench } from './passkeys.ts';
 import { rateLimitBench } from './rate-limit.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
@@ -37,6 +38,9 @@ export const operationBenches: OperationBench[] = [
   mfaVerifyBench,
   mfaRecoverBench,
   mfaVerifyForgedBench,
+  passkeyOptionsBench,
+  passkeyAuthenticateBench,
+  passkeyAuthenticateForgedBench,
   ...tenantBenches,
   sessionsListBench,
   listMembersBench,

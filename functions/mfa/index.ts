@@ -6,7 +6,6 @@ import { enrolMfa } from '../../lib/auth/mfa/enrol-mfa.ts';
 import { recoverMfa } from '../../lib/auth/mfa/recover-mfa.ts';
 import { removeMfa } from '../../lib/auth/mfa/remove-mfa.ts';
 import { replaceRecoveryCodes } from '../../lib/auth/mfa/replace-recovery-codes.ts';
-import { RECENT_SIGN_IN_SECONDS, type StepUpRefusal } from '../../lib/auth/mfa/step-up.ts';
 import type { VerifyMfaOutcome } from '../../lib/auth/mfa/verify-mfa.ts';
 import { verifyMfa } from '../../lib/auth/mfa/verify-mfa.ts';
 import { errors } from '../../lib/http/app-error.ts';
@@ -22,31 +21,11 @@ import {
   replaceCodesRoute,
   verifyRoute,
 } from './routes.ts';
+import { stepUpError } from './step-up-error.ts';
+import { confirmRoute, enrolRoute, recoverRoute, removeRoute, replaceCodesRoute, verifyRoute } from './routes.ts';
 
 // Enrolment is the signed-in user's; the challenge's answer (verify) is public and carries the session's tokens.
 export const mfaFunction = defineFunction({ prefix: '/auth/mfa', auth: 'bearer' });
-
-/** The step-up's refusals as answers: a wrong password and a wrong code are one answer. */
-function stepUpError(refusal: StepUpRefusal) {
-  switch (refusal.reason) {
-    case 'rate-limited':
-      return errors.RATE_LIMITED(refusal.retryAfterSeconds);
-    case 'sign-in-too-old':
-      return errors.REAUTH_FAILED(
-        `this account has no password: sign in again, then make this change within ${RECENT_SIGN_IN_SECONDS / 60} minutes`,
-      );
-    case 'sign-in-not-accepted':
-      return errors.REAUTH_FAILED(
-        'this account has no password, and an organisation where you hold a role does not accept the sign-in this session used: sign in through an identity provider every one of them lists, then make this change',
-      );
-    case 'unknown-user':
-      return errors.FORBIDDEN('MFA is for accounts of this service');
-    case 'no-factor':
-      return errors.NOT_FOUND('this account has no confirmed MFA factor');
-    case 'refused':
-      return errors.REAUTH_FAILED();
-  }
-}
 
 function signedInOrRefused(outcome: VerifyMfaOutcome) {
   if (!outcome.ok) {

@@ -8,6 +8,7 @@ import { parseOperatorTokens, type OperatorCredential } from './operator-tokens.
 import { parseCorsOrigins } from './cors-origins.ts';
 import { parseHandoffAudiences } from './handoff-audiences.ts';
 import { parsePasswordBreachCheck, type PasswordBreachCheck } from './password-breach.ts';
+import { parsePasskeyRelyingParty, type PasskeyRelyingParty } from './passkey-relying-party.ts';
 import { INVITE_TTL_SECONDS, JOB_CACHE_TTL_SECONDS, SYRVE_RECONNECT_COOLDOWN_SECONDS, SYRVE_SESSION_CACHE_SECONDS } from '../keys/index.ts';
 
 /** Far above any real team's pending invitations; low enough that one organisation's index stays small (docs/design/limits.md#limits). */
@@ -109,6 +110,8 @@ export interface Config {
   console: { enabled: boolean };
   /** The DNS-over-HTTPS resolver that verifies custom domains (DOMAIN_VERIFY_DOH_URL); unset: verification answers 503. */
   domainVerify?: { dohUrl: string };
+  /** Passkeys' relying party (PASSKEY_RP_ID, PASSKEY_ORIGINS, PASSKEY_RP_NAME); dev defaults to localhost. */
+  passkeys: PasskeyRelyingParty;
 }
 
 export class ConfigError extends Error {
@@ -193,6 +196,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
 
   const auth = authConfig(e, problems);
+  const passkeys = parsePasskeyRelyingParty(
+    { rpId: e.PASSKEY_RP_ID, origins: e.PASSKEY_ORIGINS, rpName: e.PASSKEY_RP_NAME },
+    e.APP_ENV,
+    e.PORT,
+  );
+  problems.push(...passkeys.problems);
   let handoffAudiences: string[] = [];
   let handoffClientSecretDigests: ReadonlyMap<string, string> = new Map();
   if (e.SSO_HANDOFF_AUDIENCES !== undefined) {
@@ -249,7 +258,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     // A client that refreshes when its access token runs out would find its session idle every time.
     problems.push('SESSION_IDLE_TIMEOUT_SECONDS: must be at least ACCESS_TOKEN_TTL_SECONDS (a client refreshes once per access token)');
   }
-  if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
+  if (problems.length > 0 || auth === undefined || passkeys.relyingParty === undefined) throw new ConfigError(problems);
 
   const redis = { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN };
   return {
@@ -304,6 +313,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     jobCacheTtlSeconds: e.JOB_CACHE_TTL_SECONDS ?? JOB_CACHE_TTL_SECONDS,
     console: { enabled: e.CONSOLE_ENABLED === undefined ? e.APP_ENV === 'dev' : e.CONSOLE_ENABLED === 'true' },
     ...(e.DOMAIN_VERIFY_DOH_URL !== undefined ? { domainVerify: { dohUrl: e.DOMAIN_VERIFY_DOH_URL } } : {}),
+    passkeys: passkeys.relyingParty,
   };
 }
 

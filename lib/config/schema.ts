@@ -96,6 +96,11 @@ export const envSchema = z.object({
   CRON_TASK_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   /** The admin console at /console (docs/console.md): on by default in dev only. */
   CONSOLE_ENABLED: z.enum(['true', 'false']).optional(),
+  /** Passkeys' relying party: the domain credentials are scoped to, and the exact origins of the pages that run a ceremony (comma-separated); required outside dev. */
+  PASSKEY_RP_ID: optionalText,
+  PASSKEY_ORIGINS: optionalText,
+  /** The name an authenticator shows beside the account; default runstate. */
+  PASSKEY_RP_NAME: z.string().trim().min(1).max(64).optional(),
   /** A DNS-over-HTTPS resolver's JSON API (`GET ?name=…&type=TXT`) that checks custom domains' TXT records; unset: no verification. */
   DOMAIN_VERIFY_DOH_URL: httpUrl.optional(),
 });

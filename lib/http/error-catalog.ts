@@ -151,6 +151,40 @@ export const ERROR_CATALOG = {
     status: 403,
     message: (message: string = 'the password or the code is wrong, or the code was already used; nothing was changed') => message,
   },
+  /** A passkey response that cannot be read, of the wrong ceremony type, without user verification, or whose attestation or assertion the library refuses (lib/auth/passkeys/). */
+  PASSKEY_RESPONSE_INVALID: {
+    status: 400,
+    message:
+      'the passkey response could not be verified (its form, its ceremony, or user verification is missing); ask for new options and try again',
+  },
+  /** The challenge a passkey response names is unknown, expired or already used: a replayed response lands here. */
+  PASSKEY_CHALLENGE_INVALID: {
+    status: 400,
+    message: 'this passkey challenge is unknown, expired or already used; ask for new options',
+  },
+  /** A live challenge of another ceremony (a registration's presented for sign-in, or back), organisation or user; it is spent. */
+  PASSKEY_CHALLENGE_MISMATCH: {
+    status: 400,
+    message: 'this passkey challenge was issued for another ceremony, organisation or user; it is spent; ask for new options',
+  },
+  /** The response was made on an origin PASSKEY_ORIGINS does not list, or for another relying party id. */
+  PASSKEY_ORIGIN_MISMATCH: {
+    status: 400,
+    message: 'this passkey response was made on another site or for another relying party',
+  },
+  /** A passkey sign-in with an unknown credential, a bad signature, or an account holding no role in the organisation: one answer. */
+  PASSKEY_NOT_ACCEPTED: {
+    status: 401,
+    message: 'this passkey does not sign in to this organisation',
+  },
+  /** A signed assertion whose signature counter did not go above the stored one: the authenticator may have been cloned (audited). */
+  PASSKEY_COUNTER_REGRESSED: {
+    status: 401,
+    message:
+      "this passkey's signature counter went backwards, which a copied authenticator does; it was refused and recorded; use another sign-in method and remove this passkey",
+  },
+  /** A registration of a credential that is already registered (to this account or another). */
+  PASSKEY_EXISTS: { status: 409, message: 'this passkey is already registered' },
   /** The resolver answered and the domain's `_runstate-challenge` TXT does not hold this claim's value (yet); the claim stays pending. */
   DOMAIN_NOT_VERIFIED: {
     status: 409,

@@ -5,6 +5,7 @@ import { cronKeys } from './defs/cron.ts';
 import { inviteKeys } from './defs/invite.ts';
 import { jobKeys } from './defs/job.ts';
 import { mfaKeys } from './defs/mfa.ts';
+import { passkeyKeys } from './defs/passkey.ts';
 import { reservedKeys } from './defs/reserved.ts';
 import { revocationKeys } from './defs/revocation.ts';
 import { signInPolicyKeys } from './defs/sign-in-policy.ts';
@@ -19,6 +20,7 @@ export const KEY_DEFINITIONS = Object.freeze({
   ...syrveKeys,
   ...mfaKeys,
   ...signInPolicyKeys,
+  ...passkeyKeys,
   ...contextKeys,
   ...throttleKeys,
   ...rateLimitKeys,

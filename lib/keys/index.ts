@@ -26,6 +26,7 @@ export { MFA_CHALLENGE_TTL_SECONDS, TOTP_REPLAY_GUARD_MAX_SECONDS } from './defs
 export { challengeRecord, sessionStateRecord, type ChallengeRecord, type SessionStateRecord } from './defs/mfa.ts';
 export { ROLE_CODES, type RoleCode } from './defs/role-codes.ts';
 export { MFA_ENROLMENT_TTL_SECONDS, enrolmentRecord, type EnrolmentRecord } from './defs/sign-in-policy.ts';
+export { PASSKEY_CHALLENGE_TTL_SECONDS, passkeyChallengeSchema, type PasskeyChallenge } from './defs/passkey.ts';
 export { SINGLE_USE_TTL_SECONDS, type SingleUseKind } from './defs/single-use.ts';
 export { devLoginSchema, handoffSchema, oidcStateSchema, resetSchema, type OidcState } from './defs/single-use.ts';
 export {

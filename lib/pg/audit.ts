@@ -47,6 +47,9 @@ export const AUDIT_ACTIONS = [
   'tenant.domain_verified',
   'ratelimit.lifted',
   'policy.changed',
+  'passkey.registered',
+  'passkey.removed',
+  'passkey.counter_regressed',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

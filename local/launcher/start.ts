@@ -112,6 +112,9 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     PASSWORD_RESET_LINK_BASE: env.PASSWORD_RESET_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/auth/password-reset`,
     // Invite links likewise point at this server's own invite page.
     INVITE_LINK_BASE: env.INVITE_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/invites/accept`,
+    // Passkeys' relying party: localhost, as a browser refuses an IP address for an RP ID (so open the console there).
+    PASSKEY_RP_ID: env.PASSKEY_RP_ID || 'localhost',
+    PASSKEY_ORIGINS: env.PASSKEY_ORIGINS || `http://localhost:${port.success ? port.data : 8787}`,
     ...oidc.env,
     ...dns.env,
     ...breach.env,

@@ -11,6 +11,7 @@ import {
   JOB_CACHE_TTL_SECONDS,
   MEMBER_COUNT_TTL_SECONDS,
   MFA_CHALLENGE_TTL_SECONDS,
+  PASSKEY_CHALLENGE_TTL_SECONDS,
   ORG_CACHE_GENERATION_TTL_SECONDS,
   ORG_SETTINGS_TTL_SECONDS,
   PLAN_LIMITS_TTL_SECONDS,
@@ -163,6 +164,23 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     auditCounterpart: 'syrve.credentials_rotated',
     cleanup: 'Expire by TTL; only ever raised, never lowered',
     notes: 'A login that started with older credentials cannot store its session while this says a newer version exists.',
+  },
+  passkeyChallenge: {
+    ttl: `Exactly ${PASSKEY_CHALLENGE_TTL_SECONDS} s from the options call that issued it`,
+    allowedPayload: [
+      'the ceremony (registration or authentication)',
+      'organization id',
+      "user id (a registration's: the signed-in user who asked)",
+      'created-at timestamp',
+      'correlation id',
+    ],
+    forbiddenPayload: ['the challenge itself (the key is its SHA-256)', 'credential ids or public keys', 'tokens', 'passwords'],
+    auditCounterpart:
+      'passkey.registered when a registration answers it; session.created (method passkey) when an authentication does; passkey.counter_regressed for a cloned authenticator; other refusals are not audited',
+    cleanup:
+      'Consumed (GET+DEL, one script) by the first verify that presents it, whatever its answer; expire by TTL; a miss is PASSKEY_CHALLENGE_INVALID',
+    notes:
+      'Under platform:{passkey}, beside the per-address counters (passkey-options-ip, passkey-verify-ip) that the issue and consume scripts count first (docs/design/passkeys.md).',
   },
   mfaChallenge: {
     ttl: `Exactly ${MFA_CHALLENGE_TTL_SECONDS} s from the password step that created it; a wrong code keeps the TTL it had`,

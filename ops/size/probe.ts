@@ -13,4 +13,6 @@ export const PROBE_BINDINGS: Record<string, string> = {
   INDEX_HASH_KEY: 'size-probe-index-hash-key-0123456789abcdef',
   SECRETS_KEYS: `probe:${btoa('size-probe-secret-box-key-32byte')}`,
   WEBHOOK_SECRET: `whsec_${btoa('size-probe-webhook-secret-24')}`,
+  PASSKEY_RP_ID: 'runstate.test',
+  PASSKEY_ORIGINS: 'https://runstate.test',
 };

@@ -8,6 +8,7 @@ import { createKeyspace } from '../../lib/keys/index.ts';
 import { uuidv7 } from 'uuidv7';
 import { newInvitee, seedOrganization, setPassword } from '../support/fixtures.ts';
 import { startLocalServices, type LocalServices } from '../support/local-services.ts';
+import { passkeyRoundTrip } from '../support/passkey-round-trip.ts';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 
@@ -160,6 +161,16 @@ describe('the Lambda handler', () => {
     expect([refused.statusCode, (JSON.parse(refused.body) as { error: { code: string } }).error.code]).toEqual([403, 'FORBIDDEN']);
     const own = await handler(httpApiEvent('GET', `/orgs/${home.organizationId}/members`, { headers: authorization }), context);
     expect(own.statusCode).toBe(200);
+  });
+
+  it('registers a passkey and signs in with it (@simplewebauthn/server on Lambda); a replay is refused', async () => {
+    await passkeyRoundTrip(async (method, path, options = {}) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+      const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+      const answer = await handler(httpApiEvent(method, path, { headers, ...(body !== undefined ? { body } : {}) }), context);
+      return { status: answer.statusCode, body: JSON.parse(answer.body || '{}') as Record<string, unknown> };
+    }, db);
   });
 
   it('serves the admin console, and hands its API calls to the app with the cookie as the bearer', async () => {

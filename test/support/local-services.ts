@@ -3,7 +3,14 @@
 import { inject } from 'vitest';
 import { startServices, type Services } from '../../local/stack/services.ts';
 import { createTeardown } from '../../local/stack/teardown.ts';
-import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET, TEST_SECRETS_KEYS, TEST_WEBHOOK_SECRET } from './fixtures.ts';
+import {
+  TEST_INDEX_HASH_KEY,
+  TEST_JWT_SECRET,
+  TEST_PASSKEY_ORIGIN,
+  TEST_PASSKEY_RP_ID,
+  TEST_SECRETS_KEYS,
+  TEST_WEBHOOK_SECRET,
+} from './fixtures.ts';
 
 export interface LocalServices extends Services {
   databaseUrl: string;
@@ -38,6 +45,8 @@ export async function startLocalServices(
         INDEX_HASH_KEY: TEST_INDEX_HASH_KEY,
         SECRETS_KEYS: TEST_SECRETS_KEYS,
         WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+        PASSKEY_RP_ID: TEST_PASSKEY_RP_ID,
+        PASSKEY_ORIGINS: TEST_PASSKEY_ORIGIN,
         ...services.env,
       },
       close: async () => {

@@ -3,7 +3,7 @@
 import { loadConfig } from '../../lib/config/index.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import type { Deps } from '../../lib/deps.ts';
-import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET } from './fixtures.ts';
+import { TEST_INDEX_HASH_KEY, TEST_JWT_SECRET, TEST_PASSKEY_ORIGIN, TEST_PASSKEY_RP_ID } from './fixtures.ts';
 
 export function offlineDeps(): Deps {
   return createDeps(
@@ -14,6 +14,8 @@ export function offlineDeps(): Deps {
       UPSTASH_REDIS_REST_URL: 'https://main.upstash.example',
       UPSTASH_REDIS_REST_TOKEN: 'token',
       DATABASE_URL: 'postgres://app:pw@ep-x.neon.example/app',
+      PASSKEY_RP_ID: TEST_PASSKEY_RP_ID,
+      PASSKEY_ORIGINS: TEST_PASSKEY_ORIGIN,
     }),
   );
 }

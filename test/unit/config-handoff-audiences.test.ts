@@ -12,6 +12,8 @@ const dev = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/app',
   AUTH_JWT_SECRET: 'x'.repeat(32),
   INDEX_HASH_KEY: 'k'.repeat(32),
+  PASSKEY_RP_ID: 'localhost',
+  PASSKEY_ORIGINS: 'http://localhost:8787',
 };
 
 const secret = () => `rshc_${randomBytes(32).toString('base64url')}`;

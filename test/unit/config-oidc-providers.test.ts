@@ -12,6 +12,8 @@ const dev = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/app',
   AUTH_JWT_SECRET: 'x'.repeat(32),
   INDEX_HASH_KEY: 'k'.repeat(32),
+  PASSKEY_RP_ID: 'localhost',
+  PASSKEY_ORIGINS: 'http://localhost:8787',
 };
 
 const prod = {
@@ -26,6 +28,8 @@ const prod = {
   SECRETS_KEYS: `k1:${btoa(String.fromCharCode(...new Uint8Array(32)))}`,
   INDEX_HASH_KEY: 'k'.repeat(32),
   WEBHOOK_SECRET: `whsec_${btoa('sixteen-bytes-xx')}`,
+  PASSKEY_RP_ID: 'example.com',
+  PASSKEY_ORIGINS: 'https://app.example.com',
 };
 
 const entry = (overrides: Record<string, unknown> = {}) => ({

@@ -9,6 +9,8 @@ const dev = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/app',
   AUTH_JWT_SECRET: 'x'.repeat(32),
   INDEX_HASH_KEY: 'k'.repeat(32),
+  PASSKEY_RP_ID: 'localhost',
+  PASSKEY_ORIGINS: 'http://localhost:8787',
 };
 
 const prod = {
@@ -26,6 +28,8 @@ const prod = {
   SECRETS_KEYS: `k1:${btoa(String.fromCharCode(...new Uint8Array(32)))}`,
   INDEX_HASH_KEY: 'k'.repeat(32),
   WEBHOOK_SECRET: `whsec_${btoa('sixteen-bytes-xx')}`,
+  PASSKEY_RP_ID: 'example.com',
+  PASSKEY_ORIGINS: 'https://app.example.com,https://example.com',
 };
 
 function problems(env: Record<string, string | undefined>): string[] {
@@ -227,5 +231,40 @@ describe('loadConfig', () => {
     }
     expect(problems(prod).join()).not.toMatch(/INVITE_LINK_BASE/);
     expect(loadConfig({ ...dev, ...linkBase }).inviteLinkBase).toBe(linkBase.INVITE_LINK_BASE);
+  });
+});
+
+describe('the passkeys relying party', () => {
+  const { PASSKEY_RP_ID: _rpId, PASSKEY_ORIGINS: _origins, ...devWithout } = dev;
+  const { PASSKEY_RP_ID: _prodRpId, PASSKEY_ORIGINS: _prodOrigins, ...prodWithout } = prod;
+
+  it('defaults to localhost on the port in dev, and is refused at start when missing anywhere else', () => {
+    expect(loadConfig({ ...devWithout, PORT: '9100' }).passkeys).toEqual({
+      rpId: 'localhost',
+      rpName: 'runstate',
+      origins: ['http://localhost:9100'],
+    });
+    for (const env of [{ ...devWithout, APP_ENV: 'test' }, prodWithout, { ...prodWithout, APP_ENV: 'staging' }]) {
+      const found = problems(env).join('\n');
+      expect(found).toMatch(/PASSKEY_RP_ID: required outside dev/);
+      expect(found).toMatch(/PASSKEY_ORIGINS: required outside dev/);
+    }
+  });
+
+  it('takes the RP ID, its name and exact origins under it, https in staging/prod, naming only the variable', () => {
+    expect(loadConfig({ ...prod, PASSKEY_RP_NAME: 'Acme' }).passkeys).toEqual({
+      rpId: 'example.com',
+      rpName: 'Acme',
+      origins: ['https://app.example.com', 'https://example.com'],
+    });
+    const bad = (vars: Record<string, string>) => problems({ ...prod, ...vars }).join('\n');
+    expect(bad({ PASSKEY_RP_ID: 'https://example.com' })).toMatch(/PASSKEY_RP_ID: a lower-case domain name/);
+    expect(bad({ PASSKEY_RP_ID: '10.0.0.1' })).toMatch(/PASSKEY_RP_ID: a lower-case domain name/);
+    expect(bad({ PASSKEY_ORIGINS: 'https://app.example.com/login' })).toMatch(/PASSKEY_ORIGINS\[0\]: an origin is/);
+    expect(bad({ PASSKEY_ORIGINS: 'https://app.example.com, https://evil.test' })).toMatch(
+      /PASSKEY_ORIGINS\[1\]: its host must be PASSKEY_RP_ID or a subdomain of it/,
+    );
+    expect(bad({ PASSKEY_ORIGINS: 'http://app.example.com' })).toMatch(/PASSKEY_ORIGINS\[0\]: must be https in staging\/prod/);
+    expect(bad({ PASSKEY_ORIGINS: 'https://secret-canary.evil.test' })).not.toContain('secret-canary');
   });
 });

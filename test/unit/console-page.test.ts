@@ -21,6 +21,8 @@ const production = (appEnv: 'staging' | 'prod', extra: Record<string, string> = 
   SECRETS_KEYS: `k1:${btoa(String.fromCharCode(...new Uint8Array(32)))}`,
   INDEX_HASH_KEY: 'k'.repeat(32),
   WEBHOOK_SECRET: `whsec_${btoa('sixteen-bytes-xx')}`,
+  PASSKEY_RP_ID: 'example.com',
+  PASSKEY_ORIGINS: 'https://app.example.com',
   ...extra,
 });
 
@@ -51,6 +53,8 @@ describe('CONSOLE_ENABLED', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/app',
       AUTH_JWT_SECRET: 'x'.repeat(32),
       INDEX_HASH_KEY: 'k'.repeat(32),
+      PASSKEY_RP_ID: 'localhost',
+      PASSKEY_ORIGINS: 'http://localhost:8787',
     };
     expect(loadConfig(dev).console.enabled).toBe(true);
     expect(loadConfig({ ...dev, CONSOLE_ENABLED: 'false' }).console.enabled).toBe(false);

@@ -27,6 +27,8 @@ const PROD_SECRETS: Record<string, string> = {
   SECRETS_KEYS: `k1:${randomBytes(32).toString('base64')}`,
   INDEX_HASH_KEY: randomBytes(36).toString('base64url'),
   WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}`,
+  PASSKEY_RP_ID: 'example.com',
+  PASSKEY_ORIGINS: 'https://app.example.com',
 };
 /** Settings that are not secret: [vars] / SST environment, all optional. */
 const PLAIN_SETTINGS = [
@@ -73,6 +75,8 @@ const PLAIN_SETTINGS = [
   'PASSWORD_BREACH_CHECK',
   'PASSWORD_BREACH_API_URL',
   'PASSWORD_BREACH_TIMEOUT_MS',
+  // The name an authenticator shows beside a passkey; default runstate.
+  'PASSKEY_RP_NAME',
 ];
 /** The Node server's port, and what only dev/test accept (staging and prod refuse them: checked below). */
 const LOCAL_ONLY: Record<string, string | undefined> = {

@@ -7,7 +7,9 @@ export interface ExpectedKey {
   /** Whether the inputs are acceptable, decided without lib/keys. */
   valid: boolean;
   /** `tag`: a platform key under a named hash tag (`platform:{tenant-resolve}`). */
-  scope: { kind: 'platform'; tag?: 'tenant-resolve' | 'oidc-callback' | 'sso-handoff' } | { kind: 'org' | 'outlet' | 'user'; id: string };
+  scope:
+    | { kind: 'platform'; tag?: 'tenant-resolve' | 'oidc-callback' | 'sso-handoff' | 'passkey' }
+    | { kind: 'org' | 'outlet' | 'user'; id: string };
   domain: string;
   purpose: string;
   /** The last segment a valid call must produce. */
@@ -283,6 +285,20 @@ export const BUILDER_CASES: BuilderCase[] = [
       id: str(digest),
     }),
   })),
+  {
+    name: 'passkeyChallenge',
+    valid: fc.tuple(hex64),
+    any: fc.tuple(maybeHex64),
+    call: (keyspace, [digest]) => loose(keyspace).passkeyChallenge(digest),
+    expect: ([digest]) => ({
+      valid: isHex64(digest),
+      // Beside the per-address counters its issue and consume scripts count.
+      scope: { kind: 'platform', tag: 'passkey' },
+      domain: 'auth',
+      purpose: 'passkey-challenge',
+      id: str(digest),
+    }),
+  },
   ...(['tenantResolveSlug', 'tenantResolveDomain'] as const).map((name) => ({
     name,
     valid: fc.tuple(hex64),

@@ -49,6 +49,7 @@ describe('key strings', () => {
       [k.passwordResetToken(H), `mhpay:prod:platform:auth:password-reset:${H}`],
       [k.ssoHandoffCode(H), `mhpay:prod:platform:{sso-handoff}:auth:sso-handoff:${H}`],
       [k.oidcState(H), `mhpay:prod:platform:{oidc-callback}:auth:oidc-state:${H}`],
+      [k.passkeyChallenge(H), `mhpay:prod:platform:{passkey}:auth:passkey-challenge:${H}`],
       [k.consoleDevLogin(H), `mhpay:prod:platform:auth:console-dev-login:${H}`],
       [k.cronRunLock(), `mhpay:prod:platform:cron:run-lock:all`],
       [k.tenantResolveSlug(H), `mhpay:prod:platform:{tenant-resolve}:tenant:resolve-slug:${H}`],

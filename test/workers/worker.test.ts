@@ -19,6 +19,7 @@ import { startLocalServices, type LocalServices } from '../support/local-service
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { mintToken } from '../support/tokens.ts';
+import { passkeyRoundTrip } from '../support/passkey-round-trip.ts';
 import { buildWorker, type BuiltWorker } from '../../ops/build-worker.ts';
 
 // Workers' compressed-size limit on the Free plan; the bundle must deploy there.
@@ -275,6 +276,10 @@ describe('the worker in workerd', () => {
       body: { error: { code: 'FORBIDDEN' } },
     });
     expect((await call('GET', `/orgs/${home.organizationId}/members`, { token })).status).toBe(200);
+  });
+
+  it('registers a passkey and signs in with it (@simplewebauthn/server in workerd); a replay is refused', async () => {
+    await passkeyRoundTrip(call, db);
   });
 
   it('answers unknown routes with the JSON 404 body', async () => {

@@ -12,16 +12,17 @@ import { sessionUserAgent } from './user-agent.ts';
 
 /**
  * How a session was opened; `sessions.method` holds the same words (migrations/0012, 0021). `oidc+totp`: an OpenID
- * provider's sign-in finished with this deployment's TOTP factor (no password was typed).
+ * provider's sign-in finished with this deployment's TOTP factor (no password was typed). `passkey`: a WebAuthn assertion
+ * with user verification (migrations/0025_passkeys.sql), a second factor in itself.
  */
-export const SIGN_IN_METHODS = ['password', 'password+totp', 'oidc', 'oidc+totp', 'dev-link'] as const;
+export const SIGN_IN_METHODS = ['password', 'password+totp', 'oidc', 'oidc+totp', 'dev-link', 'passkey'] as const;
 export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 /** The SQLSTATE of migrations/0013_members.sql's sessions_refuse_suspended_organization. */
 const SUSPENDED_ORGANIZATION = 'RS403';
 /** The SQLSTATE of the same trigger for a deleted organisation (migrations/0022_organization_deletion.sql). */
 const DELETED_ORGANIZATION = 'RS404';
-/** The SQLSTATEs of migrations/0025_sign_in_policy.sql's session trigger: the method is not allowed; a second factor is required. */
+/** The SQLSTATEs of migrations/0026_sign_in_policy.sql's session trigger: the method is not allowed; a second factor is required. */
 const METHOD_NOT_ALLOWED = 'RS406';
 const MFA_REQUIRED = 'RS407';
 /** The SQLSTATE of migrations/0015_credential_epoch.sql's auth_require_credential_epoch. */

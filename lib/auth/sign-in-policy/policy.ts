@@ -1,5 +1,5 @@
 // An organisation's sign-in policy: its shape, and what it says of one sign-in. The same rule as the session insert's
-// trigger (auth_sign_in_policy_verdict, migrations/0025_sign_in_policy.sql), asked early so a refusal comes before any
+// trigger (auth_sign_in_policy_verdict, migrations/0026_sign_in_policy.sql), asked early so a refusal comes before any
 // challenge, token or session exists.
 import * as z from 'zod';
 
@@ -17,7 +17,7 @@ export const signInPolicySchema = z.strictObject({
 });
 export type SignInPolicy = z.infer<typeof signInPolicySchema>;
 
-/** What every organisation had before it set one, and what migrations/0025's column defaults hold. */
+/** What every organisation had before it set one, and what migrations/0026's column defaults hold. */
 export const DEFAULT_SIGN_IN_POLICY: SignInPolicy = { requireMfa: false, allowedMethods: ['oidc', 'passkey', 'password'] };
 
 export type PolicyVerdict = 'allowed' | 'method-not-allowed' | 'mfa-enrolment-required';

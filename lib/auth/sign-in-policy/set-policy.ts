@@ -25,7 +25,7 @@ interface Row {
 }
 
 /**
- * sign_in_policy_set (migrations/0025_sign_in_policy.sql) takes the organisation's row FOR NO KEY UPDATE: policy
+ * sign_in_policy_set (migrations/0026_sign_in_policy.sql) takes the organisation's row FOR NO KEY UPDATE: policy
  * changes and member changes of one organisation run one after the other, and a session insert (which reads the row FOR
  * SHARE) commits either before the change or under the new policy. `policy.changed` is written only when it changed,
  * with the policy before and after.

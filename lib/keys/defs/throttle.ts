@@ -26,13 +26,16 @@ export const THROTTLE_ACTIONS = [
   'domain-verify',
   'oidc-callback',
   'handoff-exchange',
+  'passkey-options-ip',
+  'passkey-verify-ip',
 ] as const;
 
 export const throttleKeys = {
   throttleCounter: defineKey({
     // platform:{tenant-resolve}: the resolve limiter's counter shares the resolve cache's hash tag (one script reads both);
-    // platform:{oidc-callback} and platform:{sso-handoff} likewise the OIDC states' and the handoff codes'.
-    scope: anyScopeOrTag('tenant-resolve', 'oidc-callback', 'sso-handoff'),
+    // platform:{oidc-callback}, platform:{sso-handoff} and platform:{passkey} likewise the OIDC states', the handoff
+    // codes' and the passkey challenges'.
+    scope: anyScopeOrTag('tenant-resolve', 'oidc-callback', 'sso-handoff', 'passkey'),
     domain: 'throttle',
     purpose: 'counter',
     // `{action}.{subject}.{windowStartSeconds}`: dots cannot occur in an action or a digest; 10 digits bound the length.

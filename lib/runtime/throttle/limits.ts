@@ -60,6 +60,12 @@ export interface ThrottleLimit {
  * the consume script): 600 per 15 minutes, for apps that do not present a client secret (one that does is exempt: its
  * backend may exchange every user's code from one address). A browser exchanges once per hand-over; an app's backend
  * without a secret fits 40 a minute, and one that needs more configures its secret.
+ * passkey-options-ip, per client address (as ipSubject gives it; under the passkey challenges' hash tag, counted in the
+ * script that stores the challenge): 100 per 15 minutes, like login-ip. A person asks for options once per sign-in (the
+ * page asks again when a prompt times out); each costs a key for 5 minutes, so this bounds what one address can park.
+ * passkey-verify-ip, per client address (the same tag, counted in the consume script): 100 per 15 minutes, like
+ * mfa-verify-ip. Each verify of a live challenge costs a PostgreSQL read and a signature check; made-up challenges stop
+ * at the counter's limit after one round trip each.
  * domain-verify, per organisation: 30 per 10 minutes. An admin retries while DNS propagates, a few times per domain;
  * each verify is an outbound DNS-over-HTTPS request of up to 3 s, so a loop on it is held to one every 20 s.
  */
@@ -84,6 +90,8 @@ export const THROTTLE_LIMITS = {
   'domain-verify': { limit: 30, windowSeconds: 600 },
   'oidc-callback': { limit: 100, windowSeconds: 900 },
   'handoff-exchange': { limit: 600, windowSeconds: 900 },
+  'passkey-options-ip': { limit: 100, windowSeconds: 900 },
+  'passkey-verify-ip': { limit: 100, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;

@@ -60,7 +60,7 @@ CREATE TRIGGER sessions_sign_in_policy BEFORE INSERT ON sessions
 -- whose policy refuses the session's sign-in (a method it does not allow, or no second factor where it requires one)
 -- is 'sign-in-required', as for a provider it does not list; the memberships' switchable mark and the MFA step-up
 -- follow, since they ask the same function. A passkey's sign-in is accepted wherever the policy allows it, as a
--- password's is (no session has that method until the passkeys' migration allows the word in sessions.method).
+-- password's is (migrations/0025_passkeys.sql).
 CREATE OR REPLACE FUNCTION auth_sign_in_accepted(p_method text, p_provider_id text, p_organization_id uuid) RETURNS boolean
 LANGUAGE sql STABLE AS $$
   SELECT CASE
@@ -76,7 +76,7 @@ $$;
 -- Whether at least one organisation-wide OrganizationAdmin could still sign in under `p_methods`: by password when it
 -- is allowed and they have one, by OpenID when it is allowed and the organisation lists a provider (linking is by
 -- verified email, so every member can). A required second factor locks nobody out: a member without one enrols at
--- sign-in. Passkeys count once the passkeys table exists: that migration adds its branch here.
+-- sign-in. By passkey when it is allowed and they have registered one (migrations/0025_passkeys.sql).
 CREATE FUNCTION auth_admins_can_sign_in(p_organization_id uuid, p_methods text[]) RETURNS boolean
 LANGUAGE sql STABLE AS $$
   SELECT EXISTS (
@@ -84,7 +84,8 @@ LANGUAGE sql STABLE AS $$
      WHERE ra.organization_id = p_organization_id AND ra.location_id IS NULL AND ra.role_code = 'OrganizationAdmin'
        AND (('password' = ANY (p_methods) AND u.password_hash IS NOT NULL)
          OR ('oidc' = ANY (p_methods)
-             AND EXISTS (SELECT 1 FROM oidc_provider_organizations p WHERE p.organization_id = p_organization_id))))
+             AND EXISTS (SELECT 1 FROM oidc_provider_organizations p WHERE p.organization_id = p_organization_id))
+         OR ('passkey' = ANY (p_methods) AND EXISTS (SELECT 1 FROM passkeys k WHERE k.user_id = u.id))))
 $$;
 
 -- One policy change: under the organisation's row lock (the one member changes take, so an admin's demotion and a

@@ -1,0 +1,43 @@
+// The passkey ceremonies' challenges (lib/auth/passkeys): keyed by the SHA-256 of the challenge, the one value a
+// clientDataJSON carries back, under the hash tag of the per-address counters their scripts count beside them.
+import * as z from 'zod';
+import { defineKey } from '../define-key.ts';
+import { digest } from '../id-segments.ts';
+import { json } from '../key-values.ts';
+import { platformTagScope } from '../scopes.ts';
+
+/** Time to read the browser's prompt and touch the authenticator; WebAuthn's own recommended ceiling is 5 minutes. */
+export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
+
+/**
+ * What a challenge stands for while it lives: its ceremony, the organisation it was issued in and, for a registration,
+ * the user who asked (the presenting session's). Never the challenge itself (the key is its hash).
+ */
+export const passkeyChallengeSchema = z.discriminatedUnion('ceremony', [
+  z.strictObject({
+    ceremony: z.literal('registration'),
+    userId: z.uuid(),
+    // The presenting session's organisation; null for an unbound token (an external identity provider's).
+    organizationId: z.uuid().nullable(),
+    issuedAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+  z.strictObject({
+    ceremony: z.literal('authentication'),
+    organizationId: z.uuid(),
+    issuedAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+]);
+export type PasskeyChallenge = z.output<typeof passkeyChallengeSchema>;
+
+export const passkeyKeys = {
+  passkeyChallenge: defineKey({
+    scope: platformTagScope('passkey'),
+    domain: 'auth',
+    purpose: 'passkey-challenge',
+    id: [digest('challengeDigest', 'sha256Hex(challenge)')],
+    ttl: { seconds: PASSKEY_CHALLENGE_TTL_SECONDS },
+    value: json(passkeyChallengeSchema),
+  }),
+};
