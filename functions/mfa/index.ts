@@ -22,7 +22,6 @@ import {
   verifyRoute,
 } from './routes.ts';
 import { stepUpError } from './step-up-error.ts';
-import { confirmRoute, enrolRoute, recoverRoute, removeRoute, replaceCodesRoute, verifyRoute } from './routes.ts';
 
 // Enrolment is the signed-in user's; the challenge's answer (verify) is public and carries the session's tokens.
 export const mfaFunction = defineFunction({ prefix: '/auth/mfa', auth: 'bearer' });
