@@ -134,9 +134,12 @@ export async function startBenchStack(teardown: Teardown, env: Record<string, st
 
   const token = (claims: TokenClaims) => mintToken(BENCH_JWT_SECRET, claims);
 
-  /** A new organisation with one location and an OrganizationAdmin; the token outlives a full run. */
-  const seedOrganization = () =>
-    seedOrganizationInto(db, BENCH_JWT_SECRET, { name: 'Bench org', tokenTtlSeconds: BENCH_TOKEN_TTL_SECONDS });
+  /**
+   * A new organisation with one location and an OrganizationAdmin; the token outlives a full run. `bound`: the token is
+   * bound to the organisation as sign-in issues it (the mix's benches), else unbound (an external identity provider's).
+   */
+  const seedOrganization = (options: { bound?: boolean } = {}) =>
+    seedOrganizationInto(db, BENCH_JWT_SECRET, { name: 'Bench org', tokenTtlSeconds: BENCH_TOKEN_TTL_SECONDS, ...options });
 
   /** Every round trip at the three proxies takes `ms` longer (their delay faults), as the network to real stores would. */
   const addLatency = (ms: number) => {

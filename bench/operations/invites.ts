@@ -28,7 +28,7 @@ interface CreateOptions {
 async function createInvites(stack: BenchStack, emails: string[], options: CreateOptions = {}): Promise<Created[]> {
   const perOrg = options.perOrg ?? PER_ORG;
   const orgs: Organization[] = options.first === undefined ? [] : [options.first];
-  while (orgs.length * perOrg < emails.length) orgs.push(await stack.seedOrganization());
+  while (orgs.length * perOrg < emails.length) orgs.push(await stack.seedOrganization({ bound: true }));
   return mapConcurrently(emails.length, SETUP_CONCURRENCY, async (i) => {
     const org = orgs[Math.floor(i / perOrg)] as Organization;
     const outcome = await invites.create(stack.deps, {
@@ -54,7 +54,7 @@ export const createInviteBench: OperationBench = {
   async prepare(stack, count) {
     // A fresh organisation every PER_ORG calls, so the run measures creates, not the throttle's 429.
     const orgs: Organization[] = [];
-    while (orgs.length * PER_ORG < count) orgs.push(await stack.seedOrganization());
+    while (orgs.length * PER_ORG < count) orgs.push(await stack.seedOrganization({ bound: true }));
     return async (i) => {
       const org = orgs[Math.floor(i / PER_ORG)] as Organization;
       const body = { email: `person-${i}@example.test`, roleCode: 'Accountant', locationId: org.locationId };
@@ -70,7 +70,7 @@ export const createEmailedInviteBench: OperationBench = {
     'POST /orgs/{orgId}/invites with delivery "email": invites.create, then the message built and handed to the notifier before the answer (it says sent or failed)',
   async prepare(stack, count) {
     const orgs: Organization[] = [];
-    while (orgs.length * PER_ORG < count) orgs.push(await stack.seedOrganization());
+    while (orgs.length * PER_ORG < count) orgs.push(await stack.seedOrganization({ bound: true }));
     return async (i) => {
       const org = orgs[Math.floor(i / PER_ORG)] as Organization;
       const body = { email: `emailed-${i}@example.test`, roleCode: 'Accountant', locationId: org.locationId, delivery: 'email' };
@@ -124,7 +124,7 @@ export const listInvitesBench: OperationBench = {
   name: 'invites.list',
   describe: `GET /orgs/{orgId}/invites with ${LIST_SIZE} live invites in the organisation`,
   async prepare(stack) {
-    const org = await stack.seedOrganization();
+    const org = await stack.seedOrganization({ bound: true });
     await createInvites(
       stack,
       Array.from({ length: LIST_SIZE }, (_, i) => `listed-${i}@example.test`),

@@ -10,7 +10,7 @@ export const listMembersBench: OperationBench = {
   name: 'members.list',
   describe: `GET /orgs/{orgId}/members?cursor= of an organisation with ${ASSIGNMENTS} role assignments, each call a page of ${PAGE} somewhere in it: auth, the role check (which carries the suspension) beside the revocation check, one keyset read`,
   async prepare(stack) {
-    const org = await stack.seedOrganization();
+    const org = await stack.seedOrganization({ bound: true });
     const users = Array.from({ length: ASSIGNMENTS - 1 }, () => uuidv7());
     // Fixtures in two statements, outside the proxies and the timed section.
     await stack.db.query(`INSERT INTO users (id, email) SELECT u, 'bench-' || u || '@example.test' FROM unnest($1::uuid[]) AS u`, [users]);

@@ -25,8 +25,13 @@ export const sessionsListBench: OperationBench = {
       if (response.status !== 200) throw new Error(`sessions.list: the setup login answered ${response.status}`);
       sessionId = decodeJwt(((await response.json()) as { accessToken: string }).accessToken).sid as string;
     }
-    // A token of the last session that outlives the run (sign-in's own live 15 minutes).
-    const token = await stack.token({ userId: org.adminId, sessionId, expiresInSeconds: BENCH_TOKEN_TTL_SECONDS });
+    // A token of the last session that outlives the run (sign-in's own live 15 minutes), bound as sign-in's are.
+    const token = await stack.token({
+      userId: org.adminId,
+      sessionId,
+      organizationId: org.organizationId,
+      expiresInSeconds: BENCH_TOKEN_TTL_SECONDS,
+    });
     return async (i) => {
       const response = await stack.request('GET', '/auth/sessions', { token });
       if (i > 0) return expectStatus('sessions.list', response, 200);

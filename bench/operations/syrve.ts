@@ -58,7 +58,7 @@ export const acquireHitBench: OperationBench = {
   describe:
     'GET /orgs/{orgId}/syrve/connections/{id}/stores with the session cached (auth, RBAC beside the connection read, one MGET, the stores call at the fake)',
   async prepare(stack) {
-    const org = await stack.seedOrganization();
+    const org = await stack.seedOrganization({ bound: true });
     const [connection] = await createConnections(stack, org, 1);
     const path = storesPath(org, connection as PublicConnection);
     // The first warm-up call logs in; every later one, and so every timed one, must find the session cached.

@@ -91,7 +91,7 @@ export const tenantInvalidateBench: OperationBench = {
 export const tenantDeleteBench: OperationBench = {
   name: 'tenant.delete',
   describe:
-    'POST /ops/tenants/{orgId}/delete of an organisation with one live session and no invites: one statement, then side by side the denylist pipeline, the invite listing, the invalidation pipeline and the context drop',
+    'POST /ops/tenants/{orgId}/delete of an organisation with one live session and no invites: one statement, then side by side the denylist write script, the invite listing, the invalidation pipeline and the context drop',
   async prepare(stack, count) {
     const orgs = await Promise.all(Array.from({ length: count }, () => stack.seedOrganization()));
     // One live session per organisation, as sign-in writes it: fixtures, outside the proxies and the timed section.

@@ -23,10 +23,12 @@ export type ScopeKind = (typeof SCOPE_KINDS)[number];
  * the resolve limiter's counters and the resolve cache, so the limiter and the cache read are one script on a
  * cluster too (docs/design/tenants.md#tenant-resolution). `oidc-callback` and `sso-handoff` hold the OIDC states and the
  * handoff codes beside the per-address counter their consume script hits first (docs/design/single-use.md); `passkey` the
- * passkey challenges beside the counters their issue and consume scripts hit (docs/design/passkeys.md). A tag puts all
- * its keys in one slot: use one only where a script needs it.
+ * passkey challenges beside the counters their issue and consume scripts hit (docs/design/passkeys.md). `denylist`
+ * holds the revocation denylist's entries, its state and its repair lock, so the check and a revocation's write are one
+ * script each, and a shard that loses entries loses the state beside them (docs/design/revocation.md). A tag puts all its
+ * keys in one slot: use one only where a script needs it.
  */
-export const PLATFORM_TAGS = ['tenant-resolve', 'oidc-callback', 'sso-handoff', 'passkey'] as const;
+export const PLATFORM_TAGS = ['tenant-resolve', 'oidc-callback', 'sso-handoff', 'passkey', 'denylist'] as const;
 export type PlatformTag = (typeof PLATFORM_TAGS)[number];
 
 export function parseNamespace(namespace: { prefix: unknown; env: unknown }): KeyNamespace {

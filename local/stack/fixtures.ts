@@ -16,11 +16,14 @@ export interface SeededOrganization {
   adminToken: string;
 }
 
-/** A new organisation with one location and an OrganizationAdmin, plus a bearer token for that admin. */
+/**
+ * A new organisation with one location and an OrganizationAdmin, plus a bearer token for that admin: unbound by default,
+ * or with `bound` as sign-in issues it (its `org` claim, and a live session row bound to the organisation).
+ */
 export async function seedOrganization(
   db: SqlRunner,
   jwtSecret: string,
-  options: { name?: string; tokenTtlSeconds?: number } = {},
+  options: { name?: string; tokenTtlSeconds?: number; bound?: boolean } = {},
 ): Promise<SeededOrganization> {
   const organizationId = uuidv7();
   const locationId = uuidv7();
@@ -33,9 +36,19 @@ export async function seedOrganization(
     `INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code) VALUES ($1, $2, $3, NULL, 'OrganizationAdmin')`,
     [uuidv7(), adminId, organizationId],
   );
+  const sessionId = uuidv7();
+  if (options.bound === true) {
+    await db.query(
+      `INSERT INTO sessions (id, user_id, organization_id, created_at, expires_at, last_seen_at, method)
+       VALUES ($1, $2, $3, now(), now() + make_interval(secs => $4), now(), 'password')`,
+      [sessionId, adminId, organizationId, (options.tokenTtlSeconds ?? 900) + 3_600],
+    );
+  }
   const adminToken = await mintToken(jwtSecret, {
     userId: adminId,
+    sessionId,
     email: adminEmail,
+    ...(options.bound === true ? { organizationId } : {}),
     ...(options.tokenTtlSeconds !== undefined ? { expiresInSeconds: options.tokenTtlSeconds } : {}),
   });
   return { organizationId, locationId, adminId, adminEmail, adminToken };

@@ -321,7 +321,7 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     auditCounterpart: 'None (the repair logs cron_task lines and denylist_incomplete)',
     cleanup: 'Expire by TTL; lost with the store it describes, which is the point: its absence says the denylist may be incomplete',
     notes:
-      "Read in the revocation check's own pipeline (no new round trip). Missing or repairing: a request with no entry asks PostgreSQL about its session and starts one repair (lib/runtime/revocation/denylist-state.ts). Whole but its applied point behind the revocation clock beyond the grace (lib/runtime/revocation/revocation-clock.ts): the same, and the repair is the targeted catch-up from that point (lib/runtime/revocation/catch-up-denylist.ts).",
+      "Read in the revocation check's own script, beside the entries (one round trip, one command); moved by each revocation's write script after its entries (lib/runtime/revocation/write-revocation.ts). Every denylist key shares the platform:{denylist} hash tag, so the shard that holds the entries holds it. Missing or repairing: a request with no entry asks PostgreSQL about its session and starts one repair (lib/runtime/revocation/denylist-state.ts). Whole but its applied point behind the revocation clock beyond the grace (lib/runtime/revocation/revocation-clock.ts): the same, and the repair is the targeted catch-up from that point (lib/runtime/revocation/catch-up-denylist.ts).",
   },
   denylistRepairLock: {
     ttl: `Four task time budgets plus an overrun, at most ${DENYLIST_REPAIR_LOCK_MAX_SECONDS} s; set with the lock and never extended`,

@@ -4,7 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import { SignJWT } from 'jose';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 import { withoutLimiterKeys } from '../support/limiter-keys.ts';
-import { waitForWholeDenylist } from '../support/denylist.ts';
+import { failingDenylistChecks, failingDenylistWrites, waitForWholeDenylist } from '../support/denylist.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -116,7 +116,7 @@ describe('refusals', () => {
 
   it('a revocation store that fails answers 503 REVOCATION_UNAVAILABLE, never lets the token through', async () => {
     const org = await stack.seedOrganization();
-    for (const fault of [{ failCommands: ['exists'] }, { refuse: true }, { delayMs: 1_500 }]) {
+    for (const fault of [await failingDenylistChecks(), { refuse: true }, { delayMs: 1_500 }]) {
       stack.redisProxy.faults.set(fault);
       try {
         const response = await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: org.adminToken });
@@ -132,7 +132,7 @@ describe('refusals', () => {
     const org = await stack.seedOrganization();
     const sessionId = uuidv7();
     const token = await stack.token({ userId: org.adminId, sessionId });
-    stack.redisProxy.faults.set({ failCommands: ['set'] });
+    stack.redisProxy.faults.set(await failingDenylistWrites());
     try {
       expect((await stack.request('POST', '/auth/logout', { token })).status).toBe(204);
     } finally {

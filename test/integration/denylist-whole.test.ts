@@ -11,7 +11,7 @@ import { composeApp } from '../../local/stack/app.ts';
 import { sha256Hex } from '../../lib/crypto/index.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
 import { seedOrganization } from '../support/fixtures.ts';
-import { waitForWholeDenylist } from '../support/denylist.ts';
+import { failingDenylistWrites, waitForWholeDenylist } from '../support/denylist.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
 let own: RedisServerHandle;
@@ -103,6 +103,8 @@ describe('a denylist that knows it is whole', () => {
     expect(await check(revoked, isolate)).toBe(401);
     expect(pgRequests()).toBe(0);
     expect(stack.revocationProxy.stats.requests).toBe(2);
+    // One script each: one billed command per check.
+    expect(stack.revocationProxy.stats.commands).toBe(2);
   });
 
   it('after FLUSHALL: revoked tokens are refused on the very next request, live ones pass, and the denylist is repaired', async () => {
@@ -118,6 +120,23 @@ describe('a denylist that knows it is whole', () => {
     await waitForWholeDenylist(stack, poke);
     for (const token of revoked) expect(await check(token)).toBe(401);
     for (const token of live) expect(await check(token)).toBe(404);
+  });
+
+  it('a deploy that moved the denylist under its hash tag finds no state under the new keys: refused at once from PostgreSQL, then repaired under the new keys', async () => {
+    const revoked = await several(3, revokedSession);
+    const live = await session();
+    await waitForWholeDenylist(stack, poke);
+    // What the store holds right after such a deploy: every denylist key under its name from before the tag, nothing
+    // under the new ones (docs/design/revocation.md#one-slot-for-the-whole-denylist).
+    const moved = (await stack.redis.keys('*:platform:{denylist}:*')).sort();
+    expect(moved.length).toBeGreaterThanOrEqual(4);
+    for (const key of moved) await stack.redis.rename(key, key.replace(':platform:{denylist}:', ':platform:'));
+    expect(await stack.redis.exists(stack.deps.keys.denylistState())).toBe(0);
+    for (const token of revoked) expect(await check(token)).toBe(401);
+    expect(await check(live)).toBe(404);
+    await waitForWholeDenylist(stack, poke);
+    expect((await stack.redis.keys('*:platform:{denylist}:auth:revoked-session:*')).length).toBe(3);
+    for (const token of revoked) expect(await check(token)).toBe(401);
   });
 
   it('FLUSHALL under traffic from several isolates: never a revoked token through, never a 5xx, one repair at a time', async () => {
@@ -207,8 +226,8 @@ describe("a token revoked alone (its jti: the session its sid names is not the c
 
   it('a denylist write that fails leaves the token refused from its row, and the denylist not whole until repaired', async () => {
     await waitForWholeDenylist(stack, poke);
-    // Only the write fails: the check before the logout (EXISTS, GET) still answers.
-    stack.revocationProxy.faults.set({ failCommands: ['set'] });
+    // Only the write fails: the check before the logout (its own script) still answers.
+    stack.revocationProxy.faults.set(await failingDenylistWrites());
     let revoked: Awaited<ReturnType<typeof revokedAlone>>;
     try {
       revoked = await revokedAlone();

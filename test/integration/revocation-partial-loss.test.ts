@@ -300,7 +300,9 @@ describe('a denylist that knows how far it has come', () => {
       const events = lines.map((line) => (JSON.parse(line) as { event: string }).event);
       expect(events).not.toContain('denylist_behind');
       expect(events).not.toContain('denylist_repair');
-      expect(lagging.stats.replicaReads).toBeGreaterThan(0);
+      // The check is one script, which reaches the primary (as on a Global database): the replica's lag never reaches its
+      // read, and the grace is left for the writer's own time between the commit and its script.
+      expect(lagging.stats.replicaReads).toBe(0);
     } finally {
       await lagging.close();
     }

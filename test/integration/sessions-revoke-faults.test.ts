@@ -1,12 +1,14 @@
 // Revocation writes when a store fails: a denylist that cannot answer refuses every authenticated route at the check's
-// deadline, not at the store's pace, and lets nothing through; a denylist write that fails (all of it, or some items of the pipeline) still answers success,
-// reports exactly the sessions that did not land, logs no session id, and the denylist repair writes them.
+// deadline, not at the store's pace, and lets nothing through; a denylist write that fails (a revocation's one script)
+// still answers success, reports exactly the sessions that did not land, logs no session id, and the denylist repair
+// writes them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { systemClock } from '../../lib/deps.ts';
 import { denylistRepairTask, revokeSessions } from '../../lib/runtime/revocation/index.ts';
 import { withoutLimiterKeys } from '../support/limiter-keys.ts';
+import { failingDenylistWrites } from '../support/denylist.ts';
 import { authenticatedRoutes, errorCode, passwordSignIn } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
@@ -107,10 +109,10 @@ describe('the revocation store cannot answer', () => {
 });
 
 describe('the denylist write fails', () => {
-  it('every SET of the pipeline fails: logout and sign out everywhere still succeed, report every session as pending, one log line without session ids', async () => {
+  it('every write script fails: logout and sign out everywhere still succeed, report every session as pending, one log line without session ids', async () => {
     const org = await stack.seedOrganization();
     const [a, b, c] = await threeSessions(org);
-    stack.revocationProxy.faults.set({ failCommands: ['set'] });
+    stack.revocationProxy.faults.set(await failingDenylistWrites());
     let revokeAll: Response;
     try {
       const correlationId = `logout-${uuidv7()}`;
@@ -141,11 +143,11 @@ describe('the denylist write fails', () => {
     for (const session of [a, b, c]) expect(await statusOf(session.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
   });
 
-  it('a per-item pipeline error: exactly the ids that did not land are reported, the others are refused at once, the repair writes the rest', async () => {
+  it("one session's entry refused: the revocation's one script fails as a whole, every id of it is reported, all are refused at once, the repair writes them", async () => {
     const org = await stack.seedOrganization();
     const [a, b, c] = await threeSessions(org);
-    // Only b's SET fails; the pipeline's other items run. (Its revocation check would fail too, so the fault is off
-    // again before b's token is used.)
+    // Any command naming b fails: the write script carries all three entries, so none is written (a script is atomic).
+    // (b's revocation check would fail too, so the fault is off again before b's token is used.)
     stack.revocationProxy.faults.set({ failArgsContaining: [b.sessionId] });
     let response: Response;
     try {
@@ -157,24 +159,27 @@ describe('the denylist write fails', () => {
       stack.revocationProxy.faults.clear();
     }
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ revoked: 3, denylistPending: [b.sessionId] });
+    const body = (await response.json()) as { revoked: number; denylistPending: string[] };
+    expect(body.revoked).toBe(3);
+    expect(body.denylistPending.sort()).toEqual([a.sessionId, b.sessionId, c.sessionId].sort());
+    for (const session of [a, b, c]) expect(await stack.redis.exists(stack.deps.keys.revokedSession(session.sessionId))).toBe(0);
     const lines = logLines('revocation_write_failed').filter((line) => line.correlationId === 'revoke-all-one-item');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ userId: org.adminId, failedCount: 1, sessionCount: 3 });
-    expect(JSON.stringify(lines[0])).not.toContain(b.sessionId);
-    expect(await statusOf(a.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
-    expect(await statusOf(c.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
-    // The missed entry is named in the answer; the failed write dropped the denylist's state, so b's token is refused
-    // at once through PostgreSQL, and the repair writes its entry back.
-    expect(await statusOf(b.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
+    expect(lines[0]).toMatchObject({ userId: org.adminId, failedCount: 3, sessionCount: 3 });
+    for (const session of [a, b, c]) expect(JSON.stringify(lines[0])).not.toContain(session.sessionId);
+    // The missed entries are named in the answer; the failed write dropped the denylist's state, so every token is
+    // refused at once through PostgreSQL, and the repair writes the entries back.
+    for (const session of [a, b, c]) expect(await statusOf(session.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
     await repairDenylist();
-    expect(await statusOf(b.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
-    const ttl = await stack.redis.ttl(stack.deps.keys.revokedSession(b.sessionId));
-    expect(ttl).toBeGreaterThan(890);
-    expect(ttl).toBeLessThanOrEqual(900);
+    for (const session of [a, b, c]) {
+      expect(await statusOf(session.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
+      const ttl = await stack.redis.ttl(stack.deps.keys.revokedSession(session.sessionId));
+      expect(ttl).toBeGreaterThan(890);
+      expect(ttl).toBeLessThanOrEqual(900);
+    }
   });
 
-  it("an admin's revoke reports the member's missed entries the same way", async () => {
+  it("an admin's revoke reports the member's missed entries the same way: every session of the failed write", async () => {
     const org = await stack.seedOrganization();
     const member = { userId: uuidv7(), email: `member-${uuidv7().slice(-12)}@example.test` };
     await stack.db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [member.userId, member.email]);
@@ -194,13 +199,15 @@ describe('the denylist write fails', () => {
     } finally {
       stack.revocationProxy.faults.clear();
     }
-    expect(await response.json()).toEqual({ revoked: 2, denylistPending: [second.sessionId] });
+    const body = (await response.json()) as { revoked: number; denylistPending: string[] };
+    expect(body.revoked).toBe(2);
+    expect(body.denylistPending.sort()).toEqual([first.sessionId, second.sessionId].sort());
     expect(await statusOf(first.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
     await repairDenylist();
-    expect(await statusOf(second.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
+    for (const session of [first, second]) expect(await statusOf(session.accessToken)).toEqual([401, 'TOKEN_REVOKED']);
   });
 
-  it('a pipeline that fails as a whole (the store unreachable) reports every id, once each, in one log line', async () => {
+  it('a write that fails as a whole (the store unreachable) reports every id, once each, in one log line', async () => {
     // Called directly: through a route, the revocation check before it would already have answered 503.
     const userId = uuidv7();
     const sessionIds = [uuidv7(), uuidv7(), uuidv7()];

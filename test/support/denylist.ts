@@ -2,7 +2,23 @@
 // window). `poke` sends a request meanwhile, as live traffic would: an isolate starts a repair at a request, at most
 // once a second.
 import { expect } from 'vitest';
+import { scriptSha } from '../../lib/redis/index.ts';
+import { CHECK_DENYLIST } from '../../lib/runtime/revocation/is-revoked.ts';
+import { WRITE_REVOCATION } from '../../lib/runtime/revocation/write-revocation.ts';
 import type { TestStack } from './stack.ts';
+
+/**
+ * Proxy faults that fail one denylist script alone, by its SHA (the first argument of its EVALSHA): the revocation
+ * check, or every revocation's write (its entries and the point). The injected error is no NOSCRIPT, so no EVAL
+ * follows, and the other script keeps answering.
+ */
+export async function failingDenylistChecks(): Promise<{ failArgsContaining: string[] }> {
+  return { failArgsContaining: [await scriptSha(CHECK_DENYLIST)] };
+}
+
+export async function failingDenylistWrites(): Promise<{ failArgsContaining: string[] }> {
+  return { failArgsContaining: [await scriptSha(WRITE_REVOCATION)] };
+}
 
 export async function waitForWholeDenylist(
   stack: Pick<TestStack, 'redis' | 'deps'>,

@@ -62,7 +62,7 @@ describe('leaks in key names', () => {
 describe('redactKey', () => {
   it('keeps the shape of our keys: namespace, words, hash tags, UUIDs; digests cut to 8', () => {
     expect(redactKey(keys.inviteObject(ORG, ID))).toBe(keys.inviteObject(ORG, ID));
-    expect(redactKey(keys.revokedJti(HEX))).toBe('mhpay:prod:platform:auth:revoked-jti:abababab…');
+    expect(redactKey(keys.revokedJti(HEX))).toBe('mhpay:prod:platform:{denylist}:auth:revoked-jti:abababab…');
     expect(redactKey(keys.throttleCounter({ kind: 'org', id: ORG }, 'login', HEX as never, 1_700_000_000))).toBe(
       `mhpay:prod:org:{${ORG}}:throttle:counter:login.abababab….1700000000`,
     );

@@ -114,7 +114,7 @@ describe('createKeyspace', () => {
       'mhpay:prod:org:{0192f0c1-0000-7000-8000-000000000001}:invite:object:0192f0c2-0000-7000-8000-000000000002',
     );
     expect(keyspace.revokedSession('0192F0C3-0000-7000-8000-000000000003')).toBe(
-      'mhpay:prod:platform:auth:revoked-session:0192f0c3-0000-7000-8000-000000000003',
+      'mhpay:prod:platform:{denylist}:auth:revoked-session:0192f0c3-0000-7000-8000-000000000003',
     );
     expect(keyspace.inviteActiveByOrg('0192f0c1-0000-7000-8000-000000000001')).toBe(
       'mhpay:prod:org:{0192f0c1-0000-7000-8000-000000000001}:invite:active-by-org:0192f0c1-0000-7000-8000-000000000001',

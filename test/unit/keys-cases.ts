@@ -8,7 +8,7 @@ export interface ExpectedKey {
   valid: boolean;
   /** `tag`: a platform key under a named hash tag (`platform:{tenant-resolve}`). */
   scope:
-    | { kind: 'platform'; tag?: 'tenant-resolve' | 'oidc-callback' | 'sso-handoff' | 'passkey' }
+    | { kind: 'platform'; tag?: 'tenant-resolve' | 'oidc-callback' | 'sso-handoff' | 'passkey' | 'denylist' }
     | { kind: 'org' | 'outlet' | 'user'; id: string };
   domain: string;
   purpose: string;
@@ -82,6 +82,7 @@ const scopeOf = (scope: unknown): ExpectedKey['scope'] => {
 };
 
 const RESOLVE = { kind: 'platform', tag: 'tenant-resolve' } as const;
+const DENYLIST = { kind: 'platform', tag: 'denylist' } as const;
 const generation = fc.oneof(
   fc.constant('0'),
   hex64.map((h) => h.slice(0, 32)),
@@ -242,7 +243,7 @@ export const BUILDER_CASES: BuilderCase[] = [
     call: (keyspace, [sessionId]) => loose(keyspace).revokedSession(sessionId),
     expect: ([sessionId]) => ({
       valid: looksLikeUuid(str(sessionId)),
-      scope: { kind: 'platform' },
+      scope: DENYLIST,
       domain: 'auth',
       purpose: 'revoked-session',
       id: lower(sessionId),
@@ -255,7 +256,7 @@ export const BUILDER_CASES: BuilderCase[] = [
     call: (keyspace, [digest]) => loose(keyspace).revokedJti(digest),
     expect: ([digest]) => ({
       valid: isHex64(digest),
-      scope: { kind: 'platform' },
+      scope: DENYLIST,
       domain: 'auth',
       purpose: 'revoked-jti',
       id: str(digest),
@@ -419,13 +420,13 @@ export const BUILDER_CASES: BuilderCase[] = [
     valid: fc.tuple(),
     any: fc.tuple(),
     call: (keyspace) => loose(keyspace).denylistState(),
-    expect: () => ({ valid: true, scope: { kind: 'platform' }, domain: 'auth', purpose: 'denylist-state', id: 'all' }),
+    expect: () => ({ valid: true, scope: DENYLIST, domain: 'auth', purpose: 'denylist-state', id: 'all' }),
   },
   {
     name: 'denylistRepairLock',
     valid: fc.tuple(),
     any: fc.tuple(),
     call: (keyspace) => loose(keyspace).denylistRepairLock(),
-    expect: () => ({ valid: true, scope: { kind: 'platform' }, domain: 'auth', purpose: 'denylist-repair-lock', id: 'all' }),
+    expect: () => ({ valid: true, scope: DENYLIST, domain: 'auth', purpose: 'denylist-repair-lock', id: 'all' }),
   },
 ];

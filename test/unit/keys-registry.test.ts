@@ -97,7 +97,9 @@ describe('KEY_REGISTRY', () => {
       good.replace('mhpay', 'Mhpay'),
       // The org index repeats the scope's org id; another id is not that index.
       keyspace.inviteActiveByOrg(ORG).replace(new RegExp(`${ORG}$`), OTHER),
-      keyspace.revokedSession(ORG).replace(':platform:', `:org:{${ORG}}:`),
+      keyspace.revokedSession(ORG).replace(':platform:{denylist}:', `:org:{${ORG}}:`),
+      // A denylist key outside its tag (as written before the tag) is no denylist key.
+      keyspace.revokedSession(ORG).replace(':platform:{denylist}:', ':platform:'),
       keyspace.mfaChallenge(ORG, OTHER).replace(':user:', ':org:'),
     ]) {
       expect(matchingRegistryEntries(bad), bad).toEqual([]);

@@ -1,10 +1,14 @@
 // The denylist: revoked sessions and revoked token ids, present until every token they stop has expired, and the
 // state that says whether the denylist is whole (written by the repair) with the lock of the repair a request starts.
+// All under one hash tag: the check reads an entry and the state in one script, a revocation writes its entries and
+// advances the state in one, and a shard's loss of entries is its loss of the state too.
 import * as z from 'zod';
 import { defineKey } from '../define-key.ts';
 import { digest, uuid, word } from '../id-segments.ts';
 import { json, lockOwner, marker } from '../key-values.ts';
-import { platformScope } from '../scopes.ts';
+import { platformTagScope } from '../scopes.ts';
+
+const DENYLIST = platformTagScope('denylist');
 
 /** How long the denylist's state lives without a repair pass refreshing it; every completed pass writes it again. */
 export const DENYLIST_STATE_TTL_SECONDS = 86_400;
@@ -37,7 +41,7 @@ export type DenylistState = z.infer<typeof denylistStateSchema>;
 
 export const revocationKeys = {
   revokedSession: defineKey({
-    scope: platformScope,
+    scope: DENYLIST,
     domain: 'auth',
     purpose: 'revoked-session',
     id: [uuid('sessionId')],
@@ -46,7 +50,7 @@ export const revocationKeys = {
     value: marker,
   }),
   revokedJti: defineKey({
-    scope: platformScope,
+    scope: DENYLIST,
     domain: 'auth',
     purpose: 'revoked-jti',
     id: [digest('jtiDigest', 'sha256Hex(jti)')],
@@ -55,7 +59,7 @@ export const revocationKeys = {
     value: marker,
   }),
   denylistState: defineKey({
-    scope: platformScope,
+    scope: DENYLIST,
     domain: 'auth',
     purpose: 'denylist-state',
     id: [word('all')],
@@ -63,7 +67,7 @@ export const revocationKeys = {
     value: json(denylistStateSchema),
   }),
   denylistRepairLock: defineKey({
-    scope: platformScope,
+    scope: DENYLIST,
     domain: 'auth',
     purpose: 'denylist-repair-lock',
     id: [word('all')],

@@ -124,34 +124,29 @@ return 1
 });
 
 /**
- * A revocation's writer, once every entry of revocation ARGV[1] landed: `applied` moves to it when it is the next one,
- * over any already pending after it; one further on waits in `pending` (bounded: past that, the repair catches up).
- * No state, nothing: only a repair pass writes one. Safe to send twice. Returns `applied` after, or -1 with no state.
+ * Lua: records revocation `seq` as landed: `applied` moves to it when it is the next one, over any already pending after
+ * it; one further on waits in `pending` (bounded: past that, the repair catches up). No state, nothing: only a repair
+ * pass writes one. Safe to run twice. Returns `applied` after, or -1 with no state. Runs in the script that wrote the
+ * revocation's entries (lib/runtime/revocation/write-revocation.ts), so the point never passes an entry that did not land.
  */
-export const ADVANCE_APPLIED = defineScript({
-  name: 'revocation.advance-applied',
-  keys: ['state'],
-  args: ['seq'],
-  source: `
-local state_key = KEYS[1]
-local seq = tonumber(ARGV[1])
-local pending_max = ${DENYLIST_PENDING_MAX}
+export const LUA_ADVANCE_APPLIED = `
 ${LUA_FOLD_PENDING}
-local current = redis.call('GET', state_key)
-if not current then return -1 end
-local ok, state = pcall(cjson.decode, current)
-if not ok or type(state) ~= 'table' or type(state['applied']) ~= 'number' then return -1 end
-if seq <= state['applied'] then return state['applied'] end
-local pending = state['pending']
-if type(pending) ~= 'table' then pending = {} end
-if seq > state['applied'] + 1 and #pending >= pending_max then return state['applied'] end
-pending[#pending + 1] = seq
-state['pending'] = pending
-fold_pending(state)
-redis.call('SET', state_key, cjson.encode(state), 'KEEPTTL')
-return state['applied']
-`,
-});
+local function advance_applied(state_key, seq)
+  local current = redis.call('GET', state_key)
+  if not current then return -1 end
+  local ok, state = pcall(cjson.decode, current)
+  if not ok or type(state) ~= 'table' or type(state['applied']) ~= 'number' then return -1 end
+  if seq <= state['applied'] then return state['applied'] end
+  local pending = state['pending']
+  if type(pending) ~= 'table' then pending = {} end
+  if seq > state['applied'] + 1 and #pending >= ${DENYLIST_PENDING_MAX} then return state['applied'] end
+  pending[#pending + 1] = seq
+  state['pending'] = pending
+  fold_pending(state)
+  redis.call('SET', state_key, cjson.encode(state), 'KEEPTTL')
+  return state['applied']
+end
+`;
 
 /**
  * The targeted repair, having written every revocation up to ARGV[2] that came after the state's point: `applied` moves
@@ -237,14 +232,6 @@ export async function catchUpApplied(deps: Deps, epoch: string, seq: number): Pr
     args: { epoch, seq },
   });
   return typeof reply === 'number' && reply >= 0 ? reply : undefined;
-}
-
-/**
- * After every entry of revocation `seq` landed: records it, so the check sees the denylist up to date. Throws when the
- * store does not answer (the caller treats that as a write that did not land).
- */
-export async function advanceApplied(store: RedisStore, keys: Keyspace, seq: number): Promise<void> {
-  await runScript(store.retrySafe, ADVANCE_APPLIED, { keys: { state: keys.denylistState() }, args: { seq } });
 }
 
 /** What the check reads from the state: whole or not, and how far the denylist has come (0 when not whole). */

@@ -1,11 +1,11 @@
-// The denylist read on every authenticated request: one pipeline of two EXISTS and the denylist's state; any doubt is an
-// error, never "not revoked". While the state does not say the denylist is whole, or says it has not come as far as the
+// The denylist read on every authenticated request: one script that looks for the token's and the session's entries and
+// returns the denylist's state beside (one billed command); any doubt is an error, never "not revoked". While the state does not say the denylist is whole, or says it has not come as far as the
 // revocation clock beyond the grace (the store lost its newest writes), PostgreSQL answers for the session and the token.
 import type { Keyspace } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { redisCall, redisReplyError, type RedisStore } from '../../redis/index.ts';
+import { defineScript, runScript, type RedisStore } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { readState } from './denylist-state.ts';
 import { requiredPoint } from './revocation-clock.ts';
@@ -21,7 +21,7 @@ type Defer = ((work: Promise<unknown>) => void) | undefined;
  */
 export async function isRevoked(deps: Deps, token: { jti: string; sessionId: string }, defer: Defer): Promise<boolean> {
   // Jti entries stop one token whose session is not its presenter's to end (lib/runtime/revocation/revoke-token.ts);
-  // the read rides in the same pipeline, so it costs no round trip.
+  // the read rides in the same script, so it costs no round trip and no command.
   const jtiDigest = await sha256Hex(token.jti);
   const entries = [deps.keys.revokedJti(jtiDigest), deps.keys.revokedSession(token.sessionId)];
   const [read, required] = await Promise.all([readDenylist(deps.revocation, deps.keys, entries), requiredPoint(deps, defer)]);
@@ -67,23 +67,32 @@ async function decide(deps: Deps, read: DenylistRead, required: number | undefin
   }
 }
 
+/**
+ * Returns {1 when any entry in KEYS[2..] exists (0 otherwise), the state's raw value (nil when missing)}. Read only, so
+ * the check client's one retry is harmless. Every denylist key shares the `denylist` hash tag: one slot on a cluster.
+ */
+export const CHECK_DENYLIST = defineScript({
+  name: 'revocation.check',
+  keys: ['state'],
+  args: [],
+  restKeys: 'entries',
+  source: `
+local state_key = KEYS[1]
+local listed = 0
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then listed = 1 end
+end
+return {listed, redis.call('GET', state_key)}
+`,
+});
+
 async function readDenylist(store: RedisStore, keys: Keyspace, entries: string[]): Promise<DenylistRead> {
-  // keepErrors: a per-command error must be inspected, not mistaken for a result.
-  const replies = await redisCall('revocation.isRevoked', () => {
-    const pipeline = store.check.pipeline();
-    for (const key of entries) pipeline.exists(key);
-    return pipeline.get(keys.denylistState()).exec({ keepErrors: true });
-  });
-  if (!Array.isArray(replies) || replies.length !== entries.length + 1) throw new Error('revocation read: malformed pipeline reply');
-  let listed = false;
-  for (const reply of replies.slice(0, entries.length)) {
-    if (reply.error !== undefined) throw redisReplyError('revocation.isRevoked', String(reply.error));
-    if (typeof reply.result !== 'number') throw new Error('revocation read: a command failed');
-    if (reply.result > 0) listed = true;
+  // An error reply throws (a defect as RedisDefectError, a store that cannot serve as unavailable): never "not revoked".
+  const reply = await runScript(store.check, CHECK_DENYLIST, { keys: { state: keys.denylistState(), entries } });
+  if (!Array.isArray(reply) || reply.length !== 2 || (reply[0] !== 0 && reply[0] !== 1)) {
+    throw new Error('revocation read: malformed script reply');
   }
-  const state = replies[entries.length] as { result?: unknown; error?: unknown };
-  if (state.error !== undefined) throw redisReplyError('revocation.isRevoked', String(state.error));
-  return { listed, ...readState(state.result) };
+  return { listed: reply[0] === 1, ...readState(reply[1]) };
 }
 
 /**

@@ -1,9 +1,11 @@
-// The denylist write after PostgreSQL has committed revocations: one pipeline for all of them, each reply inspected,
-// and the sessions whose entry did not land reported exactly (docs/design/revocation.md#revocation-writes-and-the-active-context).
+// The denylist write after PostgreSQL has committed revocations: one script for the revocation's entries and the point it
+// moves, its reply inspected, and the sessions whose entry did not land reported exactly
+// (docs/design/revocation.md#revocation-writes-and-the-active-context).
 import type { Keyspace } from '../../keys/index.ts';
 import type { Logger } from '../../log/logger.ts';
-import { redisCall, type RedisStore } from '../../redis/index.ts';
-import { advanceApplied, forgetWhole } from './denylist-state.ts';
+import type { RedisStore } from '../../redis/index.ts';
+import { forgetWhole } from './denylist-state.ts';
+import { writeRevocation } from './write-revocation.ts';
 
 export interface SessionsRevocation {
   /** Whose sessions these are: the log line names the user (or, for an organisation's deletion, the organisation), never a session. */
@@ -22,17 +24,17 @@ export interface SessionsRevocation {
 }
 
 export interface DenylistWrite {
-  /** The sessions whose entry did not land (a per-item error, or the whole pipeline failed), in the order given. */
+  /** The sessions whose entry did not land (the script failed or did not answer: all of them), in the order given. */
   notLanded: string[];
   ttlSeconds: number;
 }
 
 /**
- * `SET <revoked-session key> 1 EX ttl` per session in one pipeline on the atMostOnce client (one 2 s attempt, as the
- * single write always had). A pipeline is not atomic and its reply can hold an error per command, so every reply is
- * zipped with its session id: only an `OK` counts as landed, and a reply missing or malformed counts as not landed.
- * Not one script: revoked-session keys are platform keys without a hash tag, and no script reaches across slots.
- * Never throws: PostgreSQL already holds the revocations, and the denylist repair writes missed entries again.
+ * `SET <revoked-session key> 1 EX ttl` per session and the state's point moved to the revocation, in one script
+ * (lib/runtime/revocation/write-revocation.ts; one 2 s attempt, as the single write always had). A script is atomic, so
+ * its one reply says whether every entry landed: only the count it wrote, equal to the sessions', counts as landed; an
+ * error, a deadline or any other reply counts every session as not landed. Never throws: PostgreSQL already holds the
+ * revocations, and the denylist repair writes missed entries again.
  */
 export async function revokeSessions(
   store: RedisStore,
@@ -42,59 +44,30 @@ export async function revokeSessions(
 ): Promise<DenylistWrite> {
   const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000), revocation.sessionCoverSeconds);
   const sessionIds = [...new Set(revocation.sessionIds)];
+  // A transaction that took a clock value without revoking a session (a repeat) has no entry to write: the script
+  // records it as applied all the same. One that took none and revoked nothing costs nothing.
+  if (sessionIds.length === 0 && revocation.revocationSeq === null) return { notLanded: [], ttlSeconds };
+  const landed = await writeRevocation(store, keys, {
+    entries: sessionIds.map((sessionId) => keys.revokedSession(sessionId)),
+    ttlSeconds,
+    revocationSeq: revocation.revocationSeq,
+  });
+  if (landed) return { notLanded: [], ttlSeconds };
   if (sessionIds.length === 0) {
-    // A transaction that took a clock value without revoking a session (a repeat) has nothing to write: it is applied.
-    await recordApplied(store, keys, logger, revocation);
+    // Only the point was not recorded: the check asks PostgreSQL after the grace and the repair catches it up.
+    logger.warn('denylist_point_not_recorded', { userId: revocation.userId, correlationId: revocation.correlationId });
     return { notLanded: [], ttlSeconds };
   }
-  let replies: unknown;
-  try {
-    replies = await redisCall('revocation.revokeSessions', () => {
-      const pipeline = store.atMostOnce.pipeline();
-      for (const sessionId of sessionIds) pipeline.set(keys.revokedSession(sessionId), '1', { ex: ttlSeconds });
-      // keepErrors: a per-command error must be seen, never taken for a result or thrown away with the others.
-      return pipeline.exec({ keepErrors: true });
-    });
-  } catch {
-    replies = undefined;
-  }
-  // A reply of another length cannot be zipped with the ids: none of them counts as landed.
-  if (Array.isArray(replies) && replies.length !== sessionIds.length) replies = undefined;
-  const notLanded = sessionIds.filter((_, index) => !landed(replies, index));
-  if (notLanded.length > 0) {
-    // These sessions are refused at once through PostgreSQL rather than after the next scheduled repair.
-    await forgetWhole(store, keys);
-    // Ids only, and not the sessions': the caller's answer lists them for their owner, a log line is read by operators.
-    logger.error('revocation_write_failed', {
-      userId: revocation.userId,
-      organizationId: revocation.organizationId,
-      correlationId: revocation.correlationId,
-      failedCount: notLanded.length,
-      sessionCount: sessionIds.length,
-      exposureSeconds: ttlSeconds,
-    });
-  } else {
-    await recordApplied(store, keys, logger, revocation);
-  }
-  return { notLanded, ttlSeconds };
-}
-
-/**
- * Once every entry landed, the state records the revocation as applied (one more round trip, after the entries: a
- * pipeline is not atomic, and the point must never pass an entry that did not land). Never throws: a point left behind
- * makes the check ask PostgreSQL after the grace and the repair catch up from it, so the log line is a WARN.
- */
-async function recordApplied(store: RedisStore, keys: Keyspace, logger: Logger, revocation: SessionsRevocation): Promise<void> {
-  if (revocation.revocationSeq === null) return;
-  try {
-    await advanceApplied(store, keys, revocation.revocationSeq);
-  } catch {
-    logger.warn('denylist_point_not_recorded', { userId: revocation.userId, correlationId: revocation.correlationId });
-  }
-}
-
-function landed(replies: unknown, index: number): boolean {
-  if (!Array.isArray(replies)) return false;
-  const reply = replies[index] as { result?: unknown; error?: unknown } | undefined;
-  return reply !== undefined && reply !== null && reply.error === undefined && reply.result === 'OK';
+  // These sessions are refused at once through PostgreSQL rather than after the next scheduled repair.
+  await forgetWhole(store, keys);
+  // Ids only, and not the sessions': the caller's answer lists them for their owner, a log line is read by operators.
+  logger.error('revocation_write_failed', {
+    userId: revocation.userId,
+    organizationId: revocation.organizationId,
+    correlationId: revocation.correlationId,
+    failedCount: sessionIds.length,
+    sessionCount: sessionIds.length,
+    exposureSeconds: ttlSeconds,
+  });
+  return { notLanded: sessionIds, ttlSeconds };
 }

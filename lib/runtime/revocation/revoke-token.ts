@@ -5,10 +5,10 @@
 import { uuidv7 } from 'uuidv7';
 import { sha256Hex } from '../../crypto/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
-import { redisCall } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
-import { advanceApplied, forgetWhole } from './denylist-state.ts';
+import { forgetWhole } from './denylist-state.ts';
 import { parseRevocationSeq, revocationSeqAfter } from './revocation-seq.ts';
+import { writeRevocation } from './write-revocation.ts';
 
 export interface TokenRevocation {
   /** Whose token it is: the row and the log line name the user, never the token or its jti. */
@@ -21,7 +21,8 @@ export interface TokenRevocation {
 }
 
 /**
- * The row (idempotent: a repeat keeps the first), then `SET <revoked-jti key> 1 EX (exp − now)` on the atMostOnce client.
+ * The row (idempotent: a repeat keeps the first), then `SET <revoked-jti key> 1 EX (exp − now)` and the state's point
+ * moved to the revocation, in one script (lib/runtime/revocation/write-revocation.ts).
  * PostgreSQL unavailable throws (the caller answers 503 and nothing is revoked yet; a retry does it). A failed denylist
  * write is logged (`revocation_write_failed`), forgets that the denylist is whole and is not thrown: the row stands, and
  * the check refuses the token from it until the repair has written the entry again.
@@ -42,21 +43,11 @@ export async function revokeToken(deps: Deps, revocation: TokenRevocation): Prom
     ),
   );
   const revocationSeq = parseRevocationSeq(rows[0]?.revocation_seq);
-  let reply: unknown;
-  try {
-    reply = await redisCall('revocation.revokeToken', () =>
-      deps.revocation.atMostOnce.set(deps.keys.revokedJti(digest), '1', { ex: ttlSeconds }),
-    );
-  } catch {
-    reply = undefined;
-  }
-  const written = reply === 'OK';
-  if (written && revocationSeq !== null) {
-    // The point never passes an entry that did not land; left behind, the check and the repair catch it up.
-    await advanceApplied(deps.revocation, deps.keys, revocationSeq).catch(() => {
-      deps.logger.warn('denylist_point_not_recorded', { userId: revocation.userId, correlationId: revocation.correlationId });
-    });
-  }
+  const written = await writeRevocation(deps.revocation, deps.keys, {
+    entries: [deps.keys.revokedJti(digest)],
+    ttlSeconds,
+    revocationSeq,
+  });
   if (!written) {
     // The token is refused through its row until the repair has written the entry again.
     await forgetWhole(deps.revocation, deps.keys);

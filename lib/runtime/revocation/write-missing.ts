@@ -16,9 +16,9 @@ export interface RevokedRow {
 
 /**
  * One pipeline for the page on the revocation store: `SET key 1 EX ttl NX` per revocation, so an entry that exists is
- * never touched and a missing one is written, with no read before the write to race. Not one script for the page:
- * revoked-session keys carry no hash tag, and no script reaches across slots (docs/design/keys.md#keys). SET NX is safe to
- * send twice, so the retrySafe client carries it. The budget counts one command per key.
+ * never touched and a missing one is written, with no read before the write to race. A pipeline, not a script: each
+ * entry stands alone, so nothing needs them written together, and the point moves only after the page (in the catch-up's
+ * own script). SET NX is safe to send twice, so the retrySafe client carries it. The budget counts one command per key.
  */
 export async function writeMissing(deps: Deps, budget: CronBudget, rows: RevokedRow[]): Promise<number> {
   const due = rows.filter((row) => row.ttl_seconds > 0);
