@@ -459,6 +459,43 @@ describe('signing in with a passkey', () => {
   });
 });
 
+describe("the organisation's sign-in policy", () => {
+  const putPolicy = (member: Member, policy: { requireMfa: boolean; allowedMethods: string[] }) =>
+    stack.request('PUT', `/orgs/${member.organizationId}/sign-in-policy`, { token: member.accessToken, body: policy });
+
+  it('refuses a passkey sign-in where the policy does not allow passkeys (403), opening no session and leaving the passkey unused', async () => {
+    const { member, passkey, passkeyId } = await memberWithPasskey();
+    expect((await putPolicy(member, { requireMfa: false, allowedMethods: ['password'] })).status).toBe(200);
+    const sessionsBefore = await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [member.userId]);
+
+    expect(await answer(await passkeySignIn(member.organizationId, passkey))).toEqual([403, 'SIGN_IN_METHOD_NOT_ALLOWED']);
+    const sessionsAfter = await stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [member.userId]);
+    expect(sessionsAfter.rows[0].n).toBe(sessionsBefore.rows[0].n);
+    const used = await stack.db.query('SELECT last_used_at, sign_count FROM passkeys WHERE id = $1', [passkeyId]);
+    expect(used.rows).toEqual([{ last_used_at: null, sign_count: '0' }]);
+
+    // Allowed again: the same passkey signs in.
+    expect((await putPolicy(member, { requireMfa: false, allowedMethods: ['password', 'passkey'] })).status).toBe(200);
+    expect((await passkeySignIn(member.organizationId, passkey)).status).toBe(200);
+  });
+
+  it('counts a passkey as the second factor where MFA is required, and as the way in that keeps an admin from being locked out', async () => {
+    const { member, passkey } = await memberWithPasskey();
+    // The only admin has a password and a passkey: passkeys alone still let an admin in.
+    expect((await putPolicy(member, { requireMfa: true, allowedMethods: ['passkey'] })).status).toBe(200);
+    const signedIn = await passkeySignIn(member.organizationId, passkey);
+    expect(signedIn.status).toBe(200);
+    expect(((await signedIn.json()) as Json).status).toBe('signed-in');
+
+    // An admin without a passkey cannot make passkeys the only way in.
+    const other = await signedInMember();
+    expect(await answer(await putPolicy(other, { requireMfa: false, allowedMethods: ['passkey'] }))).toEqual([
+      400,
+      'SIGN_IN_POLICY_LOCKOUT',
+    ]);
+  });
+});
+
 describe('tenant isolation', () => {
   it("refuses a user of organisation B signing in to A with their passkey, spending nothing of A's", async () => {
     const a = await stack.seedOrganization();
