@@ -26,6 +26,7 @@ import { startDifferentialFront, type DifferentialFront } from '../support/diffe
 import { LIB_SCRIPTS } from '../support/lib-scripts.ts';
 import { setPassword } from '../support/fixtures.ts';
 import { newOperator } from '../support/operators.ts';
+import { testPasskey, type RegistrationOptions } from '../support/passkey-authenticator.ts';
 import { freshIp as freshTenantIp, resolve, seedTenant, unique } from '../support/tenants.ts';
 import { keyspaceDifferences } from '../support/keyspace-diff.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
@@ -336,6 +337,47 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
       stack.request('POST', '/auth/mfa/recover', { body: { challengeToken: secondChallenge, recoveryCode } });
     expect(await status(recover('aaaaa-aaaaa'))).toBe(401);
     expect(await status(recover(recoveryCodes[0]!))).toBe(200);
+    await expectAgreement();
+  });
+
+  it("passkeys and the sign-in policy: a registration, a sign-in, the same assertion again; a required second factor's enrolment token, enrolled and spent", async () => {
+    const org = await stack.seedOrganization();
+    const { login, password } = await signInAs(org);
+    const { accessToken } = (await (await login()).json()) as { accessToken: string };
+    const options = await stack.request('POST', '/auth/passkeys/registration/options', { token: accessToken, body: { password } });
+    expect(options.status).toBe(200);
+    const passkey = await testPasskey();
+    const registration = await passkey.register((await options.json()) as RegistrationOptions);
+    expect(
+      await status(stack.request('POST', '/auth/passkeys/registration/verify', { token: accessToken, body: { response: registration } })),
+    ).toBe(201);
+    const ip = freshIp();
+    const signInOptions = await stack.request('POST', '/auth/passkeys/authentication/options', {
+      body: { organizationId: org.organizationId },
+      headers: { [TEST_CLIENT_IP_HEADER]: ip },
+    });
+    const { challenge } = (await signInOptions.json()) as { challenge: string };
+    const assertion = await passkey.assert(challenge);
+    const verify = () =>
+      stack.request('POST', '/auth/passkeys/authentication/verify', {
+        body: { organizationId: org.organizationId, response: assertion },
+        headers: { [TEST_CLIENT_IP_HEADER]: ip },
+      });
+    expect(await status(verify())).toBe(200);
+    expect(await status(verify())).toBe(400);
+
+    const policy = { requireMfa: true, allowedMethods: ['password', 'passkey'] };
+    expect(await status(stack.request('PUT', `/orgs/${org.organizationId}/sign-in-policy`, { token: accessToken, body: policy }))).toBe(
+      200,
+    );
+    const { enrolmentToken } = (await (await login()).json()) as { enrolmentToken: string };
+    const started = await stack.request('POST', '/auth/mfa/enrolment/totp', { body: { enrolmentToken } });
+    expect(started.status).toBe(201);
+    const { secret } = (await started.json()) as { secret: string };
+    const confirm = (code: string) => stack.request('POST', '/auth/mfa/enrolment/totp/confirm', { body: { enrolmentToken, code } });
+    const code = await totpCode(base32Decode(secret), totpStep(Date.now()));
+    expect(await status(confirm(code))).toBe(200);
+    expect(await status(confirm(code))).not.toBe(200);
     await expectAgreement();
   });
 

@@ -58,6 +58,8 @@ describe('PASSWORD_BREACH_* configuration', () => {
     DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
     AUTH_JWT_SECRET: 'x'.repeat(32),
     INDEX_HASH_KEY: 'y'.repeat(32),
+    PASSKEY_RP_ID: 'localhost',
+    PASSKEY_ORIGINS: 'http://localhost:8787',
   };
   const prod = {
     APP_ENV: 'prod',
@@ -71,6 +73,8 @@ describe('PASSWORD_BREACH_* configuration', () => {
     SECRETS_KEYS: `k1:${btoa(String.fromCharCode(...new Uint8Array(32)))}`,
     INDEX_HASH_KEY: 'k'.repeat(32),
     WEBHOOK_SECRET: `whsec_${btoa('sixteen-bytes-xx')}`,
+    PASSKEY_RP_ID: 'example.com',
+    PASSKEY_ORIGINS: 'https://app.example.com',
   };
   const problems = (env: Record<string, string>): string => {
     try {
