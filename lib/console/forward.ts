@@ -7,9 +7,11 @@ import type { HonoEnv } from '../http/hono-env.ts';
 /** Runs a request through the whole app (functions/app.ts passes its own fetch, with this request's env and context). */
 export type Dispatch = (request: Request, c: Context<HonoEnv>) => Response | Promise<Response>;
 
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 /**
  * What the page may reach: the organisation routes, the caller's context, memberships and sessions (the list, and one
- * session by its UUID, so /auth/sessions/revoke-all is not), and the public tenant resolve (sign-in by slug). Sign-in,
+ * session by its UUID, so /auth/sessions/revoke-all is not), the caller's passkeys (registration, the list, one by its
+ * UUID) and a passkey sign-in's options, and the public tenant resolve (sign-in by slug). Sign-in (password or passkey),
  * refresh, handoff and MFA verification answer with credentials, which must stay out of the page: the console's own
  * /console/session routes call those.
  */
@@ -17,7 +19,8 @@ const ALLOWED = [
   /^\/orgs\/[^/]+\/.+/,
   /^\/auth\/context$/,
   /^\/auth\/memberships$/,
-  /^\/auth\/sessions(\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$/,
+  new RegExp(`^/auth/sessions(/${UUID})?$`),
+  new RegExp(`^/auth/passkeys(/registration/options|/registration/verify|/authentication/options|/${UUID})?$`),
   /^\/public\/tenants\/resolve$/,
 ];
 /** Never handed on: the browser's cookies and CSRF token are the console's, and the inner call is the server's own. */

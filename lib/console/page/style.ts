@@ -24,6 +24,8 @@ th, td { text-align: left; padding: 0.3rem 0.4rem; border-bottom: 1px solid var(
 th { font-weight: 600; color: var(--muted); }
 #history td { white-space: nowrap; }
 #member-rows select { margin-right: 0.3rem; }
+label.check { flex-direction: row; align-items: center; gap: 0.4rem; color: var(--ink); }
+fieldset { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; border: 1px solid var(--line); border-radius: 4px; margin: 0; }
 td.agent { overflow-wrap: anywhere; min-width: 12rem; }
 tr.current td { background: #eef5ec; }
 td.mono, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.8rem; }

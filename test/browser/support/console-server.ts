@@ -19,6 +19,11 @@ import { startStack, type TestStack } from '../../support/stack.ts';
 
 export interface ConsoleServer {
   baseUrl: string;
+  /**
+   * The same server as http://localhost:<port>, the passkeys' relying party (PASSKEY_RP_ID=localhost): WebAuthn takes no
+   * IP address for one, and a browser counts localhost as a secure context over plain http.
+   */
+  passkeyBaseUrl: string;
   stack: TestStack;
   /** The served app's log lines, for the canary checks. */
   logs: string[];
@@ -41,7 +46,15 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
   const port = await freePort();
   const inviteLinkBase = `http://127.0.0.1:${port}/invites/accept`;
   const mailboxDir = await mkdtemp(join(tmpdir(), 'runstate-browser-mailbox-'));
-  const stack = await startStack({ databaseUrl: database.url, env: { CONSOLE_ENABLED: 'true', INVITE_LINK_BASE: inviteLinkBase } });
+  const stack = await startStack({
+    databaseUrl: database.url,
+    env: {
+      CONSOLE_ENABLED: 'true',
+      INVITE_LINK_BASE: inviteLinkBase,
+      PASSKEY_RP_ID: 'localhost',
+      PASSKEY_ORIGINS: `http://localhost:${port}`,
+    },
+  });
   const logs: string[] = [];
   const mailbox = createFolderMailbox(mailboxDir);
   let failing = false;
@@ -57,6 +70,7 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
   await setPassword(stack.db, org.adminId, password);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    passkeyBaseUrl: `http://localhost:${port}`,
     stack,
     logs,
     org,

@@ -7,12 +7,13 @@ export async function waitForViews(page: Page): Promise<void> {
   await page.locator('body[data-ready="yes"]').waitFor({ timeout: 15_000 });
 }
 
-export async function signIn(page: Page, server: ConsoleServer): Promise<void> {
-  await page.goto(`${server.baseUrl}/console`);
+/** `baseUrl`: where the page is opened (the server's passkeyBaseUrl for the passkey ceremonies). */
+export async function signIn(page: Page, server: ConsoleServer, baseUrl: string = server.baseUrl): Promise<void> {
+  await page.goto(`${baseUrl}/console`);
   const form = page.locator('#password-form');
   await form.getByLabel('Organisation (slug or id)').fill(server.admin.slug);
   await form.getByLabel('Email').fill(server.admin.email);
   await form.getByLabel('Password').fill(server.admin.password);
-  await form.getByRole('button', { name: 'Sign in' }).click();
+  await form.getByRole('button', { name: 'Sign in', exact: true }).click();
   await waitForViews(page);
 }

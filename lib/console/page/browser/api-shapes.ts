@@ -76,3 +76,16 @@ export interface Session {
   organizationId: string;
   method: string | null;
 }
+
+export interface Passkey {
+  passkeyId: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  transports: string[];
+}
+
+export interface SignInPolicy {
+  requireMfa: boolean;
+  allowedMethods: string[];
+}

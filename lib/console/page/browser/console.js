@@ -2,7 +2,9 @@
 // /console/…: the server keeps the session in HttpOnly cookies, so this script never sees a token or keeps a password;
 // API errors are shown as the API words them.
 
-/** @import { Connection, Context, HistoryEvent, Invite, Job, Member, Membership, Runtime, Session } from './api-shapes.ts' */
+/**
+ * @import { Connection, Context, HistoryEvent, Invite, Job, Member, Membership, Passkey, Runtime, Session, SignInPolicy } from './api-shapes.ts'
+ */
 
 /**
  * The element with this id in the page's markup (lib/console/page/shell.ts), of the kind the script uses it as.
@@ -28,6 +30,17 @@ const $ = (id) => byId(id, HTMLElement);
 function field(form, name) {
   const control = form.elements.namedItem(name);
   if (!(control instanceof HTMLInputElement || control instanceof HTMLSelectElement)) throw new Error('the form has no field ' + name);
+  return control;
+}
+
+/**
+ * A named checkbox of a form.
+ * @param {HTMLFormElement} form
+ * @param {string} name
+ */
+function checkbox(form, name) {
+  const control = form.elements.namedItem(name);
+  if (!(control instanceof HTMLInputElement && control.type === 'checkbox')) throw new Error('the form has no checkbox ' + name);
   return control;
 }
 
@@ -247,18 +260,31 @@ function showSignIn(message) {
   field(byId('password-form', HTMLFormElement), 'organization').focus();
 }
 
+/**
+ * The sign-in form's organisation as an id: typed as one, or its slug resolved.
+ * @returns {Promise<string>}
+ */
+async function signInOrganization() {
+  const organization = field(byId('password-form', HTMLFormElement), 'organization').value.trim();
+  if (UUID.test(organization)) return organization;
+  const resolved = await consoleFetch('/console/api/public/tenants/resolve?slug=' + encodeURIComponent(organization.toLowerCase()));
+  if (!resolved.ok) throw await errorOf(resolved);
+  return (await resolved.json()).tenant.organizationId;
+}
+
+/**
+ * @simplewebauthn/browser, loaded before this script from /console/assets/webauthn.js (a classic script: it sets a global).
+ * @type {typeof import('@simplewebauthn/browser')}
+ */
+const webauthn = Reflect.get(globalThis, 'SimpleWebAuthnBrowser');
+
 byId('password-form', HTMLFormElement).addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = byId('password-form', HTMLFormElement);
   const password = field(form, 'password');
   $('sign-in-error').textContent = '';
   try {
-    let organizationId = field(form, 'organization').value.trim();
-    if (!UUID.test(organizationId)) {
-      const resolved = await consoleFetch('/console/api/public/tenants/resolve?slug=' + encodeURIComponent(organizationId.toLowerCase()));
-      if (!resolved.ok) throw await errorOf(resolved);
-      organizationId = (await resolved.json()).tenant.organizationId;
-    }
+    const organizationId = await signInOrganization();
     const response = await consoleFetch('/console/session', {
       method: 'POST',
       body: { organizationId, email: field(form, 'email').value, password: password.value },
@@ -276,6 +302,27 @@ byId('password-form', HTMLFormElement).addEventListener('submit', async (event) 
     await start();
   } catch (error) {
     password.value = '';
+    $('sign-in-error').textContent = describe(error);
+  }
+});
+
+// Passkey sign-in needs only the organisation: the authenticator offers the account's passkey (no email is asked, so
+// nothing tells whether one exists). The console's own route turns the signed-in answer into the cookie session.
+$('passkey-sign-in').addEventListener('click', async () => {
+  const form = byId('password-form', HTMLFormElement);
+  $('sign-in-error').textContent = '';
+  try {
+    if (!field(form, 'organization').value.trim()) throw new Error('Enter the organisation first.');
+    const organizationId = await signInOrganization();
+    const options = await consoleFetch('/console/api/auth/passkeys/authentication/options', { method: 'POST', body: { organizationId } });
+    if (!options.ok) throw await errorOf(options);
+    const response = await webauthn.startAuthentication({ optionsJSON: await options.json() });
+    const answer = await consoleFetch('/console/session/passkey', { method: 'POST', body: { organizationId, response } });
+    if (!answer.ok) throw await errorOf(answer);
+    field(form, 'password').value = '';
+    csrfToken = (await answer.json()).csrfToken;
+    await start();
+  } catch (error) {
     $('sign-in-error').textContent = describe(error);
   }
 });
@@ -983,11 +1030,179 @@ async function endSession(session, result) {
 
 $('sessions-refresh').addEventListener('click', () => void loadSessions());
 
+// ——— your passkeys ———
+
+async function loadPasskeys() {
+  $('passkeys-error').textContent = '';
+  try {
+    /** @type {{ passkeys: Passkey[] }} */
+    const { passkeys } = await json('GET', '/auth/passkeys');
+    $('passkey-rows').replaceChildren(...passkeys.map(passkeyRow));
+  } catch (error) {
+    $('passkeys-error').textContent = describe(error);
+  }
+}
+
+/** @param {Passkey} passkey */
+function passkeyRow(passkey) {
+  const tr = document.createElement('tr');
+  const name = document.createElement('input');
+  name.value = passkey.name;
+  name.maxLength = 64;
+  name.setAttribute('aria-label', 'Name of the passkey ' + passkey.name);
+  const nameCell = cell('');
+  const actions = cell('');
+  const result = document.createElement('output');
+  result.className = 'error';
+  nameCell.append(
+    name,
+    ' ',
+    button('Save', () => renamePasskey(passkey, name, result), 'Save the name of the passkey ' + passkey.name),
+  );
+  actions.append(
+    button('Remove', () => removePasskey(passkey, result), 'Remove the passkey ' + passkey.name),
+    ' ',
+    result,
+  );
+  tr.append(
+    nameCell,
+    cell(when(passkey.createdAt)),
+    cell(passkey.lastUsedAt ? when(passkey.lastUsedAt) : 'never'),
+    cell(passkey.transports.join(', ') || '—'),
+    actions,
+  );
+  return tr;
+}
+
+/** The step-up the API asks before a passkey is registered or removed: the password, and the code where there is a factor. */
+function stepUp() {
+  const form = byId('passkey-form', HTMLFormElement);
+  const password = field(form, 'password').value;
+  const code = field(form, 'code').value.trim();
+  return { ...(password ? { password } : {}), ...(code ? { code } : {}) };
+}
+
+function clearStepUp() {
+  const form = byId('passkey-form', HTMLFormElement);
+  field(form, 'password').value = '';
+  field(form, 'code').value = '';
+}
+
+byId('passkey-form', HTMLFormElement).addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = byId('passkey-form', HTMLFormElement);
+  $('passkeys-error').textContent = '';
+  try {
+    const optionsJSON = await json('POST', '/auth/passkeys/registration/options', stepUp());
+    clearStepUp();
+    const response = await webauthn.startRegistration({ optionsJSON });
+    const name = field(form, 'name').value.trim();
+    /** @type {{ passkey: Passkey }} */
+    const { passkey } = await json('POST', '/auth/passkeys/registration/verify', { response, ...(name ? { name } : {}) });
+    field(form, 'name').value = '';
+    await loadPasskeys();
+    notice('Registered the passkey ' + passkey.name + '.');
+  } catch (error) {
+    clearStepUp();
+    $('passkeys-error').textContent = describe(error);
+  }
+});
+
+/**
+ * @param {Passkey} passkey
+ * @param {HTMLInputElement} name
+ * @param {HTMLOutputElement} result
+ */
+async function renamePasskey(passkey, name, result) {
+  result.textContent = '';
+  try {
+    /** @type {{ passkey: Passkey }} */
+    const renamed = await json('PATCH', '/auth/passkeys/' + passkey.passkeyId, { name: name.value });
+    await loadPasskeys();
+    notice('Renamed the passkey ' + passkey.name + ' to ' + renamed.passkey.name + '.');
+  } catch (error) {
+    result.textContent = describe(error);
+  }
+}
+
+/**
+ * @param {Passkey} passkey
+ * @param {HTMLOutputElement} result
+ */
+async function removePasskey(passkey, result) {
+  result.textContent = '';
+  try {
+    await api('DELETE', '/auth/passkeys/' + passkey.passkeyId, stepUp());
+    clearStepUp();
+  } catch (error) {
+    clearStepUp();
+    result.textContent = describe(error);
+    return;
+  }
+  await loadPasskeys();
+  notice('Removed the passkey ' + passkey.name + ': it signs in nowhere from now on.');
+  field(byId('passkey-form', HTMLFormElement), 'name').focus();
+}
+
+// ——— sign-in policy ———
+
+/** @returns {HTMLInputElement[]} */
+function methodBoxes() {
+  return [...byId('policy-form', HTMLFormElement).querySelectorAll('input[name="method"]')].flatMap((box) =>
+    box instanceof HTMLInputElement ? [box] : [],
+  );
+}
+
+/** @param {SignInPolicy} policy */
+function showPolicy(policy) {
+  const form = byId('policy-form', HTMLFormElement);
+  for (const box of methodBoxes()) box.checked = policy.allowedMethods.includes(box.value);
+  checkbox(form, 'requireMfa').checked = policy.requireMfa;
+  form.hidden = false;
+}
+
+// The organisation's admins see and change it; anyone else gets the API's refusal in place of the form.
+async function loadPolicy() {
+  const form = byId('policy-form', HTMLFormElement);
+  $('policy-error').textContent = '';
+  try {
+    showPolicy(await json('GET', orgPath('/sign-in-policy')));
+  } catch (error) {
+    form.hidden = true;
+    $('policy-error').textContent = describe(error);
+  }
+}
+
+byId('policy-form', HTMLFormElement).addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = byId('policy-form', HTMLFormElement);
+  $('policy-error').textContent = '';
+  const body = {
+    requireMfa: checkbox(form, 'requireMfa').checked,
+    allowedMethods: methodBoxes()
+      .filter((box) => box.checked)
+      .map((box) => box.value),
+  };
+  try {
+    /** @type {SignInPolicy} */
+    const policy = await json('PUT', orgPath('/sign-in-policy'), body);
+    showPolicy(policy);
+    notice(
+      'Sign-in policy saved: ' +
+        policy.allowedMethods.join(', ') +
+        (policy.requireMfa ? ', a second factor required.' : ', no second factor required.'),
+    );
+  } catch (error) {
+    // A refusal (SIGN_IN_POLICY_LOCKOUT, VALIDATION_FAILED) changed nothing: the boxes stay as chosen, to correct.
+    $('policy-error').textContent = describe(error);
+  }
+});
+
 // ——— start ———
 
 async function loadViews() {
   $('export-list').replaceChildren();
-  await Promise.all([loadInvites(), loadHistory(null), loadMembers(null), loadSyrve(), loadSessions()]);
+  await Promise.all([loadInvites(), loadHistory(null), loadMembers(null), loadSyrve(), loadPasskeys(), loadPolicy(), loadSessions()]);
 }
 
 async function start() {
