@@ -24,7 +24,7 @@ export const BUCKETS = [
   'Hono (routing, middleware, validator)',
   'Redis driver (@upstash/redis)',
   'PostgreSQL driver (@neondatabase/serverless, ws)',
-  'fetch (undici, the drivers’ HTTP)',
+  'HTTP (undici fetch, node:http: the drivers’ calls)',
   'logging (lib/log)',
   'crypto (node:crypto, lib/crypto)',
   'app code (lib, functions)',
@@ -58,7 +58,10 @@ function ownBucket(frame: ProfileNode['callFrame'], parent: Bucket | undefined):
   if (url.includes('/node_modules/hono/') || url.includes('/node_modules/@hono/')) return HONO;
   if (url.includes('/node_modules/@upstash/redis/')) return REDIS;
   if (url.includes('/node_modules/@neondatabase/') || url.includes('/node_modules/ws/')) return PG;
-  if (url.startsWith('node:internal/deps/undici')) return FETCH;
+  // The drivers' HTTP: undici's fetch, or node:http where the Node entries route the stores' calls
+  // (functions/entries/store-fetch.ts).
+  if (url.startsWith('node:internal/deps/undici') || url.startsWith('node:_http_') || url.endsWith('/functions/entries/store-fetch.ts'))
+    return FETCH;
   if (url.startsWith('node:internal/crypto') || url.includes('/lib/crypto/')) return CRYPTO;
   if (url.includes('/lib/log/')) return LOG;
   if (url.includes('/bench/') || url.endsWith('/local/stack/tokens.ts')) return BENCH;

@@ -164,8 +164,9 @@ function profileSection(report: LoadReport): string[] {
     'share: of the busy samples; ms/request: the share times the process CPU per request of that phase (an estimate: the KDF',
     '  of sign-ins runs on libuv\u2019s threads and GC partly on helper threads, which the main thread\u2019s samples do not see).',
     'a sample counts in the bucket of the function it caught; builtins and Node internals count in their caller\u2019s, except',
-    '  JSON.parse/stringify; zod is "request validation" when Hono called it, else stored values, claims and config; "fetch"',
-    '  is undici: the drivers\u2019 HTTP requests, and the Request and Response objects of every app.request and answer.',
+    '  JSON.parse/stringify; zod is "request validation" when Hono called it, else stored values, claims and config; "HTTP"',
+    '  is undici\u2019s fetch (the Request and Response objects of every app.request and answer, and the drivers\u2019 calls',
+    '  where fetch sends them) and node:http (the drivers\u2019 calls where the Node entries route them, store-fetch.ts).',
   ];
 }
 

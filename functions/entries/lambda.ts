@@ -6,13 +6,20 @@ import type { ScheduledRun } from '../../lib/cron/run-scheduled.ts';
 import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
+import { routeStoreFetch } from './store-fetch.ts';
 
 // Lambda hands configuration to the process environment; this adapter is the one place that reads it.
 // One per isolate (container): concurrent requests here share an in-flight upstream login.
 const inflight = new SingleFlight();
 const rateLimits = new RateLimitMemo();
 // API Gateway's and function URLs' requestContext source IP (hono's reader falls back to x-forwarded-for behind an ALB).
-const app = createApp(() => createDeps(configFor(process.env), { inflight, rateLimits }), {
+// Lambda runs Node: the stores' calls go over node:http (./store-fetch.ts), once per config.
+const depsFor = () => {
+  const config = configFor(process.env);
+  routeStoreFetch(config);
+  return createDeps(config, { inflight, rateLimits });
+};
+const app = createApp(depsFor, {
   clientIp: (c) => getConnInfo(c).remote.address,
 });
 
@@ -25,5 +32,5 @@ export const handler = handle(app);
 export const scheduled = async (_event: unknown): Promise<ScheduledRun> => {
   // Imported here, so the HTTP handler's cold start does not evaluate every task's module (docs/design/layers.md).
   const { runScheduled } = await import('../../lib/cron/run-scheduled.ts');
-  return runScheduled(createDeps(configFor(process.env), { inflight, rateLimits }), { trigger: 'lambda' });
+  return runScheduled(depsFor(), { trigger: 'lambda' });
 };

@@ -9,10 +9,15 @@ import { errorBody, errors } from '../../lib/http/app-error.ts';
 import { SECURITY_HEADERS } from '../../lib/http/security-headers.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import type { Notifier } from '../../lib/notify/notifier.ts';
+import { routeStoreFetch } from './store-fetch.ts';
+
+// The local stack composes the app itself and routes its stores the same way (local/ imports only this entry).
+export { routeStoreFetch };
 
 const REQUEST_RECEIVE_TIMEOUT_MS = 10_000;
 
 export function serveNode(config: Config, options: { hostname?: string; logger?: Logger; notifier?: Notifier } = {}): Promise<ServerType> {
+  routeStoreFetch(config);
   const deps = createDeps(config, {
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),

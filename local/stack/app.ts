@@ -1,6 +1,7 @@
 // The real app over a local stack: config from one environment, one Deps, the composed functions, and a request helper.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from '../../functions/app.ts';
+import { routeStoreFetch } from '../../functions/entries/node.ts';
 import { loadConfig, type Config } from '../../lib/config/index.ts';
 import { createDeps, type DepsOverrides } from '../../lib/create-deps.ts';
 import type { Deps } from '../../lib/deps.ts';
@@ -29,6 +30,8 @@ export interface RequestOptions {
 /** Validates `env` as a deployment would (loadConfig throws naming bad variables) and builds the app on one Deps. */
 export function composeApp(env: Record<string, string | undefined>, overrides: DepsOverrides = {}): ComposedApp {
   const config = loadConfig(env);
+  // As the Node entry does: the stores' calls over node:http, not fetch.
+  routeStoreFetch(config);
   const deps = createDeps(config, overrides);
   // app.request has no socket: tests name the caller's address in a header only this local composition reads.
   const app = createApp(() => deps, { clientIp: (c) => c.req.header(TEST_CLIENT_IP_HEADER), defer: (_c, work) => void work });
