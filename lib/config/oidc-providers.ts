@@ -19,25 +19,27 @@ const MAX_PROVIDERS = 20;
 
 const url = (rule: string) => z.string({ error: rule }).max(2048, { error: 'at most 2048 characters' }).refine(isHttpUrl, { error: rule });
 
-const providerSchema = z.strictObject(
-  {
-    id: z
-      .string({ error: 'a string' })
-      .regex(PROVIDER_ID, { error: 'lowercase letters, digits and "-", starting with a letter, at most 32' }),
-    issuer: url('an http(s) URL without query or fragment'),
-    clientId: z.string({ error: 'a string' }).min(1, { error: 'must not be empty' }).max(255, { error: 'at most 255 characters' }),
-    clientSecret: z
-      .string({ error: 'a string' })
-      .min(16, { error: 'at least 16 characters' })
-      .max(512, { error: 'at most 512 characters' }),
-    redirectUri: url('an http(s) URL without query or fragment'),
-  },
-  { error: 'an object of id, issuer, clientId, clientSecret and redirectUri, nothing else' },
-);
+const providerSchema = () =>
+  z.strictObject(
+    {
+      id: z
+        .string({ error: 'a string' })
+        .regex(PROVIDER_ID, { error: 'lowercase letters, digits and "-", starting with a letter, at most 32' }),
+      issuer: url('an http(s) URL without query or fragment'),
+      clientId: z.string({ error: 'a string' }).min(1, { error: 'must not be empty' }).max(255, { error: 'at most 255 characters' }),
+      clientSecret: z
+        .string({ error: 'a string' })
+        .min(16, { error: 'at least 16 characters' })
+        .max(512, { error: 'at most 512 characters' }),
+      redirectUri: url('an http(s) URL without query or fragment'),
+    },
+    { error: 'an object of id, issuer, clientId, clientSecret and redirectUri, nothing else' },
+  );
 
-const providersSchema = z
-  .array(providerSchema, { error: 'a JSON array of providers' })
-  .max(MAX_PROVIDERS, { error: `at most ${MAX_PROVIDERS} providers` });
+// Built on the first parse (z.lazy), not at import: the configuration module is evaluated by every cold start.
+const providersSchema = z.lazy(() =>
+  z.array(providerSchema(), { error: 'a JSON array of providers' }).max(MAX_PROVIDERS, { error: `at most ${MAX_PROVIDERS} providers` }),
+);
 
 /**
  * The providers, or the problems (each `OIDC_PROVIDERS[i].field: rule`). Staging and prod need https issuers and

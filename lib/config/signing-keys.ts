@@ -1,32 +1,37 @@
 // Parses AUTH_SIGNING_KEYS: a JSON array of private JWKs (Ed25519 for EdDSA, RSA for RS256), each named by a kid.
 import * as z from 'zod';
 
-const base64url = z.string().regex(/^[A-Za-z0-9_-]+$/, 'base64url');
-const kid = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" or "-", at most 64');
+// Built on the first parse (z.lazy), not at import: the configuration module is evaluated by every cold start.
+const base64url = () => z.string().regex(/^[A-Za-z0-9_-]+$/, 'base64url');
+const kid = () => z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" or "-", at most 64');
 
-const ed25519Jwk = z.object({
-  kty: z.literal('OKP'),
-  crv: z.literal('Ed25519'),
-  kid,
-  alg: z.literal('EdDSA').optional(),
-  x: base64url,
-  d: base64url,
-});
+const ed25519Jwk = z.lazy(() =>
+  z.object({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    kid: kid(),
+    alg: z.literal('EdDSA').optional(),
+    x: base64url(),
+    d: base64url(),
+  }),
+);
 
-const rsaJwk = z.object({
-  kty: z.literal('RSA'),
-  kid,
-  alg: z.literal('RS256').optional(),
-  // 2048 bits are 342 base64url characters; anything shorter is a toy key.
-  n: base64url.min(342, 'an RSA modulus of at least 2048 bits'),
-  e: base64url,
-  d: base64url,
-  p: base64url,
-  q: base64url,
-  dp: base64url,
-  dq: base64url,
-  qi: base64url,
-});
+const rsaJwk = z.lazy(() =>
+  z.object({
+    kty: z.literal('RSA'),
+    kid: kid(),
+    alg: z.literal('RS256').optional(),
+    // 2048 bits are 342 base64url characters; anything shorter is a toy key.
+    n: base64url().min(342, 'an RSA modulus of at least 2048 bits'),
+    e: base64url(),
+    d: base64url(),
+    p: base64url(),
+    q: base64url(),
+    dp: base64url(),
+    dq: base64url(),
+    qi: base64url(),
+  }),
+);
 
 export type SigningAlgorithm = 'EdDSA' | 'RS256';
 

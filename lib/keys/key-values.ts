@@ -9,8 +9,12 @@ export type KeyValue =
   /** `scores`: unix seconds (an expiry, or when a member was written), or any number. */
   | { readonly type: 'sorted-set'; readonly member: RegExp; readonly what: string; readonly scores: 'unix-seconds' | 'number' };
 
-/** A JSON document its writer encodes with `schema` and its readers decode with it. */
-export const json = (schema: z.ZodType): KeyValue => ({ type: 'json', schema });
+/**
+ * A JSON document its writer encodes with `schema` and its readers decode with it. The schema is a `z.lazy`, built on
+ * its first parse: every cold start evaluates lib/keys/defs (createDeps and lib/config import the keys), and few
+ * requests read any one value (docs/design/layers.md, "What a cold start evaluates").
+ */
+export const json = (schema: z.ZodLazy): KeyValue => ({ type: 'json', schema });
 /** A plain string of this shape. */
 export const text = (pattern: RegExp, what: string): KeyValue => ({ type: 'string', pattern, what });
 /** A random lock owner id (128 bits, hex), compared before the owner deletes the lock. */

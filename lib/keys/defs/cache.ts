@@ -16,24 +16,28 @@ export const MEMBER_COUNT_TTL_SECONDS = 60;
 export const ORG_CACHE_GENERATION_TTL_SECONDS = 3_600;
 
 /** The whitelist: what an organisation's admin sees and the cache holds. No suspension reason, integration settings or flags. */
-export const orgSettingsSchema = z.strictObject({
-  organizationId: z.uuid(),
-  slug: z.string().min(1).max(63),
-  state: z.enum(['active', 'suspended']),
-  branding: z.strictObject({
-    displayName: z.string().min(1).max(100),
-    logoUrl: z.string().max(2048).nullable(),
-    primaryColor: z.string().max(7).nullable(),
+export const orgSettingsSchema = z.lazy(() =>
+  z.strictObject({
+    organizationId: z.uuid(),
+    slug: z.string().min(1).max(63),
+    state: z.enum(['active', 'suspended']),
+    branding: z.strictObject({
+      displayName: z.string().min(1).max(100),
+      logoUrl: z.string().max(2048).nullable(),
+      primaryColor: z.string().max(7).nullable(),
+    }),
+    domains: z.array(z.string().max(253)).max(20),
   }),
-  domains: z.array(z.string().max(253)).max(20),
-});
+);
 export type OrgSettings = z.infer<typeof orgSettingsSchema>;
 
-export const memberCountSchema = z.strictObject({
-  organizationId: z.uuid(),
-  locationId: z.uuid().nullable(),
-  count: z.number().int().min(0),
-});
+export const memberCountSchema = z.lazy(() =>
+  z.strictObject({
+    organizationId: z.uuid(),
+    locationId: z.uuid().nullable(),
+    count: z.number().int().min(0),
+  }),
+);
 export type MemberCount = z.infer<typeof memberCountSchema>;
 
 export const cacheKeys = {

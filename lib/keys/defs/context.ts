@@ -12,14 +12,16 @@ import { ROLE_CODES } from './role-codes.ts';
  * permission: every route that acts checks the role in PostgreSQL again. No session id (it is in the key) and nothing
  * secret.
  */
-export const activeContextSchema = z.strictObject({
-  userId: z.uuid(),
-  organizationId: z.uuid(),
-  locationId: z.uuid().nullable(),
-  roleCode: z.enum(ROLE_CODES),
-  setAtUtc: z.iso.datetime(),
-  correlationId: z.string().min(1).max(128),
-});
+export const activeContextSchema = z.lazy(() =>
+  z.strictObject({
+    userId: z.uuid(),
+    organizationId: z.uuid(),
+    locationId: z.uuid().nullable(),
+    roleCode: z.enum(ROLE_CODES),
+    setAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+);
 export type ActiveContext = z.infer<typeof activeContextSchema>;
 
 export const contextKeys = {

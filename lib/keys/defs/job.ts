@@ -12,20 +12,22 @@ export const JOB_CACHE_TTL_SECONDS = 120;
 export const JOB_KINDS = ['audit-export'] as const;
 
 /** What the cache holds: the job's non-sensitive status, progress and last heartbeat (nothing the file contains). */
-export const jobCacheSchema = z.strictObject({
-  jobId: z.uuid(),
-  organizationId: z.uuid(),
-  kind: z.enum(JOB_KINDS),
-  state: z.literal('running'),
-  progressPercent: z.number().int().min(0).max(100),
-  rowsDone: z.number().int().min(0),
-  rowsTotal: z.number().int().min(0),
-  truncated: z.boolean(),
-  heartbeatAtUtc: z.string(),
-  requestedByUserId: z.uuid(),
-  correlationId: z.string().max(128),
-  createdAtUtc: z.string(),
-});
+export const jobCacheSchema = z.lazy(() =>
+  z.strictObject({
+    jobId: z.uuid(),
+    organizationId: z.uuid(),
+    kind: z.enum(JOB_KINDS),
+    state: z.literal('running'),
+    progressPercent: z.number().int().min(0).max(100),
+    rowsDone: z.number().int().min(0),
+    rowsTotal: z.number().int().min(0),
+    truncated: z.boolean(),
+    heartbeatAtUtc: z.string(),
+    requestedByUserId: z.uuid(),
+    correlationId: z.string().max(128),
+    createdAtUtc: z.string(),
+  }),
+);
 
 export const jobKeys = {
   jobCache: defineKey({

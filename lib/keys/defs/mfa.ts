@@ -20,32 +20,36 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * The challenge: whose it is, the SHA-256 of its token, how many wrong codes it still takes, and the user's credential
  * epoch the password was checked at (migrations/0015: a password change since refuses the challenge's session).
  */
-export const challengeRecord = z.strictObject({
-  challengeId: z.uuid(),
-  userId: z.uuid(),
-  credentialEpoch: z.number().int().min(0),
-  verifier: z.string().regex(HEX64),
-  createdAtUtc: z.iso.datetime(),
-  expiresAtUtc: z.iso.datetime(),
-  attemptsLeft: z.number().int().min(0),
-  correlationId: z.string().min(1).max(128),
-});
+export const challengeRecord = z.lazy(() =>
+  z.strictObject({
+    challengeId: z.uuid(),
+    userId: z.uuid(),
+    credentialEpoch: z.number().int().min(0),
+    verifier: z.string().regex(HEX64),
+    createdAtUtc: z.iso.datetime(),
+    expiresAtUtc: z.iso.datetime(),
+    attemptsLeft: z.number().int().min(0),
+    correlationId: z.string().min(1).max(128),
+  }),
+);
 export type ChallengeRecord = z.infer<typeof challengeRecord>;
 
 /** The half-finished login: what the session will be opened for once the code is right. */
-export const sessionStateRecord = z.strictObject({
-  sessionStateId: z.uuid(),
-  organizationId: z.uuid(),
-  email: z.string().min(3).max(254),
-  /** The OpenID provider whose sign-in was the first step (absent after a password): the session records it. */
-  providerId: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,31}$/)
-    .optional(),
-  createdAtUtc: z.iso.datetime(),
-  expiresAtUtc: z.iso.datetime(),
-  correlationId: z.string().min(1).max(128),
-});
+export const sessionStateRecord = z.lazy(() =>
+  z.strictObject({
+    sessionStateId: z.uuid(),
+    organizationId: z.uuid(),
+    email: z.string().min(3).max(254),
+    /** The OpenID provider whose sign-in was the first step (absent after a password): the session records it. */
+    providerId: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,31}$/)
+      .optional(),
+    createdAtUtc: z.iso.datetime(),
+    expiresAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+);
 export type SessionStateRecord = z.infer<typeof sessionStateRecord>;
 
 export const mfaKeys = {

@@ -13,22 +13,24 @@ export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
  * What a challenge stands for while it lives: its ceremony, the organisation it was issued in and, for a registration,
  * the user who asked (the presenting session's). Never the challenge itself (the key is its hash).
  */
-export const passkeyChallengeSchema = z.discriminatedUnion('ceremony', [
-  z.strictObject({
-    ceremony: z.literal('registration'),
-    userId: z.uuid(),
-    // The presenting session's organisation; null for an unbound token (an external identity provider's).
-    organizationId: z.uuid().nullable(),
-    issuedAtUtc: z.iso.datetime(),
-    correlationId: z.string().min(1).max(128),
-  }),
-  z.strictObject({
-    ceremony: z.literal('authentication'),
-    organizationId: z.uuid(),
-    issuedAtUtc: z.iso.datetime(),
-    correlationId: z.string().min(1).max(128),
-  }),
-]);
+export const passkeyChallengeSchema = z.lazy(() =>
+  z.discriminatedUnion('ceremony', [
+    z.strictObject({
+      ceremony: z.literal('registration'),
+      userId: z.uuid(),
+      // The presenting session's organisation; null for an unbound token (an external identity provider's).
+      organizationId: z.uuid().nullable(),
+      issuedAtUtc: z.iso.datetime(),
+      correlationId: z.string().min(1).max(128),
+    }),
+    z.strictObject({
+      ceremony: z.literal('authentication'),
+      organizationId: z.uuid(),
+      issuedAtUtc: z.iso.datetime(),
+      correlationId: z.string().min(1).max(128),
+    }),
+  ]),
+);
 export type PasskeyChallenge = z.output<typeof passkeyChallengeSchema>;
 
 export const passkeyKeys = {

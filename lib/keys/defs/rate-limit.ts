@@ -12,12 +12,14 @@ export const RATE_LIMIT_KINDS = ['user-route', 'user', 'tenant'] as const;
 export const RATE_LIMIT_COUNTER_MAX_SECONDS = 121;
 
 /** An organisation's plan limits as cached (lib/runtime/ratelimit/plan.ts); null: the table's default for that limit. */
-export const planLimitsSchema = z.strictObject({
-  organizationId: z.uuid(),
-  userRoute: z.int().min(1).max(10_000_000).nullable(),
-  user: z.int().min(1).max(10_000_000).nullable(),
-  tenant: z.int().min(1).max(10_000_000).nullable(),
-});
+export const planLimitsSchema = z.lazy(() =>
+  z.strictObject({
+    organizationId: z.uuid(),
+    userRoute: z.int().min(1).max(10_000_000).nullable(),
+    user: z.int().min(1).max(10_000_000).nullable(),
+    tenant: z.int().min(1).max(10_000_000).nullable(),
+  }),
+);
 export type PlanLimits = z.infer<typeof planLimitsSchema>;
 
 /** A plan changes rarely and by an operator: five minutes of staleness, like the settings entry beside it. */

@@ -13,7 +13,7 @@ export const reservedKeys = {
     purpose: 'plan-statuses',
     id: [word('all')],
     ttl: { maxSeconds: 3_600 },
-    value: json(z.array(z.strictObject({ code: z.string().min(1).max(64), label: z.string().max(200) })).max(100)),
+    value: json(z.lazy(() => z.array(z.strictObject({ code: z.string().min(1).max(64), label: z.string().max(200) })).max(100))),
     dataOnly: true,
   }),
   sysHealthLastCheck: defineKey({
@@ -22,7 +22,7 @@ export const reservedKeys = {
     purpose: 'health',
     id: [word('last-check')],
     ttl: { maxSeconds: 600 },
-    value: json(z.strictObject({ checkedAtUtc: z.iso.datetime(), stores: z.record(z.string(), z.enum(['ok', 'down'])) })),
+    value: json(z.lazy(() => z.strictObject({ checkedAtUtc: z.iso.datetime(), stores: z.record(z.string(), z.enum(['ok', 'down'])) }))),
     dataOnly: true,
   }),
 };

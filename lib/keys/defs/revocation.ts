@@ -28,15 +28,17 @@ export const DENYLIST_PENDING_MAX = 256;
  * (absent when none); `passClock` is the clock a pass that began on a lost state read first (null otherwise): once the
  * pass has covered the window, every revocation up to it is here.
  */
-export const denylistStateSchema = z.strictObject({
-  state: z.enum(['repairing', 'whole']),
-  epoch: z.uuid(),
-  sinceMs: z.number().int().nonnegative(),
-  position: z.strictObject({ revokedAt: z.iso.datetime({ precision: 6 }), sessionId: z.uuid() }).nullable(),
-  applied: z.int().nonnegative(),
-  pending: z.array(z.int().positive()).min(1).max(DENYLIST_PENDING_MAX).optional(),
-  passClock: z.int().nonnegative().nullable(),
-});
+export const denylistStateSchema = z.lazy(() =>
+  z.strictObject({
+    state: z.enum(['repairing', 'whole']),
+    epoch: z.uuid(),
+    sinceMs: z.number().int().nonnegative(),
+    position: z.strictObject({ revokedAt: z.iso.datetime({ precision: 6 }), sessionId: z.uuid() }).nullable(),
+    applied: z.int().nonnegative(),
+    pending: z.array(z.int().positive()).min(1).max(DENYLIST_PENDING_MAX).optional(),
+    passClock: z.int().nonnegative().nullable(),
+  }),
+);
 export type DenylistState = z.infer<typeof denylistStateSchema>;
 
 export const revocationKeys = {

@@ -15,23 +15,25 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * The half-finished sign-in an enrolment token stands for: who proved what (the first step's method and provider), the
  * credential epoch it was checked at, and the SHA-256 of the token (the token itself is shown once and never stored).
  */
-export const enrolmentRecord = z.strictObject({
-  enrolmentId: z.uuid(),
-  userId: z.uuid(),
-  organizationId: z.uuid(),
-  email: z.string().min(3).max(254),
-  credentialEpoch: z.number().int().min(0),
-  /** The first step: a password, or an OpenID provider's sign-in (then `providerId`). */
-  firstStep: z.enum(['password', 'oidc']),
-  providerId: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,31}$/)
-    .optional(),
-  verifier: z.string().regex(HEX64),
-  createdAtUtc: z.iso.datetime(),
-  expiresAtUtc: z.iso.datetime(),
-  correlationId: z.string().min(1).max(128),
-});
+export const enrolmentRecord = z.lazy(() =>
+  z.strictObject({
+    enrolmentId: z.uuid(),
+    userId: z.uuid(),
+    organizationId: z.uuid(),
+    email: z.string().min(3).max(254),
+    credentialEpoch: z.number().int().min(0),
+    /** The first step: a password, or an OpenID provider's sign-in (then `providerId`). */
+    firstStep: z.enum(['password', 'oidc']),
+    providerId: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,31}$/)
+      .optional(),
+    verifier: z.string().regex(HEX64),
+    createdAtUtc: z.iso.datetime(),
+    expiresAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+);
 export type EnrolmentRecord = z.infer<typeof enrolmentRecord>;
 
 export const signInPolicyKeys = {

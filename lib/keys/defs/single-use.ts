@@ -23,49 +23,57 @@ export type SingleUseKind = keyof typeof SINGLE_USE_TTL_SECONDS;
  * What a password-reset token stands for while it lives: whose password it may set, in which organisation, and the
  * user's credential epoch when it was issued (migrations/0015: any password change since makes the link invalid).
  */
-export const resetSchema = z.strictObject({
-  userId: z.uuid(),
-  organizationId: z.uuid(),
-  credentialEpoch: z.number().int().min(0),
-  issuedAtUtc: z.iso.datetime(),
-  correlationId: z.string().min(1).max(128),
-});
+export const resetSchema = z.lazy(() =>
+  z.strictObject({
+    userId: z.uuid(),
+    organizationId: z.uuid(),
+    credentialEpoch: z.number().int().min(0),
+    issuedAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+);
 
 /** What a handoff code stands for while it lives: the session being handed over and the app it is handed to. */
-export const handoffSchema = z.strictObject({
-  userId: z.uuid(),
-  sessionId: z.uuid(),
-  email: z.email().max(254),
-  audience: z.string().min(1).max(63),
-  issuedAtUtc: z.iso.datetime(),
-  correlationId: z.string().min(1).max(128),
-});
+export const handoffSchema = z.lazy(() =>
+  z.strictObject({
+    userId: z.uuid(),
+    sessionId: z.uuid(),
+    email: z.email().max(254),
+    audience: z.string().min(1).max(63),
+    issuedAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+);
 
 /** What an OIDC state stands for while it lives: who started the sign-in, where, with which provider, the browser it is
  * bound to (the SHA-256 of its binding cookie, never the cookie), and the random PKCE verifier and nonce of this one
  * start (lib/auth/oidc/start-sign-in.ts). The verifier is a secret: it is in this value and nowhere else. */
-export const oidcStateSchema = z.strictObject({
-  providerId: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
-  organizationId: z.uuid(),
-  browserHash: z.string().regex(/^[0-9a-f]{64}$/),
-  // RFC 7636 section 4.1: 43 to 128 unreserved characters.
-  pkceVerifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/),
-  nonce: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
-  issuedAtUtc: z.iso.datetime(),
-  correlationId: z.string().min(1).max(128),
-});
+export const oidcStateSchema = z.lazy(() =>
+  z.strictObject({
+    providerId: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+    organizationId: z.uuid(),
+    browserHash: z.string().regex(/^[0-9a-f]{64}$/),
+    // RFC 7636 section 4.1: 43 to 128 unreserved characters.
+    pkceVerifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/),
+    nonce: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    issuedAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+);
 export type OidcState = z.infer<typeof oidcStateSchema>;
 
 /** What the dev console link stands for (APP_ENV=dev only): the demo admin it signs in. */
-export const devLoginSchema = z.strictObject({
-  userId: z.uuid(),
-  organizationId: z.uuid(),
-  email: z.email().max(254),
-  issuedAtUtc: z.iso.datetime(),
-  correlationId: z.string().min(1).max(128),
-});
+export const devLoginSchema = z.lazy(() =>
+  z.strictObject({
+    userId: z.uuid(),
+    organizationId: z.uuid(),
+    email: z.email().max(254),
+    issuedAtUtc: z.iso.datetime(),
+    correlationId: z.string().min(1).max(128),
+  }),
+);
 
-const singleUse = (purpose: SingleUseKind, param: string, of: string, schema: z.ZodType, scope = platformScope) =>
+const singleUse = (purpose: SingleUseKind, param: string, of: string, schema: z.ZodLazy, scope = platformScope) =>
   defineKey({
     scope,
     domain: 'auth',

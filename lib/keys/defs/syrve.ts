@@ -16,17 +16,19 @@ export const SYRVE_RECONNECT_COOLDOWN_MAX_SECONDS = 86_400;
 /** Outlives any login in flight (lock 15 s, waits, deadlines) that could still try to store a session of older credentials. */
 export const SYRVE_CREDENTIAL_VERSION_TTL_SECONDS = 300;
 
-export const sessionRecordSchema = z.strictObject({
-  connectionId: z.uuid(),
-  organizationId: z.uuid(),
-  /** The upstream's session token: allowed only here, in Redis with a TTL — never in PostgreSQL, logs or responses. */
-  sessionId: z.string().min(1).max(512),
-  createdAtUtc: z.iso.datetime(),
-  expiresAtUtc: z.iso.datetime(),
-  sessionTransport: z.literal('rest_session'),
-  correlationId: z.string().max(128).optional(),
-  credentialVersion: z.number().int().positive(),
-});
+export const sessionRecordSchema = z.lazy(() =>
+  z.strictObject({
+    connectionId: z.uuid(),
+    organizationId: z.uuid(),
+    /** The upstream's session token: allowed only here, in Redis with a TTL — never in PostgreSQL, logs or responses. */
+    sessionId: z.string().min(1).max(512),
+    createdAtUtc: z.iso.datetime(),
+    expiresAtUtc: z.iso.datetime(),
+    sessionTransport: z.literal('rest_session'),
+    correlationId: z.string().max(128).optional(),
+    credentialVersion: z.number().int().positive(),
+  }),
+);
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 
 export const syrveKeys = {

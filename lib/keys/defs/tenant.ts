@@ -18,18 +18,20 @@ export const RESOLVE_MISS_TTL_SECONDS = 10;
 export const RESOLVE_GENERATION_TTL_SECONDS = 3_600;
 
 /** What an anonymous caller may learn about a tenant: a whitelist, the resolve cache's value too. */
-export const publicTenantSchema = z.strictObject({
-  organizationId: z.uuid(),
-  slug: z.string().min(1).max(63),
-  /** Deleted tenants are not found at all; a suspended one still resolves, so the sign-in page can say so. */
-  state: z.enum(['active', 'suspended']),
-  displayName: z.string().min(1).max(100),
-  logoUrl: z.string().max(2048).nullable(),
-  primaryColor: z
-    .string()
-    .regex(/^#[0-9a-f]{6}$/)
-    .nullable(),
-});
+export const publicTenantSchema = z.lazy(() =>
+  z.strictObject({
+    organizationId: z.uuid(),
+    slug: z.string().min(1).max(63),
+    /** Deleted tenants are not found at all; a suspended one still resolves, so the sign-in page can say so. */
+    state: z.enum(['active', 'suspended']),
+    displayName: z.string().min(1).max(100),
+    logoUrl: z.string().max(2048).nullable(),
+    primaryColor: z
+      .string()
+      .regex(/^#[0-9a-f]{6}$/)
+      .nullable(),
+  }),
+);
 export type PublicTenant = z.infer<typeof publicTenantSchema>;
 
 const RESOLVE = platformTagScope('tenant-resolve');

@@ -3,12 +3,18 @@ import { parseXml, XmlElement } from '@rgrove/parse-xml';
 import * as z from 'zod';
 import type { SyrveStore } from './types.ts';
 
-const storeSchema = z.object({
-  id: z.string().min(1).max(100),
-  code: z.string().max(100).nullable(),
-  name: z.string().max(1000),
-});
-const storesSchema = z.array(storeSchema).max(100_000);
+// Built on the first parse (z.lazy), not at import: createDeps evaluates this module on every cold start.
+const storesSchema = z.lazy(() =>
+  z
+    .array(
+      z.object({
+        id: z.string().min(1).max(100),
+        code: z.string().max(100).nullable(),
+        name: z.string().max(1000),
+      }),
+    )
+    .max(100_000),
+);
 
 function childElements(element: XmlElement): XmlElement[] {
   return element.children.filter((child): child is XmlElement => child instanceof XmlElement);
