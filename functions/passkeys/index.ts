@@ -1,5 +1,6 @@
-// The passkey function: the signed-in user's passkeys (register after the step-up, list, rename, remove), and the public
-// passkey sign-in, which answers what POST /auth/login answers.
+// The passkey function: the signed-in user's passkeys (register after the step-up, list, rename, remove), the public
+// passkey sign-in, and the enrolment of a passkey with a sign-in's enrolment token; both of those answer what
+// POST /auth/login answers.
 import { defineFunction } from '../../lib/auth/define-function.ts';
 import { authenticationOptions } from '../../lib/auth/passkeys/authentication-options.ts';
 import type { CeremonyRefusal } from '../../lib/auth/passkeys/ceremony-checks.ts';
@@ -8,11 +9,15 @@ import { registrationOptions } from '../../lib/auth/passkeys/registration-option
 import { removePasskey } from '../../lib/auth/passkeys/remove-passkey.ts';
 import { verifyAuthentication } from '../../lib/auth/passkeys/verify-authentication.ts';
 import { verifyRegistration } from '../../lib/auth/passkeys/verify-registration.ts';
+import { confirmPasskeyWithToken } from '../../lib/auth/sign-in-policy/confirm-passkey.ts';
+import { passkeyEnrolmentOptions } from '../../lib/auth/sign-in-policy/enrol-passkey.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { stepUpError } from '../mfa/step-up-error.ts';
 import {
   authenticationOptionsRoute,
   authenticationVerifyRoute,
+  enrolmentOptionsRoute,
+  enrolmentVerifyRoute,
   listRoute,
   registrationOptionsRoute,
   registrationVerifyRoute,
@@ -131,5 +136,28 @@ passkeysFunction.openapi(authenticationVerifyRoute, async (c) => {
     }
   }
   // The body of a signed-in POST /auth/login (functions/auth/): clients handle both alike.
+  return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
+});
+
+passkeysFunction.openapi(enrolmentOptionsRoute, async (c) => {
+  const { enrolmentToken } = c.req.valid('json');
+  const outcome = await passkeyEnrolmentOptions(c.get('deps'), { enrolmentToken, correlationId: c.get('correlationId') });
+  if (!outcome.ok) throw outcome.reason === 'method-not-allowed' ? errors.SIGN_IN_METHOD_NOT_ALLOWED() : errors.ENROLMENT_INVALID();
+  return c.json(outcome.options, 200);
+});
+
+passkeysFunction.openapi(enrolmentVerifyRoute, async (c) => {
+  const { enrolmentToken, response, name } = c.req.valid('json');
+  const outcome = await confirmPasskeyWithToken(c.get('deps'), {
+    enrolmentToken,
+    response,
+    name,
+    userAgent: c.req.header('user-agent'),
+    correlationId: c.get('correlationId'),
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === 'invalid') throw errors.ENROLMENT_INVALID();
+    throw outcome.reason === 'exists' ? errors.PASSKEY_EXISTS() : ceremonyError(outcome.reason);
+  }
   return c.json({ status: 'signed-in' as const, ...outcome.tokens }, 200);
 });

@@ -1,5 +1,5 @@
-// Route definitions (OpenAPI) of the passkey function: register (options, verify), list, rename, remove, and sign in
-// with a passkey (options, verify).
+// Route definitions (OpenAPI) of the passkey function: register (options, verify), list, rename, remove, sign in with a
+// passkey (options, verify), and enrol one with a sign-in's enrolment token (options, verify).
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonBody, jsonContent } from '../../lib/http/route-schemas.ts';
 import { sessionTokensSchema } from '../auth/schemas.ts';
@@ -7,6 +7,8 @@ import {
   authenticationOptionsBody,
   authenticationVerifyBody,
   creationOptionsResponse,
+  enrolmentOptionsBody,
+  enrolmentVerifyBody,
   passkeyParams,
   passkeyResponse,
   passkeysResponse,
@@ -108,4 +110,40 @@ export const authenticationVerifyRoute = defineRoute({
     'STORE_UNAVAILABLE',
   ],
   responses: { 200: { description: 'signed in: the body of POST /auth/login', ...jsonContent(sessionTokensSchema) } },
+});
+
+export const enrolmentOptionsRoute = defineRoute({
+  method: 'post',
+  path: '/enrolment/options',
+  summary:
+    'Options to register a passkey with the enrolment token of a sign-in to an organisation that requires MFA (the token stands in for the step-up)',
+  auth: 'none',
+  noStore: true,
+  request: { body: jsonBody(enrolmentOptionsBody) },
+  errors: ['ENROLMENT_INVALID', 'SIGN_IN_METHOD_NOT_ALLOWED', 'STORE_UNAVAILABLE'],
+  responses: {
+    200: {
+      description: 'the options for navigator.credentials.create(); the challenge lives 5 minutes',
+      ...jsonContent(creationOptionsResponse),
+    },
+  },
+});
+
+export const enrolmentVerifyRoute = defineRoute({
+  method: 'post',
+  path: '/enrolment/verify',
+  summary:
+    "Register the passkey the browser created from the enrolment options; this spends the enrolment token and opens the sign-in's session",
+  auth: 'none',
+  noStore: true,
+  request: { body: jsonBody(enrolmentVerifyBody) },
+  errors: [
+    'ENROLMENT_INVALID',
+    ...CEREMONY_ERRORS,
+    'PASSKEY_EXISTS',
+    'SIGN_IN_METHOD_NOT_ALLOWED',
+    'TENANT_SUSPENDED',
+    'STORE_UNAVAILABLE',
+  ],
+  responses: { 200: { description: 'registered and signed in: the body of POST /auth/login', ...jsonContent(sessionTokensSchema) } },
 });

@@ -23,6 +23,20 @@ export const registrationVerifyBody = z.strictObject({
   name: name.optional(),
 });
 
+const enrolmentToken = z
+  .string()
+  .min(1)
+  .max(256)
+  .describe('From the mfa-enrolment-required answer of a sign-in (POST /auth/login, the OIDC callback)');
+
+export const enrolmentOptionsBody = z.strictObject({ enrolmentToken });
+
+export const enrolmentVerifyBody = z.strictObject({
+  enrolmentToken,
+  response: registrationResponseSchema.describe('What navigator.credentials.create() gave, serialised as @simplewebauthn/browser does'),
+  name: name.optional(),
+});
+
 export const renameBody = z.strictObject({ name });
 
 export const passkeyParams = z.strictObject({ passkeyId: uuidId });

@@ -23,7 +23,9 @@ export type CeremonyRefusal =
 
 /** What the consumed challenge must say for this verify to go on. */
 export type ExpectedBinding =
-  { ceremony: 'registration'; userId: string; organizationId: string | null } | { ceremony: 'authentication'; organizationId: string };
+  | { ceremony: 'registration'; userId: string; organizationId: string | null }
+  | { ceremony: 'enrolment'; userId: string; organizationId: string; enrolmentId: string }
+  | { ceremony: 'authentication'; organizationId: string };
 
 export async function checkCeremony(
   deps: Deps,
@@ -35,7 +37,13 @@ export async function checkCeremony(
   if (challenge.ceremony !== expected.ceremony || challenge.organizationId !== expected.organizationId) return 'challenge-mismatch';
   if (challenge.ceremony === 'registration' && expected.ceremony === 'registration' && challenge.userId !== expected.userId)
     return 'challenge-mismatch';
-  if (clientData.type !== (expected.ceremony === 'registration' ? 'webauthn.create' : 'webauthn.get')) return 'response-invalid';
+  if (
+    challenge.ceremony === 'enrolment' &&
+    expected.ceremony === 'enrolment' &&
+    (challenge.userId !== expected.userId || challenge.enrolmentId !== expected.enrolmentId)
+  )
+    return 'challenge-mismatch';
+  if (clientData.type !== (expected.ceremony === 'authentication' ? 'webauthn.get' : 'webauthn.create')) return 'response-invalid';
   const { rpId, origins } = deps.config.passkeys;
   if (!origins.includes(clientData.origin)) return 'origin-mismatch';
   const authenticator = await readAuthenticatorData(response);

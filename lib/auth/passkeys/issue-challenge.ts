@@ -1,5 +1,5 @@
 // passkeys.issueChallenge: a fresh challenge stored under its hash for 5 minutes, bound to its ceremony and organisation
-// (and, for a registration, the user). The public authentication options count the caller's address in the same script.
+// (and, for a registration or an enrolment, the user). The public authentication options count the caller's address in the same script.
 import { PASSKEY_CHALLENGE_TTL_SECONDS, passkeyChallengeSchema, type PasskeyChallenge } from '../../keys/index.ts';
 import { encodeJson, redisCall, runScript } from '../../redis/index.ts';
 import { ipSubject, retryAfter, throttleWindow } from '../../runtime/throttle/index.ts';
@@ -20,16 +20,22 @@ export async function issueRegistrationChallenge(
   deps: Deps,
   input: { userId: string; organizationId: string | null; correlationId: string },
 ): Promise<string> {
+  return storeChallenge(deps, { ceremony: 'registration', ...input, issuedAtUtc: new Date(deps.clock.now()).toISOString() });
+}
+
+/** An enrolment's challenge (lib/auth/sign-in-policy/enrol-passkey.ts): stored as a registration's is. */
+export async function issueEnrolmentChallenge(
+  deps: Deps,
+  input: { userId: string; organizationId: string; enrolmentId: string; correlationId: string },
+): Promise<string> {
+  return storeChallenge(deps, { ceremony: 'enrolment', ...input, issuedAtUtc: new Date(deps.clock.now()).toISOString() });
+}
+
+async function storeChallenge(deps: Deps, binding: PasskeyChallenge): Promise<string> {
   const challenge = newPasskeyChallenge();
   const key = (await passkeyChallengeKey(deps.keys, challenge))!;
-  const value = encodeJson(passkeyChallengeSchema, {
-    ceremony: 'registration',
-    userId: input.userId,
-    organizationId: input.organizationId,
-    issuedAtUtc: new Date(deps.clock.now()).toISOString(),
-    correlationId: input.correlationId,
-  } satisfies PasskeyChallenge);
-  await redisCall('passkey.issue-registration', () =>
+  const value = encodeJson(passkeyChallengeSchema, binding);
+  await redisCall(`passkey.issue-${binding.ceremony}`, () =>
     deps.redis.retrySafe.set(key, value, { ex: PASSKEY_CHALLENGE_TTL_SECONDS, nx: true }),
   );
   return challenge;

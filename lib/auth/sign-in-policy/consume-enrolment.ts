@@ -41,8 +41,8 @@ return {1, raw}
 export type ConsumeEnrolmentOutcome = { ok: true; record: EnrolmentRecord } | { ok: false; reason: 'invalid' | 'step-used' };
 
 /**
- * `totpStep`: the step the confirming code matched, with its guard's TTL; omitted for a factor without steps (the
- * passkey registration's extension point). atMostOnce: a late landing spends the token while the caller got a 503;
+ * `totpStep`: the step the confirming code matched, with its guard's TTL; omitted for a factor without steps (a
+ * passkey: confirm-passkey.ts). atMostOnce: a late landing spends the token while the caller got a 503;
  * it signs in again.
  */
 export async function consumeEnrolment(

@@ -11,7 +11,9 @@ export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
 
 /**
  * What a challenge stands for while it lives: its ceremony, the organisation it was issued in and, for a registration,
- * the user who asked (the presenting session's). Never the challenge itself (the key is its hash).
+ * the user who asked (the presenting session's). An enrolment is a registration asked for with a sign-in's enrolment
+ * token (lib/auth/sign-in-policy/enrol-passkey.ts): a ceremony of its own, so neither route takes the other's challenge,
+ * bound to the token's record. Never the challenge itself (the key is its hash).
  */
 export const passkeyChallengeSchema = z.lazy(() =>
   z.discriminatedUnion('ceremony', [
@@ -20,6 +22,15 @@ export const passkeyChallengeSchema = z.lazy(() =>
       userId: z.uuid(),
       // The presenting session's organisation; null for an unbound token (an external identity provider's).
       organizationId: z.uuid().nullable(),
+      issuedAtUtc: z.iso.datetime(),
+      correlationId: z.string().min(1).max(128),
+    }),
+    z.strictObject({
+      ceremony: z.literal('enrolment'),
+      userId: z.uuid(),
+      organizationId: z.uuid(),
+      // The enrolment record (mfaEnrolment) the token that asked names: only that token's verify takes the challenge.
+      enrolmentId: z.uuid(),
       issuedAtUtc: z.iso.datetime(),
       correlationId: z.string().min(1).max(128),
     }),
