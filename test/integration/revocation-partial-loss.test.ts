@@ -322,16 +322,25 @@ describe('a denylist that knows how far it has come', () => {
       );
       const live = await Promise.all(Array.from({ length: 3 }, () => session()));
       for (const s of live) expect(await check(s.token)).toBe(404);
-      // Revocations over 3 s: the replica has the first ones, and lacks the last 2 s of them.
+      // Revocations on both sides of the lag: the replica has the first ones (waited for), and lacks those sent after,
+      // which the link still holds when the promotion comes.
       const revoked: Array<{ session: Session; sentAt: number }> = [];
-      const until = Date.now() + 3_000;
-      while (Date.now() < until) {
-        const s = await session();
-        revoked.push({ session: s, sentAt: await logout(s) });
-        // Spaced, so the revocations span the lag (some the replica has, some it lacks) in a number every round of
-        // checks below can go through quickly.
-        await new Promise((resolve) => setTimeout(resolve, 150));
-      }
+      const revokeThree = async () => {
+        for (let i = 0; i < 3; i += 1) {
+          const s = await session();
+          revoked.push({ session: s, sentAt: await logout(s) });
+        }
+      };
+      await revokeThree();
+      await waitFor(
+        async () =>
+          (await Promise.all(revoked.map(({ session: s }) => replica.exists(stack.deps.keys.revokedSession(s.sessionId))))).every(
+            (found) => found === 1,
+          ),
+        10_000,
+        'the replica did not receive the first revocations',
+      );
+      await revokeThree();
 
       // Promotion: the denylist's proxy turns the replica into the primary and answers from it on the same address,
       // the app's clients and their sockets unchanged, while checks keep coming: one in flight on the old primary
