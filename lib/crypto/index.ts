@@ -6,6 +6,7 @@ export { base64urlEncode, base64urlDecode } from './base64url.ts';
 export { bytesToHex } from './hex.ts';
 export { timingSafeEqual } from './timing-safe-equal.ts';
 export { uuidToBytes, bytesToUuid } from './uuid.ts';
+export { idPairToken } from './id-pair-token.ts';
 export { base32Encode, base32Decode } from './base32.ts';
 export { matchTotp, totpCode, totpStep, TOTP_STEP_SECONDS } from './totp.ts';
 export { sealSecret, openSecret, SecretBoxError } from './secret-box.ts';

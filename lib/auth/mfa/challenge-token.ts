@@ -1,28 +1,14 @@
 // The MFA challenge token: it names its own challenge (user and challenge id) plus 32 random bytes; only its SHA-256 is stored.
-import { base64urlDecode, base64urlEncode, bytesToUuid, randomBytes, uuidToBytes } from '../../crypto/index.ts';
+import { idPairToken } from '../../crypto/index.ts';
 
-const PREFIX = 'rsm_';
-const SECRET_BYTES = 32;
-const TOKEN_BYTES = 16 + 16 + SECRET_BYTES;
-const TOKEN_PATTERN = /^rsm_[A-Za-z0-9_-]{86}$/;
+const token = idPairToken('rsm_');
 
 export function issueChallengeToken(userId: string, challengeId: string): string {
-  const bytes = new Uint8Array(TOKEN_BYTES);
-  bytes.set(uuidToBytes(userId), 0);
-  bytes.set(uuidToBytes(challengeId), 16);
-  bytes.set(randomBytes(SECRET_BYTES), 32);
-  return PREFIX + base64urlEncode(bytes);
+  return token.issue(userId, challengeId);
 }
 
 /** The ids a token points at, or undefined for anything that is not a well-formed token. */
-export function readChallengeToken(token: string): { userId: string; challengeId: string } | undefined {
-  if (!TOKEN_PATTERN.test(token)) return undefined;
-  let bytes: Uint8Array;
-  try {
-    bytes = base64urlDecode(token.slice(PREFIX.length));
-  } catch {
-    return undefined;
-  }
-  if (bytes.length !== TOKEN_BYTES) return undefined;
-  return { userId: bytesToUuid(bytes.subarray(0, 16)), challengeId: bytesToUuid(bytes.subarray(16, 32)) };
+export function readChallengeToken(value: string): { userId: string; challengeId: string } | undefined {
+  const ids = token.read(value);
+  return ids === undefined ? undefined : { userId: ids[0], challengeId: ids[1] };
 }

@@ -1,28 +1,14 @@
 // The invitation token: it names its own object (organisation and invite id) plus 32 random bytes; only its SHA-256 is stored.
-import { base64urlDecode, base64urlEncode, bytesToUuid, randomBytes, uuidToBytes } from '../../crypto/index.ts';
+import { idPairToken } from '../../crypto/index.ts';
 
-const PREFIX = 'rsi_';
-const SECRET_BYTES = 32;
-const TOKEN_BYTES = 16 + 16 + SECRET_BYTES;
-const TOKEN_PATTERN = /^rsi_[A-Za-z0-9_-]{86}$/;
+const token = idPairToken('rsi_');
 
 export function issueInviteToken(organizationId: string, inviteId: string): string {
-  const bytes = new Uint8Array(TOKEN_BYTES);
-  bytes.set(uuidToBytes(organizationId), 0);
-  bytes.set(uuidToBytes(inviteId), 16);
-  bytes.set(randomBytes(SECRET_BYTES), 32);
-  return PREFIX + base64urlEncode(bytes);
+  return token.issue(organizationId, inviteId);
 }
 
 /** The ids a token points at, or undefined for anything that is not a well-formed token. */
-export function readInviteToken(token: string): { organizationId: string; inviteId: string } | undefined {
-  if (!TOKEN_PATTERN.test(token)) return undefined;
-  let bytes: Uint8Array;
-  try {
-    bytes = base64urlDecode(token.slice(PREFIX.length));
-  } catch {
-    return undefined;
-  }
-  if (bytes.length !== TOKEN_BYTES) return undefined;
-  return { organizationId: bytesToUuid(bytes.subarray(0, 16)), inviteId: bytesToUuid(bytes.subarray(16, 32)) };
+export function readInviteToken(value: string): { organizationId: string; inviteId: string } | undefined {
+  const ids = token.read(value);
+  return ids === undefined ? undefined : { organizationId: ids[0], inviteId: ids[1] };
 }
