@@ -5,7 +5,7 @@ import { toBytes } from './bytes.ts';
 import { randomBytes } from './random.ts';
 
 /** What a secret belongs to; the same binding must be given to open it. */
-export type SecretBinding = SyrvePasswordBinding | TotpSecretBinding;
+export type SecretBinding = SyrvePasswordBinding | TotpSecretBinding | WebhookSecretBinding;
 
 /** A Syrve connection's password: its organisation, its row and the credential version it was set as. */
 export interface SyrvePasswordBinding {
@@ -21,6 +21,14 @@ export interface TotpSecretBinding {
   userId: string;
   /** user_mfa.enrolled_at in unix milliseconds. */
   enrolledAtMs: number;
+}
+
+/** An organisation's webhook endpoint's signing secret: its organisation, its endpoint and the secret's version. */
+export interface WebhookSecretBinding {
+  purpose: 'webhook-secret';
+  organizationId: string;
+  endpointId: string;
+  secretVersion: number;
 }
 
 /** A sealed secret as stored: the id of the key that sealed it and base64url(iv || ciphertext || tag). */
@@ -81,6 +89,7 @@ function additionalData(binding: SecretBinding): Uint8Array<ArrayBuffer> {
 
 function bindingFields(binding: SecretBinding): [ids: unknown[], number: unknown] {
   if (binding?.purpose === 'totp-secret') return [[binding.purpose, binding.userId], binding.enrolledAtMs];
+  if (binding?.purpose === 'webhook-secret') return [[binding.purpose, binding.organizationId, binding.endpointId], binding.secretVersion];
   // The original layout, for 'syrve-password' and anything else that reaches here untyped: its bytes never change.
   const legacy = binding as Partial<SyrvePasswordBinding> | undefined;
   return [[legacy?.purpose, legacy?.organizationId, legacy?.connectionId], legacy?.credentialVersion];

@@ -50,6 +50,14 @@ export const AUDIT_ACTIONS = [
   'passkey.registered',
   'passkey.removed',
   'passkey.counter_regressed',
+  'member.added',
+  'invite.expired',
+  'audit.export_finished',
+  'webhook.endpoint_created',
+  'webhook.endpoint_updated',
+  'webhook.endpoint_deleted',
+  'webhook.secret_rotated',
+  'webhook.delivery_retried',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

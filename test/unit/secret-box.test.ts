@@ -87,7 +87,7 @@ describe('sealSecret and openSecret', () => {
 
 describe('the binding', () => {
   const changes: Array<[string, Partial<SecretBinding>]> = [
-    ['another purpose', { purpose: 'webhook-secret' as 'syrve-password' }],
+    ['another purpose', { purpose: 'unknown-purpose' as 'syrve-password' }],
     ['another organisation', { organizationId: '0190a0b1-0000-7000-8000-000000000009' }],
     ['another connection (row)', { connectionId: '0190a0b1-0000-7000-8000-000000000009' }],
     ['an older credential version', { credentialVersion: 2 }],
