@@ -55,6 +55,7 @@ const FUNCTION_MOUNTS: LazyMount[] = [
   lazyFunction('/orgs/:orgId/invites', async () => (await import('./invites/index.ts')).invitesFunction),
   lazyFunction('/invites', async () => (await import('./invites/index.ts')).inviteAcceptanceFunction),
   lazyFunction('/orgs/:orgId/syrve/connections', async () => (await import('./syrve/index.ts')).syrveFunction),
+  lazyFunction('/orgs/:orgId/webhook-endpoints', async () => (await import('./webhook-endpoints/index.ts')).webhookEndpointsFunction),
   lazyFunction('/webhooks', async () => (await import('./webhooks/index.ts')).webhooksFunction),
   lazyFunction('/orgs/:orgId/audit/exports', async () => (await import('./audit-exports/index.ts')).auditExportsFunction),
   lazyFunction('/public/tenants', async () => (await import('./tenants/index.ts')).tenantResolveFunction),

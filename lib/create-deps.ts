@@ -10,6 +10,7 @@ import { RateLimitMemo } from './rate-limit-memo.ts';
 import { createEmailApiNotifier } from './notify/email-api.ts';
 import { noNotifier, type Notifier } from './notify/notifier.ts';
 import { createSyrveClient, type SyrveUpstream } from './upstream/syrve/index.ts';
+import { noHostResolver, type HostResolver } from './upstream/dns/host-resolver.ts';
 
 export interface DepsOverrides {
   logger?: Logger;
@@ -21,6 +22,8 @@ export interface DepsOverrides {
   inflight?: SingleFlight;
   /** Likewise one per isolate, so a refused caller is refused from memory by every request the isolate serves. */
   rateLimits?: RateLimitMemo;
+  /** Node and Lambda pass dns.promises.lookup (functions/entries/node-resolve-host.ts); tests pass their own. */
+  resolveHost?: HostResolver;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
@@ -41,5 +44,6 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     notifier: overrides.notifier ?? (config.emailApi !== undefined ? createEmailApiNotifier(config.emailApi) : noNotifier),
     inflight: overrides.inflight ?? new SingleFlight(),
     rateLimits: overrides.rateLimits ?? new RateLimitMemo(),
+    resolveHost: overrides.resolveHost ?? noHostResolver,
   };
 }

@@ -8,6 +8,7 @@ import type { Notifier } from './notify/notifier.ts';
 import type { SingleFlight } from './single-flight.ts';
 import type { RateLimitMemo } from './rate-limit-memo.ts';
 import type { SyrveUpstream } from './upstream/syrve/index.ts';
+import type { HostResolver } from './upstream/dns/host-resolver.ts';
 
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
@@ -47,4 +48,6 @@ export interface Deps {
   inflight: SingleFlight;
   /** The rate limiter's memory within one isolate: refused callers until their window ends, the outage state. */
   rateLimits: RateLimitMemo;
+  /** Resolves host names before an event is sent anywhere (lib/events/url-policy.ts); on Workers nothing resolves. */
+  resolveHost: HostResolver;
 }

@@ -6,6 +6,7 @@ import type { ScheduledRun } from '../../lib/cron/run-scheduled.ts';
 import { RateLimitMemo } from '../../lib/rate-limit-memo.ts';
 import { SingleFlight } from '../../lib/single-flight.ts';
 import { configFor } from './env-config.ts';
+import { nodeResolveHost } from './node-resolve-host.ts';
 import { routeStoreFetch } from './store-fetch.ts';
 
 // Lambda hands configuration to the process environment; this adapter is the one place that reads it.
@@ -17,7 +18,7 @@ const rateLimits = new RateLimitMemo();
 const depsFor = () => {
   const config = configFor(process.env);
   routeStoreFetch(config);
-  return createDeps(config, { inflight, rateLimits });
+  return createDeps(config, { inflight, rateLimits, resolveHost: nodeResolveHost });
 };
 const app = createApp(depsFor, {
   clientIp: (c) => getConnInfo(c).remote.address,

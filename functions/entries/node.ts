@@ -9,6 +9,7 @@ import { errorBody, errors } from '../../lib/http/app-error.ts';
 import { SECURITY_HEADERS } from '../../lib/http/security-headers.ts';
 import type { Logger } from '../../lib/log/logger.ts';
 import type { Notifier } from '../../lib/notify/notifier.ts';
+import { nodeResolveHost } from './node-resolve-host.ts';
 import { routeStoreFetch } from './store-fetch.ts';
 
 // The local stack composes the app itself and routes its stores the same way (local/ imports only this entry).
@@ -19,6 +20,7 @@ const REQUEST_RECEIVE_TIMEOUT_MS = 10_000;
 export function serveNode(config: Config, options: { hostname?: string; logger?: Logger; notifier?: Notifier } = {}): Promise<ServerType> {
   routeStoreFetch(config);
   const deps = createDeps(config, {
+    resolveHost: nodeResolveHost,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
   });

@@ -26,6 +26,11 @@ export const ERROR_CATALOG = {
     status: 400,
     message: 'no organisation-wide OrganizationAdmin could sign in under this policy; allow a method an admin has; nothing was changed',
   },
+  /** A webhook endpoint's URL whose host is, or resolves to, an address events must not reach (docs/design/events.md). */
+  WEBHOOK_URL_FORBIDDEN: {
+    status: 400,
+    message: (problem: string) => `events cannot be sent to this URL: ${problem}; nothing was changed`,
+  },
   UNAUTHENTICATED: { status: 401, message: (message: string = 'a valid bearer token is required') => message },
   TOKEN_REVOKED: { status: 401, message: 'this token or its session has been revoked' },
   INVALID_CREDENTIALS: { status: 401, message: 'the email or password is wrong' },
@@ -107,6 +112,12 @@ export const ERROR_CATALOG = {
   CONNECTION_EXISTS: { status: 409, message: 'this organisation already has a connection of that name' },
   CONNECTION_DISABLED: { status: 409, message: 'this connection is disabled' },
   CONNECTION_CHANGED: { status: 409, message: "the connection's credentials were rotated during the call; try again" },
+  WEBHOOK_ENDPOINT_LIMIT: {
+    status: 409,
+    message: (max: number) => `this organisation already has ${max} webhook endpoints, the most it may have; delete one first`,
+  },
+  WEBHOOK_ENDPOINT_DISABLED: { status: 409, message: 'this webhook endpoint is disabled; enable it first' },
+  WEBHOOK_DELIVERY_SUCCEEDED: { status: 409, message: 'this delivery succeeded; it is not sent again' },
   WEBHOOK_REPLAYED: { status: 409, message: 'this webhook id was already used' },
   ROTATION_SUPERSEDED: { status: 409, message: 'a rotation signed at the same time or later already set these credentials' },
   EXPORT_LIMIT_REACHED: {
