@@ -1,5 +1,5 @@
 // The scheduled function's default task list, run in this order by every trigger (Workers, Lambda, npm start, npm run cron).
-import { inviteIndexCleanupTask, inviteReconcileTask } from '../runtime/invites/index.ts';
+import { inviteExpiryTask, inviteIndexCleanupTask, inviteReconcileTask } from '../runtime/invites/index.ts';
 import { auditExportTask } from '../runtime/jobs/index.ts';
 import { retentionTask } from '../runtime/retention/index.ts';
 import { denylistRepairTask } from '../runtime/revocation/index.ts';
@@ -16,6 +16,7 @@ export const CRON_TASKS: readonly CronTask[] = [
   denylistRepairTask,
   inviteReconcileTask,
   inviteIndexCleanupTask,
+  inviteExpiryTask,
   syrveHousekeepingTask,
   auditExportTask,
   retentionTask,

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { openEndpointSecret, endpointSecretBinding } from '../../lib/events/endpoint-secret.ts';
+import { recordExpiredInvites } from '../../lib/runtime/invites/expire-invites.ts';
 import { memberFixtures } from '../support/members.ts';
 import { errorCode, passwordSignIn } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
@@ -272,6 +273,57 @@ describe('the outbox', () => {
       expect(row.payload.data).toMatchObject({ organizationId: row.organization_id, userId: member.userId, auditAction: 'mfa.confirmed' });
       expect(row.payload.data).not.toHaveProperty('recoveryCodeCount');
     }
+  });
+});
+
+describe('invite.expired', () => {
+  it('is recorded once for an invite whose expiry passed with no outcome, after the receipts could still end it', async () => {
+    const org = await stack.seedOrganization();
+    await create(org.organizationId, org.adminToken, { events: ['invite.expired'] });
+    const hour = 3_600_000;
+    const invite = async (expiresAgoMs: number, resentExpiresAgoMs?: number) => {
+      const inviteId = uuidv7();
+      const audit = async (action: string, ago: number) =>
+        stack.db.query(
+          `INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, action, correlation_id, details)
+           VALUES ($1, now(), $2, $3, $4, $5, $6, 'c', jsonb_build_object('roleCode', 'Viewer', 'expiresAtUtc', $7::text))`,
+          [uuidv7(), org.adminId, org.organizationId, org.locationId, inviteId, action, new Date(Date.now() - ago).toISOString()],
+        );
+      await audit('invite.created', expiresAgoMs);
+      if (resentExpiresAgoMs !== undefined) await audit('invite.resent', resentExpiresAgoMs);
+      return inviteId;
+    };
+    const expired = await invite(2 * hour);
+    const tooRecent = await invite(hour / 2);
+    const resent = await invite(2 * hour, -hour);
+    const accepted = await invite(2 * hour);
+    await stack.db.query(
+      `INSERT INTO invite_outcomes (invite_id, organization_id, outcome, actor_user_id, location_id, role_code, decided_at, correlation_id)
+       VALUES ($1, $2, 'accepted', $3, NULL, 'Viewer', now(), 'c')`,
+      [accepted, org.organizationId, org.adminId],
+    );
+
+    await recordExpiredInvites(stack.deps, 'test-expiry');
+    await recordExpiredInvites(stack.deps, 'test-expiry');
+    const rows = await stack.db.query(
+      `SELECT target_id, actor_user_id, details FROM audit_events WHERE organization_id = $1 AND action = 'invite.expired'`,
+      [org.organizationId],
+    );
+    expect(rows.rows).toEqual([
+      { target_id: expired, actor_user_id: null, details: { roleCode: 'Viewer', expiresAtUtc: expect.any(String) } },
+    ]);
+    expect([tooRecent, resent, accepted]).not.toContain(rows.rows[0].target_id);
+    const events = await stack.db.query(`SELECT payload FROM webhook_events WHERE organization_id = $1 AND type = 'invite.expired'`, [
+      org.organizationId,
+    ]);
+    expect(events.rows).toEqual([
+      {
+        payload: expect.objectContaining({
+          type: 'invite.expired',
+          data: expect.objectContaining({ inviteId: expired, roleCode: 'Viewer' }),
+        }),
+      },
+    ]);
   });
 });
 
