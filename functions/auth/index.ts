@@ -71,8 +71,8 @@ authFunction.openapi(logoutRoute, async (c) => {
   return c.body(null, 204);
 });
 
-jwksFunction.openapi(jwksRoute, (c) => {
+jwksFunction.openapi(jwksRoute, async (c) => {
   // Public keys only; caches may keep them a few minutes (a rotation publishes the new key before it signs).
   c.header('cache-control', 'public, max-age=300');
-  return c.json(publicJwks(c.get('deps').config.auth), 200);
+  return c.json(await publicJwks(c.get('deps').config), 200);
 });

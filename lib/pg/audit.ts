@@ -50,6 +50,7 @@ export const AUDIT_ACTIONS = [
   'passkey.registered',
   'passkey.removed',
   'passkey.counter_regressed',
+  'signing_keys.rotated',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
