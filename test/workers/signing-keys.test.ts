@@ -56,10 +56,10 @@ it.each(ALGORITHMS.map((alg, index) => [alg, index] as const))(
   'signs and verifies %s tokens by kid in workerd, and publishes the keys',
   async (alg, index) => {
     const { db, mf } = running[index]!;
-    const call = (path: string, init: RequestInit = {}) =>
+    const call = (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
       mf.dispatchFetch(`http://runstate.test${path}`, {
         ...init,
-        headers: { 'cf-connecting-ip': `127.8.${index}.${Math.floor(Math.random() * 250)}`, ...(init.headers as Record<string, string>) },
+        headers: { 'cf-connecting-ip': `127.8.${index}.${Math.floor(Math.random() * 250)}`, ...init.headers },
       });
     const org = await seedOrganization(db);
     const password = `pw-${uuidv7()}`;
