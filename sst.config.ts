@@ -12,7 +12,6 @@ const SECRET_ENVIRONMENT = {
   REVOCATION_REDIS_REST_URL: 'RevocationRedisRestUrl',
   REVOCATION_REDIS_REST_TOKEN: 'RevocationRedisRestToken',
   DATABASE_URL: 'DatabaseUrl',
-  AUTH_SIGNING_KEYS: 'AuthSigningKeys',
   AUTH_TOKEN_ISSUER: 'AuthTokenIssuer',
   SECRETS_KEYS: 'SecretsKeys',
   INDEX_HASH_KEY: 'IndexHashKey',
@@ -28,6 +27,8 @@ const OPTIONAL_SECRET_ENVIRONMENT = {
   OPERATOR_TOKEN_HASHES: ['OperatorTokenHashes', ''],
   // Not secret, but per stage like the rest: the browser origins that may call with credentials; empty, no CORS headers.
   CORS_ORIGINS: ['CorsOrigins', ''],
+  // Configured signing keys instead of the stored ones (docs/design/signing-keys.md); empty: the stored keys sign.
+  AUTH_SIGNING_KEYS: ['AuthSigningKeys', ''],
 } as const;
 
 export default $config({
@@ -52,6 +53,10 @@ export default $config({
       ...(process.env.PASSWORD_BREACH_CHECK ? { PASSWORD_BREACH_CHECK: process.env.PASSWORD_BREACH_CHECK } : {}),
       ...(process.env.PASSWORD_BREACH_API_URL ? { PASSWORD_BREACH_API_URL: process.env.PASSWORD_BREACH_API_URL } : {}),
       ...(process.env.PASSWORD_BREACH_TIMEOUT_MS ? { PASSWORD_BREACH_TIMEOUT_MS: process.env.PASSWORD_BREACH_TIMEOUT_MS } : {}),
+      // How access tokens are signed (docs/deploy.md#signing-keys): the stored ES256 keys unless the deploying shell says
+      // EdDSA, or HS256 with ACCESS_TOKEN_ALLOW_HS256=true as well.
+      ...(process.env.ACCESS_TOKEN_SIGNING ? { ACCESS_TOKEN_SIGNING: process.env.ACCESS_TOKEN_SIGNING } : {}),
+      ...(process.env.ACCESS_TOKEN_ALLOW_HS256 ? { ACCESS_TOKEN_ALLOW_HS256: process.env.ACCESS_TOKEN_ALLOW_HS256 } : {}),
     };
     for (const [variable, secret] of Object.entries(SECRET_ENVIRONMENT)) environment[variable] = new sst.Secret(secret).value;
     for (const [variable, [secret, placeholder]] of Object.entries(OPTIONAL_SECRET_ENVIRONMENT)) {

@@ -42,6 +42,8 @@ export interface OperationFigures {
   p99Ms: number;
   /** Calls per second of the timed run: one call at a time for an operation, the whole crowd for a burst. */
   perSecond: number;
+  /** This process's CPU per call over the timed run (the app with the in-process proxies and fakes), in ms. */
+  cpuMsPerCall: number;
 }
 
 export interface OperationResult extends OperationFigures {

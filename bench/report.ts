@@ -28,6 +28,7 @@ function figures(r: OperationResult): JsonFigures {
     p50Ms: round(r.p50Ms, 3),
     p99Ms: round(r.p99Ms, 3),
     perSecond: round(r.perSecond, 1),
+    cpuMsPerCall: round(r.cpuMsPerCall, 3),
     calls: r.calls,
   };
 }
@@ -38,7 +39,7 @@ export function formatTable(
   bursts: BurstResult[] = [],
 ): string {
   const baseline = results.find((r) => r.name === BASELINE);
-  const header = ['operation', 'redis RT', 'revoc. RT', 'pg RT', 'logins', 'p50 ms', 'p99 ms', 'calls/s', 'p50 ÷ ping'];
+  const header = ['operation', 'redis RT', 'revoc. RT', 'pg RT', 'logins', 'p50 ms', 'p99 ms', 'calls/s', 'cpu ms', 'p50 ÷ ping'];
   const rows = results.map((r) => [
     r.name,
     r.redisRoundTrips.toFixed(2),
@@ -48,6 +49,7 @@ export function formatTable(
     r.p50Ms.toFixed(3),
     r.p99Ms.toFixed(3),
     r.perSecond.toFixed(0),
+    r.cpuMsPerCall.toFixed(3),
     baseline === undefined ? '-' : `${(r.p50Ms / baseline.p50Ms).toFixed(1)}×`,
   ]);
   const burstHeader = ['burst', 'calls', 'callers', 'logins', 'redis RT', 'revoc. RT', 'pg RT', 'p50 ms', 'p99 ms', 'wall ms'];
@@ -84,6 +86,7 @@ export function formatTable(
     'logins     logins at the fake Syrve upstream (licence seats taken): per call for operations, in all for a burst',
     'p50/p99    per-call latency of the app.request(...) call, response body read included',
     'calls/s    timed calls ÷ wall time of the sequential run (one call in flight), not a concurrent throughput',
+    'cpu ms     this process CPU (user + system) per call over the timed run: the app with the in-process proxies',
     `p50 ÷ ping p50 latency against one Redis PING through the same proxy (${BASELINE}), measured in this run`,
     ...(bursts.length > 0
       ? ['callers    calls in flight at once in a burst (no warm-up; wall ms from the first call to the last answer)']

@@ -15,10 +15,12 @@ export async function runOperation(stack: BenchStack, bench: OperationBench, opt
   const call = await bench.prepare(stack, warmup + calls);
   const timings = new Float64Array(calls);
   let wallMs: number;
+  let cpuMs: number;
   let trips: ReturnType<BenchStack['counters']['read']>;
   try {
     for (let i = 0; i < warmup; i += 1) await call(i);
     stack.counters.reset();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     for (let i = 0; i < calls; i += 1) {
       const before = performance.now();
@@ -26,12 +28,13 @@ export async function runOperation(stack: BenchStack, bench: OperationBench, opt
       timings[i] = performance.now() - before;
     }
     wallMs = performance.now() - started;
+    cpuMs = cpuMsSince(cpuBefore);
     trips = stack.counters.read();
   } finally {
     await call.finish?.();
   }
 
-  return perCall(bench.name, trips, timings, wallMs);
+  return perCall(bench.name, trips, timings, wallMs, cpuMs);
 }
 
 export async function runBurst(stack: BenchStack, bench: BurstBench): Promise<BurstResult> {
@@ -39,9 +42,11 @@ export async function runBurst(stack: BenchStack, bench: BurstBench): Promise<Bu
   const call = await bench.prepare(stack);
   const timings = new Float64Array(calls);
   let wallMs: number;
+  let cpuMs: number;
   let trips: ReturnType<BenchStack['counters']['read']>;
   try {
     stack.counters.reset();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await mapConcurrently(calls, concurrency, async (i) => {
       const before = performance.now();
@@ -49,16 +54,32 @@ export async function runBurst(stack: BenchStack, bench: BurstBench): Promise<Bu
       timings[i] = performance.now() - before;
     });
     wallMs = performance.now() - started;
+    cpuMs = cpuMsSince(cpuBefore);
     trips = stack.counters.read();
   } finally {
     await call.finish?.();
   }
 
-  return { ...perCall(bench.name, trips, timings, wallMs), concurrency, totalUpstreamLogins: trips.upstreamLogins, wallMs };
+  return { ...perCall(bench.name, trips, timings, wallMs, cpuMs), concurrency, totalUpstreamLogins: trips.upstreamLogins, wallMs };
 }
 
 /** The per-call figures of a timed set of calls: round trips and logins divided by the calls, percentiles, rate. */
-function perCall(name: string, trips: ReturnType<BenchStack['counters']['read']>, timings: Float64Array, wallMs: number): OperationResult {
+/**
+ * This process's CPU (user + system) since `before`, in ms: the app, and the proxies and fakes that share the process,
+ * so figures compare operations of one run, not runtimes (bench/README.md#how-it-measures).
+ */
+function cpuMsSince(before: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+function perCall(
+  name: string,
+  trips: ReturnType<BenchStack['counters']['read']>,
+  timings: Float64Array,
+  wallMs: number,
+  cpuMs: number,
+): OperationResult {
   const calls = timings.length;
   timings.sort();
   return {
@@ -74,6 +95,7 @@ function perCall(name: string, trips: ReturnType<BenchStack['counters']['read']>
     p50Ms: percentile(timings, 50),
     p99Ms: percentile(timings, 99),
     perSecond: calls / (wallMs / 1000),
+    cpuMsPerCall: cpuMs / calls,
   };
 }
 

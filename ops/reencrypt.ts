@@ -5,10 +5,11 @@ import type { SecretKey } from '../lib/config/secrets-keys.ts';
 import { openSecret, sealSecret, SecretBoxError } from '../lib/crypto/index.ts';
 import type { SealedColumn, SealedRow } from './reencrypt/sealed-column.ts';
 import { SYRVE_PASSWORDS } from './reencrypt/syrve-passwords.ts';
+import { SIGNING_KEYS } from './reencrypt/signing-keys.ts';
 import { TOTP_SECRETS } from './reencrypt/totp-secrets.ts';
 
 /** Every sealed column, in the order the command moves them. */
-export const SEALED_COLUMNS: readonly SealedColumn[] = [SYRVE_PASSWORDS, TOTP_SECRETS];
+export const SEALED_COLUMNS: readonly SealedColumn[] = [SYRVE_PASSWORDS, TOTP_SECRETS, SIGNING_KEYS];
 
 /** Anything with pg's `query` shape: pg.Client or a pool client. */
 export interface ReencryptClient {

@@ -17,6 +17,7 @@ import { rateLimitBench } from './rate-limit.ts';
 import { redisPing } from './redis-ping.ts';
 import { loginsBurst, syrveBenches } from './syrve.ts';
 import { sessionsListBench } from './sessions.ts';
+import { signingBenches } from './signing.ts';
 import { singleUseBenches } from './single-use.ts';
 import { throttleHitBench } from './throttle.ts';
 import { healthBench, jobsClaimBench } from './jobs.ts';
@@ -31,6 +32,7 @@ export const operationBenches: OperationBench[] = [
   ...syrveBenches,
   ...authBenches,
   contextGetBench,
+  ...signingBenches,
   contextGetStateMissingBench,
   contextSwitchBench,
   revocationCheckBehindBench,

@@ -4,6 +4,7 @@ import { logout } from '../../lib/auth/logout.ts';
 import { signIn } from '../../lib/auth/sign-in.ts';
 import { refreshSession } from '../../lib/auth/sessions/refresh-session.ts';
 import { publicJwks } from '../../lib/auth/tokens/access-token.ts';
+import { JWKS_MAX_AGE_SECONDS } from '../../lib/auth/signing-keys/key-ring.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { mfa } from '../../lib/auth/mfa/index.ts';
 import { issueEnrolment } from '../../lib/auth/sign-in-policy/issue-enrolment.ts';
@@ -71,8 +72,8 @@ authFunction.openapi(logoutRoute, async (c) => {
   return c.body(null, 204);
 });
 
-jwksFunction.openapi(jwksRoute, (c) => {
+jwksFunction.openapi(jwksRoute, async (c) => {
   // Public keys only; caches may keep them a few minutes (a rotation publishes the new key before it signs).
-  c.header('cache-control', 'public, max-age=300');
-  return c.json(publicJwks(c.get('deps').config.auth), 200);
+  c.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+  return c.json(await publicJwks(c.get('deps').config), 200);
 });

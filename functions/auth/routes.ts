@@ -52,6 +52,13 @@ export const jwksRoute = defineRoute({
   method: 'get',
   path: '/jwks.json',
   summary: "The public keys of sign-in's own access tokens",
-  errors: [],
-  responses: { 200: { description: 'a JWK set (empty when tokens are HS256, in dev and test)', ...jsonContent(jwksSchema) } },
+  // The stored keys are read from PostgreSQL at most once per reload interval; an isolate that never could answers 503.
+  errors: ['STORE_UNAVAILABLE'],
+  responses: {
+    200: {
+      description:
+        'a JWK set: the stored current, next and previous keys, or the configured ones (empty when tokens are HS256); cacheable for 5 minutes',
+      ...jsonContent(jwksSchema),
+    },
+  },
 });

@@ -15,6 +15,7 @@ import {
 import { startRevocationCheck } from './authentication.ts';
 import { rateLimitedError, rateLimitTarget } from './rate-limit-target.ts';
 import { RoleAdmission } from './role-admission.ts';
+import { signingKeyRingFor } from './signing-keys/ring-for-config.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
 import type { Config } from '../config/index.ts';
 
@@ -127,7 +128,11 @@ export const bearerGuard: Guard = {
 function verifierFor(config: Config): VerifyToken {
   let verify = verifiers.get(config);
   if (verify === undefined) {
-    verify = createTokenVerifier(config.auth, { maxLifetimeSeconds: config.accessTokenMaxLifetimeSeconds });
+    const storedKeys = signingKeyRingFor(config);
+    verify = createTokenVerifier(config.auth, {
+      maxLifetimeSeconds: config.accessTokenMaxLifetimeSeconds,
+      ...(storedKeys !== undefined ? { storedKeys } : {}),
+    });
     verifiers.set(config, verify);
   }
   return verify;

@@ -1,8 +1,9 @@
-// Verifies a bearer JWT with jose: sign-in's own tokens (HS256 in dev/test, or the configured signing keys) and an
+// Verifies a bearer JWT with jose: sign-in's own tokens (HS256 in dev/test, the stored keys by kid, or the configured keys) and an
 // external identity provider's RS256 tokens against its JWKS; a token that may live longer than the denylist covers is refused.
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config/index.ts';
 import { claimsSchema, principalFromClaims, type Principal } from './claims.ts';
+import type { SigningKeyRing } from './signing-keys/key-ring.ts';
 import { createVerifiedTokens } from './verified-tokens.ts';
 
 export type VerifyToken = (token: string) => Promise<Principal | undefined>;
@@ -18,6 +19,8 @@ interface VerifierOptions {
    * before then (unboundOwnTokenCutoff below). Default: when this isolate made its first verifier; tests pass their own.
    */
   unboundOwnTokensIssuedBefore?: number;
+  /** The isolate's stored signing keys (lib/auth/signing-keys/ring-for-config.ts), with `auth.stored`. */
+  storedKeys?: SigningKeyRing;
 }
 
 /**
@@ -71,6 +74,24 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
   let hs256Key: Promise<CryptoKey> | undefined;
   const hs256KeyOf = (secret: string) =>
     (hs256Key ??= crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']));
+  const stored = auth.stored;
+  const storedKeys = options.storedKeys;
+  // The key is found by kid in the isolate's memory; PostgreSQL is read only for a kid it does not know, at a bounded rate.
+  const verifyStored: Verify | undefined =
+    stored === undefined || storedKeys === undefined
+      ? undefined
+      : async (token) => {
+          const { kid, alg } = decodeProtectedHeader(token);
+          if (typeof kid !== 'string') throw new Error('no kid');
+          const found = await storedKeys.verificationKey(kid);
+          if (found === undefined || found.alg !== alg) throw new Error('no such key');
+          return jwtVerify(token, found.key, {
+            algorithms: [found.alg],
+            requiredClaims: required,
+            issuer: stored.issuer,
+            audience: stored.audience,
+          });
+        };
   const ownKeys = signing === undefined ? undefined : createLocalJWKSet({ keys: signing.keys.map((key) => key.publicJwk) });
   const verifyOwn: Verify | undefined =
     signing === undefined || ownKeys === undefined
@@ -97,16 +118,18 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
   const pick = (token: string): Verify | undefined => {
     if (verifyHs256 !== undefined) return verifyHs256;
     const issuer = decodeJwt(token).iss;
+    if (verifyStored !== undefined && issuer === stored?.issuer) return verifyStored;
     if (verifyOwn !== undefined && issuer === signing?.issuer) return verifyOwn;
     return verifyExternal;
   };
 
   /**
    * Tokens of this deployment's own keys and of the HS256 secret are verified once per isolate and reused until they
-   * expire (lib/auth/verified-tokens.ts): those keys are configuration and change only with a new isolate. An external
+   * expire (lib/auth/verified-tokens.ts): those keys are configuration and change only with a new isolate, or stored
+   * keys that a rotation deletes only once every token they signed has expired (docs/design/signing-keys.md). An external
    * provider's tokens are verified every time, so a key its JWKS withdraws stops its tokens at once, as before.
    */
-  const verified = verifyHs256 !== undefined || verifyOwn !== undefined ? createVerifiedTokens() : undefined;
+  const verified = verifyHs256 !== undefined || verifyOwn !== undefined || verifyStored !== undefined ? createVerifiedTokens() : undefined;
 
   return async (token) => {
     try {
@@ -122,7 +145,7 @@ export function createTokenVerifier(auth: AuthConfig, options: VerifierOptions):
       const { exp, iat } = claims.data;
       if (exp - iat > options.maxLifetimeSeconds || exp - Math.floor(Date.now() / 1000) > options.maxLifetimeSeconds) return undefined;
       // This deployment's own keys: bound, or signed by an older build before this isolate started (unboundOwnTokenCutoff).
-      if (verify === verifyOwn && claims.data.org === undefined && iat >= ownCutoff) return undefined;
+      if ((verify === verifyOwn || verify === verifyStored) && claims.data.org === undefined && iat >= ownCutoff) return undefined;
       const principal = principalFromClaims(claims.data);
       // What the rules above decided holds until exp: they only grow more lenient as time passes (exp - now shrinks).
       if (verify !== verifyExternal) verified?.set(token, principal);

@@ -2,7 +2,7 @@
 import type * as z from 'zod';
 import { envSchema, type AppEnv } from './schema.ts';
 import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
-import { parseSigningKeys, type SigningKey } from './signing-keys.ts';
+import { parseSigningKeys, type SigningKey, type StoredSigningAlgorithm } from './signing-keys.ts';
 import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts';
 import { parseOperatorTokens, type OperatorCredential } from './operator-tokens.ts';
 import { parseCorsOrigins } from './cors-origins.ts';
@@ -55,6 +55,11 @@ export interface AuthConfig {
   hs256?: { secret: string; issuer?: string; audience?: string };
   /** Sign-in's own tokens: the first key signs, every key is published at /.well-known/jwks.json. */
   signing?: { keys: SigningKey[]; issuer: string; audience: string };
+  /**
+   * Sign-in's own tokens, signed with the keys kept in PostgreSQL (lib/auth/signing-keys/): the current one signs,
+   * current, next and previous verify and are published. `alg` is the algorithm of keys made from now on.
+   */
+  stored?: { alg: StoredSigningAlgorithm; issuer: string; audience: string };
   /** An external identity provider's RS256 tokens, verified against its JWKS. */
   external?: { jwksUrl: string; issuer: string; audience: string };
 }
@@ -185,11 +190,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
     if (isLoopback(e.DATABASE_URL)) problems.push('DATABASE_URL: a localhost database is not allowed in staging/prod');
     if (e.NEON_LOCAL_PROXY_URL !== undefined) problems.push('NEON_LOCAL_PROXY_URL: the local Neon proxy is for dev and test only');
-    if (e.AUTH_JWT_SECRET !== undefined)
-      problems.push('AUTH_JWT_SECRET: HS256 secrets are accepted in dev and test only; use AUTH_SIGNING_KEYS (and AUTH_JWKS_URL)');
-    for (const name of ['AUTH_SIGNING_KEYS', 'SECRETS_KEYS'] as const) {
-      if (e[name] === undefined) problems.push(`${name}: required in staging/prod`);
-    }
+    if (e.AUTH_JWT_SECRET !== undefined && !hs256Allowed(e))
+      problems.push(
+        'AUTH_JWT_SECRET: HS256 secrets are accepted in dev and test only (or with ACCESS_TOKEN_SIGNING=HS256 and ACCESS_TOKEN_ALLOW_HS256=true); use the stored keys (ACCESS_TOKEN_SIGNING) or AUTH_SIGNING_KEYS',
+      );
+    if (e.SECRETS_KEYS === undefined) problems.push('SECRETS_KEYS: required in staging/prod');
     if (e.AUTH_JWKS_URL !== undefined && !e.AUTH_JWKS_URL.startsWith('https:'))
       problems.push('AUTH_JWKS_URL: must be https in staging/prod');
     if (e.WEBHOOK_SECRET === undefined) problems.push('WEBHOOK_SECRET: required in staging/prod');
@@ -211,7 +216,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(...parsedAudiences.problems);
   }
   // A handoff to this deployment's own audience would mint fresh tokens from any token, outside refresh rotation.
-  const ownAudiences = [e.AUTH_TOKEN_AUDIENCE ?? (e.AUTH_SIGNING_KEYS !== undefined ? 'runstate' : undefined), e.AUTH_AUDIENCE];
+  const ownAudiences = [auth?.signing?.audience ?? auth?.stored?.audience ?? e.AUTH_TOKEN_AUDIENCE, e.AUTH_AUDIENCE];
   if (handoffAudiences.some((audience) => ownAudiences.includes(audience))) {
     problems.push("SSO_HANDOFF_AUDIENCES: must not name this deployment's own audience (AUTH_TOKEN_AUDIENCE or AUTH_AUDIENCE)");
   }
@@ -342,7 +347,17 @@ function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConf
       auth.external = { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE };
     }
   }
-  if (e.AUTH_SIGNING_KEYS !== undefined) {
+  const signingMode = storedSigningMode(e, problems);
+  if (signingMode !== undefined) {
+    if (e.SECRETS_KEYS === undefined)
+      problems.push(`SECRETS_KEYS: required with ACCESS_TOKEN_SIGNING=${signingMode} (it seals the private keys)`);
+    const production = e.APP_ENV === 'staging' || e.APP_ENV === 'prod';
+    const issuer = e.AUTH_TOKEN_ISSUER ?? (production ? undefined : `runstate-${e.APP_ENV}`);
+    if (issuer === undefined) problems.push('AUTH_TOKEN_ISSUER: required in staging/prod');
+    else if (issuer === e.AUTH_ISSUER)
+      problems.push("AUTH_TOKEN_ISSUER: must differ from AUTH_ISSUER (a token's issuer picks the key that verifies it)");
+    else auth.stored = { alg: signingMode, issuer, audience: e.AUTH_TOKEN_AUDIENCE ?? 'runstate' };
+  } else if (e.AUTH_SIGNING_KEYS !== undefined) {
     let keys: SigningKey[] = [];
     try {
       keys = parseSigningKeys(e.AUTH_SIGNING_KEYS);
@@ -356,17 +371,19 @@ function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConf
       auth.signing = { keys, issuer: e.AUTH_TOKEN_ISSUER, audience: e.AUTH_TOKEN_AUDIENCE ?? 'runstate' };
     }
   } else if (e.AUTH_TOKEN_ISSUER !== undefined || e.AUTH_TOKEN_AUDIENCE !== undefined) {
-    problems.push('AUTH_TOKEN_ISSUER and AUTH_TOKEN_AUDIENCE: only with AUTH_SIGNING_KEYS');
+    problems.push('AUTH_TOKEN_ISSUER and AUTH_TOKEN_AUDIENCE: only with AUTH_SIGNING_KEYS or ACCESS_TOKEN_SIGNING=ES256|EdDSA');
   }
-  if (auth.external === undefined && auth.signing === undefined && e.AUTH_JWT_SECRET !== undefined) {
+  if (e.ACCESS_TOKEN_SIGNING === 'HS256' && e.AUTH_JWT_SECRET === undefined)
+    problems.push('AUTH_JWT_SECRET: required with ACCESS_TOKEN_SIGNING=HS256');
+  if (auth.external === undefined && auth.signing === undefined && auth.stored === undefined && e.AUTH_JWT_SECRET !== undefined) {
     auth.hs256 = {
       secret: e.AUTH_JWT_SECRET,
       ...(e.AUTH_ISSUER !== undefined ? { issuer: e.AUTH_ISSUER } : {}),
       ...(e.AUTH_AUDIENCE !== undefined ? { audience: e.AUTH_AUDIENCE } : {}),
     };
   }
-  if (auth.hs256 === undefined && auth.signing === undefined && auth.external === undefined) {
-    if (e.AUTH_JWKS_URL === undefined && e.AUTH_SIGNING_KEYS === undefined) {
+  if (auth.hs256 === undefined && auth.signing === undefined && auth.stored === undefined && auth.external === undefined) {
+    if (e.AUTH_JWKS_URL === undefined && e.AUTH_SIGNING_KEYS === undefined && signingMode === undefined) {
       problems.push(
         'AUTH_JWT_SECRET (dev/test), or AUTH_SIGNING_KEYS and/or AUTH_JWKS_URL with AUTH_ISSUER and AUTH_AUDIENCE: one is required',
       );
@@ -374,6 +391,31 @@ function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConf
     return undefined;
   }
   return auth;
+}
+
+/** ACCESS_TOKEN_SIGNING with HS256 said out loud twice: a shared secret every verifier holds can mint tokens. */
+function hs256Allowed(e: z.output<typeof envSchema>): boolean {
+  return e.ACCESS_TOKEN_SIGNING === 'HS256' && e.ACCESS_TOKEN_ALLOW_HS256 === 'true';
+}
+
+/**
+ * The algorithm of the stored keys, when they sign: ACCESS_TOKEN_SIGNING=ES256|EdDSA, or by default in staging/prod
+ * without AUTH_SIGNING_KEYS (ES256). HS256 is refused there unless ACCESS_TOKEN_ALLOW_HS256=true.
+ */
+function storedSigningMode(e: z.output<typeof envSchema>, problems: string[]): StoredSigningAlgorithm | undefined {
+  const production = e.APP_ENV === 'staging' || e.APP_ENV === 'prod';
+  const chosen = e.ACCESS_TOKEN_SIGNING;
+  if (chosen === 'HS256') {
+    if (production && !hs256Allowed(e))
+      problems.push('ACCESS_TOKEN_SIGNING: HS256 is refused in staging/prod unless ACCESS_TOKEN_ALLOW_HS256=true (use ES256 or EdDSA)');
+    return undefined;
+  }
+  if (chosen !== undefined && e.AUTH_SIGNING_KEYS !== undefined) {
+    problems.push('ACCESS_TOKEN_SIGNING: not with AUTH_SIGNING_KEYS (configured keys or stored keys sign, never both)');
+    return undefined;
+  }
+  if (chosen !== undefined) return chosen;
+  return production && e.AUTH_SIGNING_KEYS === undefined ? 'ES256' : undefined;
 }
 
 /** An empty variable means "unset" (a common shell and CI habit). */

@@ -30,7 +30,15 @@ export const envSchema = z.object({
   AUTH_AUDIENCE: optionalText,
   /** Sign-in's own signing keys: a JSON array of private JWKs (Ed25519 or RSA ≥ 2048 bits, each with a kid); the first signs. */
   AUTH_SIGNING_KEYS: optionalText,
-  /** The `iss` and `aud` of sign-in's own tokens when they are signed with AUTH_SIGNING_KEYS. */
+  /**
+   * How sign-in signs its access tokens: ES256 or EdDSA with keys kept sealed in PostgreSQL and rotated by
+   * `npm run keys:rotate` (the default in staging/prod without AUTH_SIGNING_KEYS), or HS256 with AUTH_JWT_SECRET (the
+   * default in dev/test; refused in staging/prod unless ACCESS_TOKEN_ALLOW_HS256=true). docs/design/signing-keys.md.
+   */
+  ACCESS_TOKEN_SIGNING: z.enum(['ES256', 'EdDSA', 'HS256']).optional(),
+  /** staging/prod: `true` lets ACCESS_TOKEN_SIGNING=HS256 through, an explicit choice to share the secret with every verifier. */
+  ACCESS_TOKEN_ALLOW_HS256: z.enum(['true', 'false']).optional(),
+  /** The `iss` and `aud` of sign-in's own tokens when they are signed with AUTH_SIGNING_KEYS or the stored keys. */
   AUTH_TOKEN_ISSUER: optionalText,
   AUTH_TOKEN_AUDIENCE: optionalText,
   /**

@@ -35,6 +35,10 @@ const rsaJwk = z.lazy(() =>
 
 export type SigningAlgorithm = 'EdDSA' | 'RS256';
 
+/** The algorithms of the keys kept in PostgreSQL (ACCESS_TOKEN_SIGNING, lib/auth/signing-keys/). */
+export const STORED_SIGNING_ALGORITHMS = ['ES256', 'EdDSA'] as const;
+export type StoredSigningAlgorithm = (typeof STORED_SIGNING_ALGORITHMS)[number];
+
 /** A private signing key as configured, with the algorithm its key type implies. */
 export interface SigningKey {
   kid: string;

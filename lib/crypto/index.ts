@@ -10,4 +10,4 @@ export { idPairToken } from './id-pair-token.ts';
 export { base32Encode, base32Decode } from './base32.ts';
 export { matchTotp, totpCode, totpStep, TOTP_STEP_SECONDS } from './totp.ts';
 export { sealSecret, openSecret, SecretBoxError } from './secret-box.ts';
-export type { SecretBinding, SealedSecret, SyrvePasswordBinding, TotpSecretBinding } from './secret-box.ts';
+export type { SecretBinding, SealedSecret, SigningKeyBinding, SyrvePasswordBinding, TotpSecretBinding } from './secret-box.ts';

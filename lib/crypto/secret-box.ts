@@ -5,7 +5,7 @@ import { toBytes } from './bytes.ts';
 import { randomBytes } from './random.ts';
 
 /** What a secret belongs to; the same binding must be given to open it. */
-export type SecretBinding = SyrvePasswordBinding | TotpSecretBinding | WebhookSecretBinding;
+export type SecretBinding = SyrvePasswordBinding | TotpSecretBinding | WebhookSecretBinding | SigningKeyBinding;
 
 /** A Syrve connection's password: its organisation, its row and the credential version it was set as. */
 export interface SyrvePasswordBinding {
@@ -29,6 +29,14 @@ export interface WebhookSecretBinding {
   organizationId: string;
   endpointId: string;
   secretVersion: number;
+}
+
+/** An access-token signing key's private JWK (signing_keys): its kid and when it was made, so no other row's key opens as it. */
+export interface SigningKeyBinding {
+  purpose: 'signing-key';
+  kid: string;
+  /** signing_keys.created_at in unix milliseconds. */
+  createdAtMs: number;
 }
 
 /** A sealed secret as stored: the id of the key that sealed it and base64url(iv || ciphertext || tag). */
@@ -90,6 +98,7 @@ function additionalData(binding: SecretBinding): Uint8Array<ArrayBuffer> {
 function bindingFields(binding: SecretBinding): [ids: unknown[], number: unknown] {
   if (binding?.purpose === 'totp-secret') return [[binding.purpose, binding.userId], binding.enrolledAtMs];
   if (binding?.purpose === 'webhook-secret') return [[binding.purpose, binding.organizationId, binding.endpointId], binding.secretVersion];
+  if (binding?.purpose === 'signing-key') return [[binding.purpose, binding.kid], binding.createdAtMs];
   // The original layout, for 'syrve-password' and anything else that reaches here untyped: its bytes never change.
   const legacy = binding as Partial<SyrvePasswordBinding> | undefined;
   return [[legacy?.purpose, legacy?.organizationId, legacy?.connectionId], legacy?.credentialVersion];

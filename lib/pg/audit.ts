@@ -58,6 +58,7 @@ export const AUDIT_ACTIONS = [
   'webhook.endpoint_deleted',
   'webhook.secret_rotated',
   'webhook.delivery_retried',
+  'signing_keys.rotated',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

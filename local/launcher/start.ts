@@ -223,7 +223,9 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       stoppers: stack.names(),
       notes: [
         ...(config.auth.hs256 === undefined
-          ? ['AUTH_JWKS_URL or AUTH_SIGNING_KEYS is set, so these HS256 tokens will be refused: sign in, or use your identity provider.']
+          ? [
+              'AUTH_JWKS_URL, AUTH_SIGNING_KEYS or ACCESS_TOKEN_SIGNING=ES256|EdDSA is set, so these HS256 tokens will be refused: sign in, or use your identity provider.',
+            ]
           : []),
         ...(canSignTokens(config.auth)
           ? []

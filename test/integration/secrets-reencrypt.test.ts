@@ -12,6 +12,11 @@ import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } fro
 import { totpBinding } from '../../lib/auth/mfa/factor.ts';
 import { reencryptSecrets, type ReencryptProgress } from '../../ops/reencrypt.ts';
 import { TOTP_SECRETS } from '../../ops/reencrypt/totp-secrets.ts';
+import { SIGNING_KEYS } from '../../ops/reencrypt/signing-keys.ts';
+import { pgClientDb } from '../../ops/pg-client-db.ts';
+import { rotateSigningKeys } from '../../lib/auth/signing-keys/rotate-signing-keys.ts';
+import { readSigningKeys } from '../../lib/auth/signing-keys/stored-keys.ts';
+import { signingKeyBinding } from '../../lib/auth/signing-keys/generate-signing-key.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'ops/secrets-reencrypt.ts');
@@ -327,6 +332,8 @@ describe('npm run secrets:reencrypt', () => {
       'secrets:reencrypt: Syrve passwords: done: 15 moved, 0 skipped, 0 failed; 0 rows on an older key',
       'secrets:reencrypt: TOTP secrets: 0 rows to move to key new',
       'secrets:reencrypt: TOTP secrets: done: 0 moved, 0 skipped, 0 failed; 0 rows on an older key',
+      'secrets:reencrypt: Signing keys: 0 rows to move to key new',
+      'secrets:reencrypt: Signing keys: done: 0 moved, 0 skipped, 0 failed; 0 rows on an older key',
     ]);
     expectNothingSecret(run, rows);
     for (const ciphertext of ciphertexts) expect(run.stdout).not.toContain(ciphertext);
@@ -459,5 +466,29 @@ describe('TOTP secrets', () => {
     for (const secret of [...factors.map((f) => f.secret), 'CANARYCOPIED', ...passwords.map((p) => p.password)]) {
       expect(run.stdout + run.stderr).not.toContain(secret);
     }
+  });
+});
+
+describe('the signing keys', () => {
+  it('moves every stored private key to the newest key, each opening with it alone under its own kid', async () => {
+    const made = await rotateSigningKeys(
+      { db: pgClientDb(db), secretsKeys: [oldKey] },
+      { alg: 'ES256', nowMs: Date.now(), minIntervalMs: 0, correlationId: 'reencrypt-test' },
+    );
+    expect(made).toMatchObject({ ok: true, created: true });
+    const before = await readSigningKeys(pgClientDb(db));
+    const opened = new Map(
+      await Promise.all(
+        before.map(async (row) => [row.kid, await openSecret([oldKey], row.sealed, signingKeyBinding(row.kid, row.createdAtMs))] as const),
+      ),
+    );
+    const result = await reencryptSecrets(db, keys, { batchSize: 1 }, SIGNING_KEYS);
+    expect(result).toEqual({ total: 2, moved: 2, skipped: 0, failed: [], remaining: 0, stopped: false });
+    for (const row of await readSigningKeys(pgClientDb(db))) {
+      expect(row.sealed.keyId).toBe('new');
+      expect(await openSecret([newestKey], row.sealed, signingKeyBinding(row.kid, row.createdAtMs))).toBe(opened.get(row.kid));
+    }
+    // The CLI tests above expect no signing keys in this database.
+    await db.query('DELETE FROM signing_keys');
   });
 });

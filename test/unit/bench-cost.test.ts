@@ -21,6 +21,7 @@ const result = (name: string, redisCommands: number, revocationCommands: number,
   p50Ms: 0,
   p99Ms: 0,
   perSecond: 0,
+  cpuMsPerCall: 0,
 });
 
 describe('the cost table', () => {

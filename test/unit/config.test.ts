@@ -126,7 +126,6 @@ describe('loadConfig', () => {
     expect(config.auth.hs256).toBeUndefined();
     const { d } = JSON.parse(prod.AUTH_SIGNING_KEYS)[0] as { d: string };
     for (const [change, variable] of [
-      [{ AUTH_SIGNING_KEYS: undefined }, 'AUTH_SIGNING_KEYS'],
       [{ AUTH_SIGNING_KEYS: '[{"kty":"oct","k":"abc","kid":"x"}]' }, 'AUTH_SIGNING_KEYS'],
       [{ AUTH_SIGNING_KEYS: `[{"kty":"OKP","crv":"Ed25519","kid":"x","x":"${d}"}]` }, 'AUTH_SIGNING_KEYS'],
       [{ AUTH_SIGNING_KEYS: 'not json' }, 'AUTH_SIGNING_KEYS'],
@@ -140,6 +139,48 @@ describe('loadConfig', () => {
       ).toBe(true);
       expect(found.join('\n')).not.toContain(d);
     }
+  });
+
+  it('signs with the stored keys in prod without AUTH_SIGNING_KEYS: ES256 by default, EdDSA when chosen, never beside configured keys', () => {
+    const { AUTH_SIGNING_KEYS: _configured, ...stored } = prod;
+    expect(loadConfig(stored).auth).toMatchObject({ stored: { alg: 'ES256', issuer: 'https://auth.example/', audience: 'runstate' } });
+    expect(loadConfig(stored).auth.signing).toBeUndefined();
+    expect(loadConfig({ ...stored, ACCESS_TOKEN_SIGNING: 'EdDSA' }).auth.stored?.alg).toBe('EdDSA');
+    expect(problems({ ...stored, AUTH_TOKEN_ISSUER: undefined })).toEqual([expect.stringMatching(/^AUTH_TOKEN_ISSUER: required/)]);
+    expect(problems({ ...prod, ACCESS_TOKEN_SIGNING: 'ES256' })).toEqual([
+      expect.stringMatching(/^ACCESS_TOKEN_SIGNING: not with AUTH_SIGNING_KEYS/),
+    ]);
+    // dev keeps HS256 unless told otherwise, and makes up an issuer for the stored keys.
+    expect(loadConfig(dev).auth.stored).toBeUndefined();
+    const devStored = loadConfig({ ...dev, ACCESS_TOKEN_SIGNING: 'ES256', SECRETS_KEYS: prod.SECRETS_KEYS }).auth;
+    expect(devStored).toMatchObject({ stored: { alg: 'ES256', issuer: 'runstate-dev' } });
+    expect(devStored.hs256).toBeUndefined();
+    expect(problems({ ...dev, ACCESS_TOKEN_SIGNING: 'EdDSA' })).toEqual([
+      expect.stringMatching(/^SECRETS_KEYS: required with ACCESS_TOKEN_SIGNING/),
+    ]);
+  });
+
+  it('refuses HS256 as the signing algorithm in staging and prod unless ACCESS_TOKEN_ALLOW_HS256=true says so too', () => {
+    const { AUTH_SIGNING_KEYS: _configured, AUTH_JWKS_URL: _u, AUTH_ISSUER: _i, AUTH_AUDIENCE: _a, AUTH_TOKEN_ISSUER: _t, ...bare } = prod;
+    const hs256 = { ...bare, AUTH_JWT_SECRET: 'y'.repeat(40) };
+    for (const appEnv of ['prod', 'staging']) {
+      expect(problems({ ...hs256, APP_ENV: appEnv, ACCESS_TOKEN_SIGNING: 'HS256' })).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^ACCESS_TOKEN_SIGNING: HS256 is refused/),
+          expect.stringMatching(/^AUTH_JWT_SECRET: /),
+        ]),
+      );
+      expect(
+        problems({ ...hs256, APP_ENV: appEnv, ACCESS_TOKEN_SIGNING: 'HS256', ACCESS_TOKEN_ALLOW_HS256: 'false' }).length,
+      ).toBeGreaterThan(0);
+      expect(problems({ ...hs256, APP_ENV: appEnv, ACCESS_TOKEN_ALLOW_HS256: 'true' }).length).toBeGreaterThan(0);
+      const allowed = loadConfig({ ...hs256, APP_ENV: appEnv, ACCESS_TOKEN_SIGNING: 'HS256', ACCESS_TOKEN_ALLOW_HS256: 'true' });
+      expect(allowed.auth.hs256?.secret).toBe(hs256.AUTH_JWT_SECRET);
+      expect(allowed.auth.stored).toBeUndefined();
+    }
+    expect(problems({ ...dev, ACCESS_TOKEN_SIGNING: 'HS256', AUTH_JWT_SECRET: undefined })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^AUTH_JWT_SECRET: required with ACCESS_TOKEN_SIGNING=HS256/)]),
+    );
   });
 
   it('gives access tokens 15 minutes and sessions 12 hours by default, and no access token longer than the longest lifetime', () => {

@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config/index.ts';
 import { envSchema } from '../../lib/config/schema.ts';
 import { buildWorker } from '../../ops/build-worker.ts';
-import { testSigningKeys } from '../support/signing-keys.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WRANGLER_TOML = join(REPO_ROOT, 'wrangler.toml');
@@ -22,7 +21,6 @@ const PROD_SECRETS: Record<string, string> = {
   REVOCATION_REDIS_REST_URL: 'https://denylist-store.upstash.example',
   REVOCATION_REDIS_REST_TOKEN: 'denylist-token',
   DATABASE_URL: 'postgres://app:password@ep-example.eu-central-1.aws.neon.example/runstate',
-  AUTH_SIGNING_KEYS: testSigningKeys(),
   AUTH_TOKEN_ISSUER: 'https://auth.example/',
   SECRETS_KEYS: `k1:${randomBytes(32).toString('base64')}`,
   INDEX_HASH_KEY: randomBytes(36).toString('base64url'),
@@ -77,6 +75,11 @@ const PLAIN_SETTINGS = [
   'PASSWORD_BREACH_TIMEOUT_MS',
   // The name an authenticator shows beside a passkey; default runstate.
   'PASSKEY_RP_NAME',
+  // How access tokens are signed: the stored ES256 keys by default (docs/design/signing-keys.md); HS256 only with both.
+  'ACCESS_TOKEN_SIGNING',
+  'ACCESS_TOKEN_ALLOW_HS256',
+  // Optional, and a secret when used (configured private keys instead of the stored ones), like OIDC_PROVIDERS.
+  'AUTH_SIGNING_KEYS',
 ];
 /** The Node server's port, and what only dev/test accept (staging and prod refuse them: checked below). */
 const LOCAL_ONLY: Record<string, string | undefined> = {

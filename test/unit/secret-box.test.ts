@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SecretKey } from '../../lib/config/secrets-keys.ts';
 import { base64urlDecode, base64urlEncode, bytesToHex, openSecret, sealSecret, SecretBoxError } from '../../lib/crypto/index.ts';
-import type { SealedSecret, SyrvePasswordBinding as SecretBinding, TotpSecretBinding } from '../../lib/crypto/index.ts';
+import type { SealedSecret, SigningKeyBinding, SyrvePasswordBinding as SecretBinding, TotpSecretBinding } from '../../lib/crypto/index.ts';
 
 function newKey(kid: string): SecretKey {
   return { kid, key: new Uint8Array(nodeRandomBytes(32)) };
@@ -199,6 +199,28 @@ describe("Node's crypto as an oracle", () => {
     const body = Buffer.concat([cipher.update('from node', 'utf8'), cipher.final()]);
     const ciphertext = base64urlEncode(new Uint8Array(Buffer.concat([iv, body, cipher.getAuthTag()])));
     expect(await openSecret([newestKey, oldKey], { keyId: 'old', ciphertext }, binding)).toBe('from node');
+  });
+});
+
+describe('signing keys (purpose signing-key)', () => {
+  const key: SigningKeyBinding = { purpose: 'signing-key', kid: 'es256-20261207-0a1b2c3d4e5f', createdAtMs: 1_765_000_000_000 };
+
+  it('open only as their own kid and creation time, never as another purpose', async () => {
+    const sealed = await sealSecret([newestKey], '{"d":"private"}', key);
+    expect(await openSecret([newestKey], sealed, key)).toBe('{"d":"private"}');
+    const asTotp: TotpSecretBinding = { purpose: 'totp-secret', userId: key.kid, enrolledAtMs: key.createdAtMs };
+    for (const other of [{ ...key, kid: 'es256-20261207-ffffffffffff' }, { ...key, createdAtMs: key.createdAtMs + 1 }, asTotp]) {
+      expect(await reasonOf(openSecret([newestKey], sealed, other))).toBe('does-not-open');
+    }
+  });
+
+  it('bind the documented additional data (Node as the oracle)', async () => {
+    const sealed = await sealSecret([newestKey], 'jwk', key);
+    const bytes = Buffer.from(base64urlDecode(sealed.ciphertext));
+    const decipher = createDecipheriv('aes-256-gcm', newestKey.key, bytes.subarray(0, 12));
+    decipher.setAAD(Buffer.from(JSON.stringify(['runstate.secret-box.v1', 'signing-key', key.kid, key.createdAtMs])));
+    decipher.setAuthTag(bytes.subarray(-16));
+    expect(Buffer.concat([decipher.update(bytes.subarray(12, -16)), decipher.final()]).toString('utf8')).toBe('jwk');
   });
 });
 

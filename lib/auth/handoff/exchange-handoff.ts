@@ -4,7 +4,7 @@ import { writeAudit } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { isSessionRevoked } from '../../runtime/revocation/index.ts';
 import type { Deps } from '../../deps.ts';
-import { signAccessToken } from '../tokens/access-token.ts';
+import { signAccessTokenFor } from '../tokens/access-token.ts';
 import { authenticateHandoffClient, type HandoffClientRefusal } from './client-auth.ts';
 import { consumeHandoff } from './consume-handoff.ts';
 
@@ -83,8 +83,8 @@ export async function exchangeHandoff(
   // token this deployment signs does: the target app learns the one organisation the session acts in instead of reading
   // an unbound token as one that acts wherever the user holds a role, and a verifier of these keys that requires the
   // claim (lib/auth/verify-token.ts) takes it. An identity provider's session has no row and stays unbound.
-  const access = await signAccessToken(
-    deps.config.auth,
+  const access = await signAccessTokenFor(
+    deps.config,
     {
       userId: handoff.userId,
       sessionId: handoff.sessionId,

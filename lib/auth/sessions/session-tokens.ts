@@ -1,6 +1,6 @@
 // What a signed-in client holds: a short access token and the session's current refresh token, both shown once.
 import type { Deps } from '../../deps.ts';
-import { signAccessToken } from '../tokens/access-token.ts';
+import { signAccessTokenFor } from '../tokens/access-token.ts';
 
 export interface SessionTokens {
   tokenType: 'Bearer';
@@ -21,7 +21,7 @@ export async function sessionTokens(
 ): Promise<SessionTokens> {
   // Never past the session's end: a refreshed token of a session about to end lives only as long as it does.
   const ttlSeconds = Math.max(1, Math.min(deps.config.signIn.accessTokenTtlSeconds, Math.floor((session.expiresAtMs - nowMs) / 1000)));
-  const access = await signAccessToken(deps.config.auth, session, { nowMs, ttlSeconds });
+  const access = await signAccessTokenFor(deps.config, session, { nowMs, ttlSeconds });
   return {
     tokenType: 'Bearer',
     accessToken: access.token,

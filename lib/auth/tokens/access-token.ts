@@ -1,7 +1,10 @@
-// Signs sign-in's access tokens: HS256 with the dev secret in dev/test, else the first configured signing key (EdDSA or RS256).
+// Signs sign-in's access tokens: with the current stored key (ES256 or EdDSA, lib/auth/signing-keys/), else the first
+// configured signing key (EdDSA or RS256), else HS256 with the dev secret in dev/test.
 import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import { uuidv7 } from 'uuidv7';
-import type { AuthConfig, SigningKey } from '../../config/index.ts';
+import type { AuthConfig, Config, SigningKey } from '../../config/index.ts';
+import type { SigningKeyRing } from '../signing-keys/key-ring.ts';
+import { signingKeyRingFor } from '../signing-keys/ring-for-config.ts';
 
 export interface AccessTokenSubject {
   userId: string;
@@ -32,14 +35,24 @@ function privateKey(key: SigningKey): Promise<CryptoKey | Uint8Array> {
 
 /** True when this deployment can sign tokens of its own (sign-in answers 503 NOT_CONFIGURED otherwise). */
 export function canSignTokens(auth: AuthConfig): boolean {
-  return auth.signing !== undefined || auth.hs256 !== undefined;
+  return auth.stored !== undefined || auth.signing !== undefined || auth.hs256 !== undefined;
+}
+
+/** signAccessToken with this configuration's stored keys, when it has them (lib/auth/signing-keys/ring-for-config.ts). */
+export function signAccessTokenFor(
+  config: Config,
+  subject: AccessTokenSubject,
+  options: { nowMs: number; ttlSeconds: number; audience?: string },
+): Promise<SignedAccessToken> {
+  const storedKeys = signingKeyRingFor(config);
+  return signAccessToken(config.auth, subject, storedKeys === undefined ? options : { ...options, storedKeys });
 }
 
 export async function signAccessToken(
   auth: AuthConfig,
   subject: AccessTokenSubject,
-  /** `audience`: another app's, for an SSO handoff; otherwise this deployment's own. */
-  options: { nowMs: number; ttlSeconds: number; audience?: string },
+  /** `audience`: another app's, for an SSO handoff; otherwise this deployment's own. `storedKeys`: with `auth.stored`. */
+  options: { nowMs: number; ttlSeconds: number; audience?: string; storedKeys?: SigningKeyRing },
 ): Promise<SignedAccessToken> {
   const iat = Math.floor(options.nowMs / 1000);
   const payload: JWTPayload = {
@@ -54,7 +67,15 @@ export async function signAccessToken(
     .setIssuedAt(iat)
     .setExpirationTime(iat + options.ttlSeconds);
   let token: string;
-  if (auth.signing !== undefined) {
+  if (auth.stored !== undefined) {
+    if (options.storedKeys === undefined) throw new Error('signAccessToken: stored signing keys need their ring (signAccessTokenFor)');
+    const key = await options.storedKeys.signingKey();
+    token = await jwt
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+      .setIssuer(auth.stored.issuer)
+      .setAudience(options.audience ?? auth.stored.audience)
+      .sign(key.key);
+  } else if (auth.signing !== undefined) {
     const key = auth.signing.keys[0];
     if (key === undefined) throw new Error('signAccessToken: no signing key');
     token = await jwt
@@ -74,7 +95,12 @@ export async function signAccessToken(
   return { token, expiresInSeconds: options.ttlSeconds };
 }
 
-/** The public keys of sign-in's own tokens (empty in HS256 mode: a shared secret is never published). */
-export function publicJwks(auth: AuthConfig): { keys: Record<string, string>[] } {
-  return { keys: auth.signing?.keys.map((key) => key.publicJwk) ?? [] };
+/**
+ * The public keys of sign-in's own tokens: the stored current, next and previous keys, or the configured ones (empty in
+ * HS256 mode: a shared secret is never published).
+ */
+export async function publicJwks(config: Config): Promise<{ keys: Record<string, string>[] }> {
+  const ring = signingKeyRingFor(config);
+  if (ring !== undefined) return ring.publishedJwks();
+  return { keys: config.auth.signing?.keys.map((key) => key.publicJwk) ?? [] };
 }
