@@ -1,6 +1,5 @@
 // Turns a raw environment into the typed Config, or throws one ConfigError naming every offending variable.
-import type * as z from 'zod';
-import { envSchema, type AppEnv } from './schema.ts';
+import { envSchemaFor, type AppEnv, type EnvValues } from './schema.ts';
 import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
 import { parseSigningKeys, type SigningKey } from './signing-keys.ts';
 import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts';
@@ -122,7 +121,8 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = envSchema.safeParse(stripEmpty(env));
+  const present = stripEmpty(env);
+  const parsed = envSchemaFor(present).safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
@@ -333,7 +333,7 @@ function dohUrlProblems(raw: string, production: boolean): string[] {
   return problems;
 }
 
-function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConfig | undefined {
+function authConfig(e: EnvValues, problems: string[]): AuthConfig | undefined {
   const auth: AuthConfig = {};
   if (e.AUTH_JWKS_URL !== undefined) {
     if (e.AUTH_ISSUER === undefined || e.AUTH_AUDIENCE === undefined) {
