@@ -93,7 +93,7 @@ export function createSyrveClient(options: SyrveClientOptions): SyrveUpstream {
         return { ok: false, reason: 'failed', ...statusOf(response) };
       }
       const xml = await readCappedText(response, MAX_STORES_BODY_BYTES).catch(() => undefined);
-      const stores = xml === undefined ? undefined : await parseStoresXml(xml);
+      const stores = xml === undefined ? undefined : parseStoresXml(xml);
       return stores ? { ok: true, value: stores } : { ok: false, reason: 'failed' };
     },
   };

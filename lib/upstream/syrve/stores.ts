@@ -1,6 +1,5 @@
 // Turns iiko's `corporation/stores` XML into validated rows; anything not shaped like that answer is refused whole.
-import type * as ParseXml from '@rgrove/parse-xml';
-import type { XmlElement } from '@rgrove/parse-xml';
+import { parseXml, XmlElement } from '@rgrove/parse-xml';
 import * as z from 'zod';
 import type { SyrveStore } from './types.ts';
 
@@ -17,13 +16,8 @@ const storesSchema = z.lazy(() =>
     .max(100_000),
 );
 
-// The parser, imported on the first stores answer rather than at load: createDeps builds the Syrve client on every cold
-// start, and most requests never read a stores answer (as lib/auth/passkeys/webauthn-library.ts does for WebAuthn).
-let parser: Promise<typeof ParseXml> | undefined;
-
 function childElements(element: XmlElement): XmlElement[] {
-  // XmlNode.TYPE_ELEMENT, read from each node so that no value of the package is needed before the first parse.
-  return element.children.filter((child): child is XmlElement => child.type === 'element');
+  return element.children.filter((child): child is XmlElement => child instanceof XmlElement);
 }
 
 /** The text of the first child named `name` (entities decoded, trimmed), or undefined when there is none. */
@@ -38,8 +32,7 @@ function childText(element: XmlElement, name: string): string | undefined {
  * The parser is strict XML 1.0: a truncated answer, an HTML error page or an entity declared in a DTD is an error
  * here, never a guess (and never an entity expansion). An empty or missing `<code>` is null; other fields are ignored.
  */
-export async function parseStoresXml(xml: string): Promise<SyrveStore[] | undefined> {
-  const { parseXml } = await (parser ??= import('@rgrove/parse-xml'));
+export function parseStoresXml(xml: string): SyrveStore[] | undefined {
   let root: XmlElement | null;
   try {
     root = parseXml(xml).root;
