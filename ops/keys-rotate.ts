@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { uuidv7 } from 'uuidv7';
-import { envSchema } from '../lib/config/schema.ts';
+import { fullEnvSchema } from '../lib/config/schema.ts';
 import { ACCESS_TOKEN_MAX_LIFETIME_SECONDS } from '../lib/config/index.ts';
 import { parseSecretsKeys } from '../lib/config/secrets-keys.ts';
 import { rotationMinIntervalMs } from '../lib/auth/signing-keys/key-ring.ts';
@@ -26,7 +26,7 @@ try {
   fail(`unexpected arguments (settings and secrets go in the environment, never in arguments)\n${USAGE}`);
 }
 
-const settings = envSchema
+const settings = fullEnvSchema()
   .pick({ DATABASE_URL: true, SECRETS_KEYS: true, ACCESS_TOKEN_SIGNING: true, ACCESS_TOKEN_MAX_LIFETIME_SECONDS: true })
   .safeParse(Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== '')));
 if (!settings.success) fail(`${settings.error.issues.map((issue) => issue.path.join('.')).join(', ')}: missing or invalid\n${USAGE}`);

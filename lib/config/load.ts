@@ -1,6 +1,5 @@
 // Turns a raw environment into the typed Config, or throws one ConfigError naming every offending variable.
-import type * as z from 'zod';
-import { envSchema, type AppEnv } from './schema.ts';
+import { envSchemaFor, type AppEnv, type EnvValues } from './schema.ts';
 import { parseSecretsKeys, type SecretKey } from './secrets-keys.ts';
 import { parseSigningKeys, type SigningKey, type StoredSigningAlgorithm } from './signing-keys.ts';
 import { parseOidcProviders, type OidcProviderConfig } from './oidc-providers.ts';
@@ -127,7 +126,8 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = envSchema.safeParse(stripEmpty(env));
+  const present = stripEmpty(env);
+  const parsed = envSchemaFor(present).safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
@@ -338,7 +338,7 @@ function dohUrlProblems(raw: string, production: boolean): string[] {
   return problems;
 }
 
-function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConfig | undefined {
+function authConfig(e: EnvValues, problems: string[]): AuthConfig | undefined {
   const auth: AuthConfig = {};
   if (e.AUTH_JWKS_URL !== undefined) {
     if (e.AUTH_ISSUER === undefined || e.AUTH_AUDIENCE === undefined) {
@@ -394,7 +394,7 @@ function authConfig(e: z.output<typeof envSchema>, problems: string[]): AuthConf
 }
 
 /** ACCESS_TOKEN_SIGNING with HS256 said out loud twice: a shared secret every verifier holds can mint tokens. */
-function hs256Allowed(e: z.output<typeof envSchema>): boolean {
+function hs256Allowed(e: EnvValues): boolean {
   return e.ACCESS_TOKEN_SIGNING === 'HS256' && e.ACCESS_TOKEN_ALLOW_HS256 === 'true';
 }
 
@@ -402,7 +402,7 @@ function hs256Allowed(e: z.output<typeof envSchema>): boolean {
  * The algorithm of the stored keys, when they sign: ACCESS_TOKEN_SIGNING=ES256|EdDSA, or by default in staging/prod
  * without AUTH_SIGNING_KEYS (ES256). HS256 is refused there unless ACCESS_TOKEN_ALLOW_HS256=true.
  */
-function storedSigningMode(e: z.output<typeof envSchema>, problems: string[]): StoredSigningAlgorithm | undefined {
+function storedSigningMode(e: EnvValues, problems: string[]): StoredSigningAlgorithm | undefined {
   const production = e.APP_ENV === 'staging' || e.APP_ENV === 'prod';
   const chosen = e.ACCESS_TOKEN_SIGNING;
   if (chosen === 'HS256') {

@@ -3,12 +3,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { RegExpRouter } from 'hono/router/reg-exp-router';
-import { SmartRouter } from 'hono/router/smart-router';
-import { TrieRouter } from 'hono/router/trie-router';
-import { mergePath } from 'hono/utils/url';
 import type { GrowingRouter } from './growing-router.ts';
 import type { HonoEnv } from './hono-env.ts';
+import { prefixMatcher } from './prefix-matcher.ts';
 
 export interface LazyMount {
   /** Where the sub-app is mounted, in Hono's syntax; known without loading it. */
@@ -33,17 +30,10 @@ export function mountOnFirstRequest(
   mounts: readonly LazyMount[],
   everyMountAt: string,
 ): MiddlewareHandler<HonoEnv> {
-  // Which mounts a path needs: its prefix itself and everything under it.
-  const needs = new SmartRouter<number[]>({ routers: [new RegExpRouter(), new TrieRouter()] });
-  mounts.forEach((mount, index) => {
-    needs.add('ALL', mount.prefix, [index]);
-    needs.add('ALL', mergePath(mount.prefix, '*'), [index]);
-  });
-  needs.add(
-    'ALL',
-    everyMountAt,
-    mounts.map((_, index) => index),
-  );
+  // Which mounts a path needs: those whose prefix it is or falls under, and all of them at `everyMountAt`.
+  const under = prefixMatcher(mounts.map((mount) => mount.prefix));
+  const every = mounts.map((_, index) => index);
+  const needs = (path: string): number[] => (path === everyMountAt ? every : under(path));
   const mounted: Array<Promise<void> | undefined> = mounts.map(() => undefined);
   const loaded: Array<Hono<HonoEnv> | undefined> = mounts.map(() => undefined);
   const failures = new WeakMap<Request, unknown>();
@@ -68,8 +58,9 @@ export function mountOnFirstRequest(
 
   const dispatch: Fetch = app.fetch;
   app.fetch = (request, env, executionCtx) => {
-    const [matched] = needs.match('ALL', app.getPath(request, { env }));
-    const waiting = matched.flatMap(([indexes]) => indexes.filter((index) => loaded[index] === undefined).map(mount));
+    const waiting = needs(app.getPath(request, { env }))
+      .filter((index) => loaded[index] === undefined)
+      .map(mount);
     if (waiting.length === 0) return dispatch(request, env, executionCtx);
     return Promise.all(waiting).then(
       () => dispatch(request, env, executionCtx),

@@ -16,7 +16,8 @@ const MIN_HASH_KEY_LENGTH = 32;
  * Results remembered by key and value. The same subjects (a user, an organisation, a client address) are hashed on
  * each of their requests, the rate limiter two or three per authenticated request, and each HMAC is a WebCrypto job:
  * on Node about a tenth of a request's CPU (bench/README.md#cpu-per-request). The HMAC is deterministic, so a
- * remembered result is the one it would compute again. Bounded: the oldest value goes first; a deployment has one key.
+ * remembered result is the one it would compute again. Bounded: the value used least recently goes first (a busy
+ * subject stays while a stream of one-off client addresses passes through); a deployment has one key.
  */
 const REMEMBERED_VALUES = 4_096;
 const REMEMBERED_KEYS = 4;
@@ -45,7 +46,12 @@ export async function hashSegment(secretKey: string, value: string): Promise<Has
   if (typeof value !== 'string') throw new KeyError('value', 'a string');
   const values = rememberedFor(secretKey);
   const known = values.get(value);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    // Last in the map's order again: the order is the eviction order.
+    values.delete(value);
+    values.set(value, known);
+    return known;
+  }
   const hash = (await hmacSha256Hex(secretKey, value)) as HashedSegment;
   if (values.size >= REMEMBERED_VALUES) values.delete(values.keys().next().value as string);
   values.set(value, hash);

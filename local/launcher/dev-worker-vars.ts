@@ -1,6 +1,6 @@
 // The variables `npm run dev:worker` hands the worker under `wrangler dev`: the running stack's stores, the dev secrets.
 import { join } from 'node:path';
-import { envSchema } from '../../lib/config/schema.ts';
+import { fullEnvSchema } from '../../lib/config/schema.ts';
 import { appSecrets, loadDevSecrets } from './dev-secrets.ts';
 import { displayPath } from './data-dir.ts';
 import { findRunningStack } from './stack-file.ts';
@@ -27,7 +27,7 @@ export async function devWorkerVars(dataDir: string, env: Record<string, string 
   }
   const secrets = appSecrets((await loadDevSecrets(dataDir, env)).values);
   const fromEnv: Record<string, string> = {};
-  for (const name of Object.keys(envSchema.shape)) {
+  for (const name of Object.keys(fullEnvSchema().shape)) {
     const value = env[name];
     // PORT is the Node server's; wrangler dev has its own.
     if (name !== 'PORT' && value !== undefined && value !== '') fromEnv[name] = value;

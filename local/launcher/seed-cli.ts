@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { loadDevSecrets } from './dev-secrets.ts';
 import { applyMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
-import { envSchema } from '../../lib/config/schema.ts';
+import { fullEnvSchema } from '../../lib/config/schema.ts';
 import { DEMO, seedDemo } from './seed.ts';
 import { seedDemoPassword } from './seed-password.ts';
 import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   }
   const env = process.env;
   // As the app would read it; the demo password is seeded in dev only.
-  const appEnv = envSchema.shape.APP_ENV.parse(env.APP_ENV || undefined);
+  const appEnv = fullEnvSchema().shape.APP_ENV.parse(env.APP_ENV || undefined);
   // Progress goes to stderr, so stdout stays one parseable JSON object.
   const log = (line: string): void => console.error(line);
   const dataDir = ensureDataDir(resolveDataDir(env));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { serveNode } from '../../functions/entries/node.ts';
 import { canSignTokens } from '../../lib/auth/tokens/access-token.ts';
 import { loadConfig } from '../../lib/config/index.ts';
-import { envSchema } from '../../lib/config/schema.ts';
+import { fullEnvSchema } from '../../lib/config/schema.ts';
 import { appSecrets, loadDevSecrets } from './dev-secrets.ts';
 import { applyMigrationsFromDisk } from '../../ops/migrations-from-disk.ts';
 import { DEMO, DEMO_TOKEN_TTL_SECONDS, demoInvitee, seedDemo, type DemoTokenOptions } from './seed.ts';
@@ -69,7 +69,7 @@ function checkpoint(): void {
 }
 
 async function start(env: Record<string, string | undefined>): Promise<void> {
-  const port = envSchema.shape.PORT.safeParse(env.PORT === '' ? undefined : env.PORT);
+  const port = fullEnvSchema().shape.PORT.safeParse(env.PORT === '' ? undefined : env.PORT);
   if (port.success && !(await isPortFree(port.data))) throw new Error(`port ${port.data} is in use; stop what holds it or set PORT`);
 
   const dataDir = ensureDataDir(resolveDataDir(env));

@@ -1,6 +1,8 @@
 // Configuration: one schema for the environment; unsafe production settings are refused with the variable named.
 import { describe, expect, it } from 'vitest';
+import type * as z from 'zod';
 import { ConfigError, loadConfig } from '../../lib/config/index.ts';
+import { ALWAYS_CHECKED, envSchemaFor, fullEnvSchema } from '../../lib/config/schema.ts';
 import { testSigningKeys } from '../support/signing-keys.ts';
 
 const dev = {
@@ -307,5 +309,35 @@ describe('the passkeys relying party', () => {
     );
     expect(bad({ PASSKEY_ORIGINS: 'http://app.example.com' })).toMatch(/PASSKEY_ORIGINS\[0\]: must be https in staging\/prod/);
     expect(bad({ PASSKEY_ORIGINS: 'https://secret-canary.evil.test' })).not.toContain('secret-canary');
+  });
+});
+
+describe('the environment schema built per environment', () => {
+  const shape = fullEnvSchema().shape;
+
+  it('always checks exactly the variables with a default or a required value', () => {
+    const checkedWhenUnset = Object.entries(shape)
+      .filter(([, schema]) => {
+        const unset = (schema as z.ZodType).safeParse(undefined);
+        return !unset.success || unset.data !== undefined;
+      })
+      .map(([name]) => name);
+    expect(checkedWhenUnset).toEqual([...ALWAYS_CHECKED]);
+  });
+
+  it('parses an environment as the whole schema does, values and problems alike', () => {
+    const environments = [
+      dev,
+      prod,
+      { ...dev, PORT: '0', RATE_LIMIT_SCALE: 'x', NOTIFY_EMAIL_FROM: 'nope', UNRELATED: 'kept out' },
+      { APP_ENV: 'qa', WEBHOOK_SECRET: 'whsec_short' },
+    ];
+    for (const env of environments) {
+      const whole = fullEnvSchema().safeParse(env);
+      const own = envSchemaFor(env).safeParse(env);
+      expect(own.success).toBe(whole.success);
+      expect(own.data).toEqual(whole.data);
+      expect(own.error?.issues).toEqual(whole.error?.issues);
+    }
   });
 });

@@ -2,12 +2,12 @@
 // returns the denylist's state beside (one billed command); any doubt is an error, never "not revoked". While the state does not say the denylist is whole, or says it has not come as far as the
 // revocation clock beyond the grace (the store lost its newest writes), PostgreSQL answers for the session and the token.
 import type { Keyspace } from '../../keys/index.ts';
-import { sha256Hex } from '../../crypto/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { defineScript, runScript, type RedisStore } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
 import { readState } from './denylist-state.ts';
+import { jtiDigest as digestOf } from './jti-digest.ts';
 import { requiredPoint } from './revocation-clock.ts';
 import { repairSoon } from './repair-soon.ts';
 
@@ -22,7 +22,7 @@ type Defer = ((work: Promise<unknown>) => void) | undefined;
 export async function isRevoked(deps: Deps, token: { jti: string; sessionId: string }, defer: Defer): Promise<boolean> {
   // Jti entries stop one token whose session is not its presenter's to end (lib/runtime/revocation/revoke-token.ts);
   // the read rides in the same script, so it costs no round trip and no command.
-  const jtiDigest = await sha256Hex(token.jti);
+  const jtiDigest = await digestOf(token.jti);
   const entries = [deps.keys.revokedJti(jtiDigest), deps.keys.revokedSession(token.sessionId)];
   const [read, required] = await Promise.all([readDenylist(deps.revocation, deps.keys, entries), requiredPoint(deps, defer)]);
   return decide(deps, read, required, { sessionId: token.sessionId, jtiDigest }, defer);

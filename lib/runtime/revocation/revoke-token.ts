@@ -3,12 +3,12 @@
 // it first (revoked_tokens, migrations/0019), as sessions' revoked_at is recorded first: the denylist entry is a copy the
 // repair can write again, and the check asks PostgreSQL while the denylist is not whole.
 import { uuidv7 } from 'uuidv7';
-import { sha256Hex } from '../../crypto/index.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { forgetWhole } from './denylist-state.ts';
 import { parseRevocationSeq, revocationSeqAfter } from './revocation-seq.ts';
 import { writeRevocation } from './write-revocation.ts';
+import { jtiDigest } from './jti-digest.ts';
 
 export interface TokenRevocation {
   /** Whose token it is: the row and the log line name the user, never the token or its jti. */
@@ -29,7 +29,7 @@ export interface TokenRevocation {
  */
 export async function revokeToken(deps: Deps, revocation: TokenRevocation): Promise<{ written: boolean }> {
   const ttlSeconds = Math.max(1, revocation.tokenExpiresAt - Math.floor(revocation.nowMs / 1000));
-  const digest = await sha256Hex(revocation.jti);
+  const digest = await jtiDigest(revocation.jti);
   const rows = await dbCall('commit', 'revocation.revokeToken', (signal) =>
     deps.db.query<{ revocation_seq: unknown }>(
       `WITH inserted AS (
