@@ -405,13 +405,15 @@ function hs256Allowed(e: EnvValues): boolean {
 function storedSigningMode(e: EnvValues, problems: string[]): StoredSigningAlgorithm | undefined {
   const production = e.APP_ENV === 'staging' || e.APP_ENV === 'prod';
   const chosen = e.ACCESS_TOKEN_SIGNING;
+  if (chosen !== undefined && e.AUTH_SIGNING_KEYS !== undefined) {
+    problems.push('ACCESS_TOKEN_SIGNING: not with AUTH_SIGNING_KEYS (the configured keys sign where they are set)');
+    return undefined;
+  }
   if (chosen === 'HS256') {
     if (production && !hs256Allowed(e))
       problems.push('ACCESS_TOKEN_SIGNING: HS256 is refused in staging/prod unless ACCESS_TOKEN_ALLOW_HS256=true (use ES256 or EdDSA)');
-    return undefined;
-  }
-  if (chosen !== undefined && e.AUTH_SIGNING_KEYS !== undefined) {
-    problems.push('ACCESS_TOKEN_SIGNING: not with AUTH_SIGNING_KEYS (configured keys or stored keys sign, never both)');
+    // The HS256 secret signs only where no other verifier is configured (authConfig): say so rather than answer 503.
+    if (e.AUTH_JWKS_URL !== undefined) problems.push('ACCESS_TOKEN_SIGNING: HS256 is not with AUTH_JWKS_URL (use ES256 or EdDSA)');
     return undefined;
   }
   if (chosen !== undefined) return chosen;

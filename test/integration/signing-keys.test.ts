@@ -15,6 +15,7 @@ import { rotationMinIntervalMs } from '../../lib/auth/signing-keys/key-ring.ts';
 import { rotateSigningKeys } from '../../lib/auth/signing-keys/rotate-signing-keys.ts';
 import { readSigningKeys } from '../../lib/auth/signing-keys/stored-keys.ts';
 import { signAccessTokenFor } from '../../lib/auth/tokens/access-token.ts';
+import { createJsonLogger } from '../../lib/log/logger.ts';
 import { composeApp } from '../../local/stack/app.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { pgClientDb } from '../../ops/pg-client-db.ts';
@@ -152,8 +153,21 @@ describe('the stored signing keys', () => {
   });
 
   it('refuse an unknown kid without a PostgreSQL storm: at most one read of the keys however many kids', async () => {
-    const { organizationId, userId } = await signIn();
+    const { organizationId, userId, email, accessToken } = await signIn();
     const { privateKey } = await generateKeyPair('ES256');
+    // Known kids first: each a new token (so no cached verification), each verified from memory with no read of the keys.
+    const subject = { userId, sessionId: decodeJwt(accessToken).sid as string, email, organizationId };
+    // Signed by the stack's own isolate, whose set is the one it verifies with (the test above moved the table on).
+    const tokens = await Promise.all(
+      Array.from(
+        { length: 20 },
+        async () => (await signAccessTokenFor(stack.config, subject, { nowMs: Date.now(), ttlSeconds: 600 })).token,
+      ),
+    );
+    await invites(organizationId, tokens[0]!);
+    stack.neonProxy.stats.reset();
+    for (const token of tokens) expect((await invites(organizationId, token)).status).toBe(200);
+    expect(stack.neonProxy.stats.requestTexts.filter((text) => text.includes('signing_keys'))).toEqual([]);
     stack.neonProxy.stats.reset();
     for (let i = 0; i < 40; i++) {
       const forged = await new SignJWT({ sid: uuidv7(), org: organizationId, email: 'x@example.test', email_verified: true })
@@ -176,7 +190,9 @@ describe('the stored signing keys', () => {
     // Signed by an isolate that reads the keys as they are now (the test above moved them past the stack's own isolate).
     const subject = { userId, sessionId: decodeJwt(signed).sid as string, email, organizationId };
     const accessToken = (await signAccessTokenFor(loadConfig(stack.env), subject, { nowMs: Date.now(), ttlSeconds: 600 })).token;
-    const isolate = composeApp(stack.env);
+    // Its one expected error line (the JWKS's 503) is collected, not printed.
+    const isolateLogs: string[] = [];
+    const isolate = composeApp(stack.env, { logger: createJsonLogger((line) => isolateLogs.push(line)) });
     stack.neonProxy.faults.set({ refuse: true });
     try {
       expect((await isolate.request('GET', `/orgs/${organizationId}/invites`, { token: accessToken })).status).toBe(401);
@@ -192,6 +208,7 @@ describe('the stored signing keys', () => {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(status).toBe(200);
+    expect(isolateLogs.join('\n')).toContain('"cause":"signing keys"');
   }, 30_000);
 
   it('never shows a private key: not in the JWKS, the logs, the answers or the audit rows (canary)', async () => {

@@ -180,6 +180,12 @@ describe('loadConfig', () => {
       expect(allowed.auth.hs256?.secret).toBe(hs256.AUTH_JWT_SECRET);
       expect(allowed.auth.stored).toBeUndefined();
     }
+    expect(
+      problems({ ...dev, ACCESS_TOKEN_SIGNING: 'HS256', AUTH_JWKS_URL: prod.AUTH_JWKS_URL, AUTH_ISSUER: 'i', AUTH_AUDIENCE: 'a' }),
+    ).toEqual([expect.stringMatching(/^ACCESS_TOKEN_SIGNING: HS256 is not with AUTH_JWKS_URL/)]);
+    expect(problems({ ...prod, ACCESS_TOKEN_SIGNING: 'HS256', ACCESS_TOKEN_ALLOW_HS256: 'true' })).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^ACCESS_TOKEN_SIGNING: not with AUTH_SIGNING_KEYS/)]),
+    );
     expect(problems({ ...dev, ACCESS_TOKEN_SIGNING: 'HS256', AUTH_JWT_SECRET: undefined })).toEqual(
       expect.arrayContaining([expect.stringMatching(/^AUTH_JWT_SECRET: required with ACCESS_TOKEN_SIGNING=HS256/)]),
     );
