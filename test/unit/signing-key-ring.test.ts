@@ -6,12 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSecretsKeys } from '../../lib/config/secrets-keys.ts';
 import { openSecret } from '../../lib/crypto/secret-box.ts';
 import { generateSigningKey, signingKeyBinding } from '../../lib/auth/signing-keys/generate-signing-key.ts';
-import {
-  createSigningKeyRing,
-  NoSigningKeyError,
-  SIGNING_KEYS_RELOAD_INTERVAL_MS,
-  SIGNING_KEYS_RETRY_GAP_MS,
-} from '../../lib/auth/signing-keys/key-ring.ts';
+import { createSigningKeyRing, SIGNING_KEYS_RELOAD_INTERVAL_MS, SIGNING_KEYS_RETRY_GAP_MS } from '../../lib/auth/signing-keys/key-ring.ts';
 import type { SigningKeyState, StoredSigningAlgorithm, StoredSigningKey } from '../../lib/auth/signing-keys/stored-keys.ts';
 import { TEST_SECRETS_KEYS } from '../support/fixtures.ts';
 
@@ -114,7 +109,7 @@ describe('the signing-key ring', () => {
 
   it('has nothing to sign with when there is no current key and nothing may create one', async () => {
     const { ring } = source([]);
-    await expect(ring.signingKey()).rejects.toBeInstanceOf(NoSigningKeyError);
+    await expect(ring.signingKey()).rejects.toMatchObject({ code: 'NOT_CONFIGURED', status: 503 });
   });
 
   it('publishes public members only', async () => {

@@ -1,5 +1,6 @@
 // One isolate's memory of the stored signing keys: public keys by kid for verification, the current private key for
 // signing, both loaded from PostgreSQL at most once per interval, and again on an unknown kid at a bounded rate.
+import { errors } from '../../http/app-error.ts';
 import { importJWK } from 'jose';
 import { publishedJwk, type PublishedJwk, type StoredSigningAlgorithm, type StoredSigningKey } from './stored-keys.ts';
 
@@ -41,14 +42,6 @@ export interface SigningKeyRing {
   signingKey(): Promise<VerificationKey & { kid: string }>;
   /** The published keys (current, next, previous), for /.well-known/jwks.json. */
   publishedJwks(): Promise<{ keys: PublishedJwk[] }>;
-}
-
-/** No current key in PostgreSQL, outside dev/test: `npm run keys:rotate` makes the first ones (docs/deploy.md). */
-export class NoSigningKeyError extends Error {
-  constructor() {
-    super('no current signing key in signing_keys: run npm run keys:rotate');
-    this.name = 'NoSigningKeyError';
-  }
 }
 
 interface Entry {
@@ -121,7 +114,8 @@ export function createSigningKeyRing(source: SigningKeyRingSource): SigningKeyRi
       set = await reload();
       entry = current(set);
     }
-    if (entry === undefined) throw new NoSigningKeyError();
+    // No current key outside dev/test: a deployment step is missing (docs/deploy.md), so the caller hears 503, not 500.
+    if (entry === undefined) throw errors.NOT_CONFIGURED('an access-token signing key (npm run keys:rotate makes the first)');
     // Opened once per key per isolate, on the first signature that needs it.
     const opened = entry;
     opened.privateKey ??= source.openPrivate(opened.stored).then((jwk) => importPrivate(opened.stored.alg, jwk));
