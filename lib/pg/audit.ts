@@ -50,6 +50,10 @@ export const AUDIT_ACTIONS = [
   'passkey.registered',
   'passkey.removed',
   'passkey.counter_regressed',
+  'api_key.created',
+  'api_key.updated',
+  'api_key.revoked',
+  'api_key.rolled',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

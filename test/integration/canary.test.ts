@@ -1,6 +1,7 @@
 // Canary: a known invite token appears nowhere but the create response, and a refresh token nowhere but the answers that
 // hand it out (a retry's included) — no Redis key or value, no PostgreSQL row, no log line, no error body.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { apiKeyHash } from '../../lib/auth/api-keys/key-hash.ts';
 import { sha256Hex } from '../../lib/crypto/index.ts';
 import { passwordSignIn } from '../support/sessions.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
@@ -32,7 +33,16 @@ async function everythingStored(s: TestStack): Promise<string> {
     if (type === 'string') parts.push((await s.redis.get(key)) ?? '');
     if (type === 'zset') parts.push((await s.redis.zrange(key, 0, -1, 'WITHSCORES')).join(' '));
   }
-  for (const table of ['organizations', 'locations', 'users', 'role_assignments', 'sessions', 'refresh_tokens', 'audit_events']) {
+  for (const table of [
+    'organizations',
+    'locations',
+    'users',
+    'role_assignments',
+    'sessions',
+    'refresh_tokens',
+    'audit_events',
+    'api_keys',
+  ]) {
     const rows = await s.db.query(`SELECT * FROM ${table}`);
     parts.push(JSON.stringify(rows.rows));
   }
@@ -131,5 +141,37 @@ it('refresh tokens, a retried one and a stolen one included, are seen only in th
   for (const token of new Set(shown)) {
     expect(findLeaks(stored, token)).toEqual([]);
     expect(findLeaks(errors.join('\n'), token)).toEqual([]);
+  }
+});
+
+it('API keys, a rolled one included, are seen only in the answers that make them, whatever they are sent to', async () => {
+  const org = await stack.seedOrganization();
+  const base = `/orgs/${org.organizationId}/api-keys`;
+  const made = (await (
+    await stack.request('POST', base, { token: org.adminToken, body: { name: 'sync', scopes: ['members:read'] } })
+  ).json()) as { apiKey: { apiKeyId: string }; key: string };
+  const rolled = (await (
+    await stack.request('POST', `${base}/${made.apiKey.apiKeyId}/roll`, { token: org.adminToken, body: { overlapSeconds: 60 } })
+  ).json()) as { apiKey: { apiKeyId: string }; key: string };
+  const answers: string[] = [];
+  const record = async (response: Response) => answers.push(await response.text());
+  // The keys sent where they do not belong: as a bearer, in a body, in a path; and a PostgreSQL outage mid-list.
+  for (const key of [made.key, rolled.key]) {
+    await record(await stack.request('GET', base, { token: key }));
+    await record(await stack.request('POST', base, { token: org.adminToken, body: { name: key, scopes: [key] } }));
+    await record(await stack.request('GET', `${base}/${key}`, { token: org.adminToken }));
+  }
+  stack.neonProxy.faults.set({ refuse: true });
+  await record(await stack.request('GET', base, { token: org.adminToken }));
+  stack.neonProxy.faults.clear();
+  await record(await stack.request('GET', base, { token: org.adminToken }));
+
+  const stored = await everythingStored(stack);
+  // Positive control: the scan reads api_keys, where the keys' hashes are.
+  expect(stored).toContain(await apiKeyHash(stack.config.indexHashKey, made.key));
+  expect(stored).toContain(await apiKeyHash(stack.config.indexHashKey, rolled.key));
+  for (const key of [made.key, rolled.key]) {
+    expect(findLeaks(stored, key)).toEqual([]);
+    expect(findLeaks(answers.join('\n'), key)).toEqual([]);
   }
 });

@@ -14,6 +14,9 @@ const BODIES: Record<string, unknown> = {
   'PATCH /orgs/{orgId}/branding': { displayName: 'Renamed' },
   'PUT /orgs/{orgId}/domains': { domains: [] },
   'PATCH /orgs/{orgId}/members/{userId}': { roleCode: 'Viewer' },
+  'POST /orgs/{orgId}/api-keys': { name: 'walk', scopes: ['members:read'] },
+  'PATCH /orgs/{orgId}/api-keys/{apiKeyId}': { name: 'walk' },
+  'POST /orgs/{orgId}/api-keys/{apiKeyId}/roll': { overlapSeconds: 0 },
   'PUT /orgs/{orgId}/sign-in-policy': { requireMfa: false, allowedMethods: ['password', 'oidc', 'passkey'] },
 };
 
