@@ -57,6 +57,8 @@ export const ERROR_CATALOG = {
     status: 401,
     message: 'missing or invalid webhook signature, or a timestamp more than 5 minutes off',
   },
+  /** An API key on a route its scopes do not reach, or one no key reaches (docs/design/api-keys.md#scopes). */
+  SCOPE_MISSING: { status: 403, message: (scope: string = 'none') => `this API key's scopes do not reach this route (it needs: ${scope})` },
   FORBIDDEN: { status: 403, message: (message: string = 'no role for this tenant or action') => message },
   /** The organisation is suspended: refused to its members on every /orgs route, at sign-in and at refresh (docs/design/tenants.md#suspension); nothing was spent or ended, so the same call works once it is reactivated. */
   TENANT_SUSPENDED: { status: 403, message: 'this organisation is suspended; an operator must reactivate it first' },
@@ -109,6 +111,8 @@ export const ERROR_CATALOG = {
   },
   SLUG_TAKEN: { status: 409, message: 'another organisation already has this slug' },
   DOMAIN_TAKEN: { status: 409, message: 'one of these domains belongs to another organisation; nothing was changed' },
+  /** A roll of a key that was rolled before (docs/design/api-keys.md#roll): its successor is the one to roll. */
+  API_KEY_ROLLED: { status: 409, message: 'this API key was already rolled; roll the key that replaced it' },
   CONNECTION_EXISTS: { status: 409, message: 'this organisation already has a connection of that name' },
   CONNECTION_DISABLED: { status: 409, message: 'this connection is disabled' },
   CONNECTION_CHANGED: { status: 409, message: "the connection's credentials were rotated during the call; try again" },

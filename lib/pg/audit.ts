@@ -59,6 +59,10 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.delivery_retried',
   'signing_keys.rotated',
+  'api_key.created',
+  'api_key.updated',
+  'api_key.revoked',
+  'api_key.rolled',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
