@@ -6,7 +6,7 @@ import { openEndpointSecret, endpointSecretBinding } from '../../lib/events/endp
 import { recordExpiredInvites } from '../../lib/runtime/invites/expire-invites.ts';
 import { memberFixtures } from '../support/members.ts';
 import { errorCode, passwordSignIn } from '../support/sessions.ts';
-import { startStack, type TestStack } from '../support/stack.ts';
+import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 /** What the injected resolver answers; a name not here does not resolve. Nothing is ever connected to. */
 const DNS: Record<string, string[]> = {
@@ -178,6 +178,56 @@ describe('endpoints', () => {
   });
 });
 
+describe('races', () => {
+  it('lets exactly one of three concurrent creates take the last free place', async () => {
+    const org = await stack.seedOrganization();
+    for (let i = 0; i < 19; i++) {
+      await stack.db.query(
+        `INSERT INTO webhook_endpoints (id, organization_id, url, events, secret_key_id, secret_ciphertext, secret_version, created_by, created_at, updated_at)
+         VALUES ($1, $2, 'https://hooks.public.example.com/', ARRAY['member.added'], 'k', 'c', 1, $3, now(), now())`,
+        [uuidv7(), org.organizationId, org.adminId],
+      );
+    }
+    const responses = await Promise.all(
+      [1, 2, 3].map(() =>
+        stack.request('POST', base(org.organizationId), { token: org.adminToken, body: { url: HOOK, events: ['member.added'] } }),
+      ),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409]);
+    expect(await count('SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1', [org.organizationId])).toBe(20);
+  });
+
+  it('runs concurrent rotations one after the other: each secret sealed for the version it is stored under', async () => {
+    const org = await stack.seedOrganization();
+    const { endpoint } = await create(org.organizationId, org.adminToken);
+    const responses = await Promise.all(
+      [1, 2].map(() =>
+        stack.request('POST', `${base(org.organizationId)}/${endpoint.endpointId}/rotate-secret`, { token: org.adminToken }),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual([200, 200]);
+    const secrets = await Promise.all(responses.map(async (response) => ((await response.json()) as { secret: string }).secret));
+    const row = (
+      await stack.db.query(
+        'SELECT secret_key_id, secret_ciphertext, secret_version, previous_secret_key_id, previous_secret_ciphertext, previous_secret_version FROM webhook_endpoints WHERE id = $1',
+        [endpoint.endpointId],
+      )
+    ).rows[0] as Record<string, string | number>;
+    expect([row.secret_version, row.previous_secret_version]).toEqual([3, 2]);
+    const open = (keyId: unknown, ciphertext: unknown, version: number) =>
+      openEndpointSecret(
+        stack.config.secretsKeys,
+        { keyId: String(keyId), ciphertext: String(ciphertext) },
+        endpointSecretBinding(org.organizationId, endpoint.endpointId, version),
+      );
+    const opened = [
+      await open(row.secret_key_id, row.secret_ciphertext, 3),
+      await open(row.previous_secret_key_id, row.previous_secret_ciphertext, 2),
+    ];
+    expect(opened.sort()).toEqual([...secrets].sort());
+  });
+});
+
 describe('the outbox', () => {
   it("writes the event and a pending delivery in the audit row's transaction, only for enabled endpoints subscribed to it", async () => {
     const org = await stack.seedOrganization();
@@ -273,6 +323,39 @@ describe('the outbox', () => {
       expect(row.payload.data).toMatchObject({ organizationId: row.organization_id, userId: member.userId, auditAction: 'mfa.confirmed' });
       expect(row.payload.data).not.toHaveProperty('recoveryCodeCount');
     }
+  });
+});
+
+describe('member.added', () => {
+  it('follows the grant that made the user a member, and not a second role at another outlet', async () => {
+    const org = await stack.seedOrganization();
+    await create(org.organizationId, org.adminToken, { events: ['member.added', 'invite.accepted'] });
+    const outlet = await m.addOutlet(org.organizationId);
+    const person = newInvitee();
+    const bearer = await stack.token({ userId: person.userId, email: person.email });
+    for (const locationId of [org.locationId, outlet]) {
+      const created = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+        token: org.adminToken,
+        body: { email: person.email, roleCode: 'Viewer', locationId },
+      });
+      expect(created.status).toBe(201);
+      const { token } = (await created.json()) as { token: string };
+      expect((await stack.request('POST', '/invites/accept', { token: bearer, body: { token } })).status).toBe(200);
+    }
+    const events = await stack.db.query('SELECT type, payload FROM webhook_events WHERE organization_id = $1 ORDER BY id', [
+      org.organizationId,
+    ]);
+    // One audit row's time for both of a grant's events: their ids do not order them.
+    expect(events.rows.map((row: { type: string }) => row.type).sort()).toEqual(['invite.accepted', 'invite.accepted', 'member.added']);
+    const added = events.rows.find((row: { type: string }) => row.type === 'member.added') as {
+      payload: { data: Record<string, unknown> };
+    };
+    expect(added.payload.data).toMatchObject({
+      userId: person.userId,
+      locationId: org.locationId,
+      roleCode: 'Viewer',
+      inviteId: expect.any(String),
+    });
   });
 });
 
