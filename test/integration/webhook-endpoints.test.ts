@@ -324,6 +324,48 @@ describe('the outbox', () => {
       expect(row.payload.data).not.toHaveProperty('recoveryCodeCount');
     }
   });
+
+  it("sends an account's password change to each of its organisations, whichever one the audit row names", async () => {
+    const a = await stack.seedOrganization();
+    const b = await stack.seedOrganization();
+    for (const org of [a, b]) await create(org.organizationId, org.adminToken, { events: ['user.password_changed'] });
+    const member = await m.addMember(a.organizationId, 'Viewer');
+    await m.grant(member.userId, b.organizationId, 'Accountant');
+    // A reset is audited with the organisation of its link (a); the password is the account's, so b hears it too.
+    await stack.db.query(
+      `INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, target_id, action, correlation_id)
+       VALUES ($1, now(), $2, $3, $2, 'auth.password_reset', 'c')`,
+      [uuidv7(), member.userId, a.organizationId],
+    );
+    const events = await stack.db.query(
+      `SELECT organization_id FROM webhook_events WHERE type = 'user.password_changed' AND organization_id = ANY($1)`,
+      [[a.organizationId, b.organizationId]],
+    );
+    expect(events.rows.map((row: { organization_id: string }) => row.organization_id).sort()).toEqual(
+      [a.organizationId, b.organizationId].sort(),
+    );
+  });
+
+  it('writes nothing more for a deleted organisation, though its endpoints are still enabled', async () => {
+    const org = await stack.seedOrganization();
+    await create(org.organizationId, org.adminToken, { events: ['member.role_changed'] });
+    await stack.db.query(`UPDATE organizations SET state = 'deleted' WHERE id = $1`, [org.organizationId]);
+    await stack.db.query(
+      `INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, target_id, action, correlation_id, details)
+       VALUES ($1, now(), NULL, $2, $3, 'member.role_changed', 'c', '{"fromRole":"Viewer","toRole":"Accountant"}')`,
+      [uuidv7(), org.organizationId, uuidv7()],
+    );
+    expect(await count('SELECT count(*)::int AS n FROM webhook_events WHERE organization_id = $1', [org.organizationId])).toBe(0);
+    // Positive control: the same row in a live organisation is an event.
+    const live = await stack.seedOrganization();
+    await create(live.organizationId, live.adminToken, { events: ['member.role_changed'] });
+    await stack.db.query(
+      `INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, target_id, action, correlation_id, details)
+       VALUES ($1, now(), NULL, $2, $3, 'member.role_changed', 'c', '{"fromRole":"Viewer","toRole":"Accountant"}')`,
+      [uuidv7(), live.organizationId, uuidv7()],
+    );
+    expect(await count('SELECT count(*)::int AS n FROM webhook_events WHERE organization_id = $1', [live.organizationId])).toBe(1);
+  });
 });
 
 describe('member.added', () => {
