@@ -47,6 +47,7 @@ const FUNCTION_MOUNTS: LazyMount[] = [
   lazyFunction('/auth', async () => (await import('./sessions/index.ts')).sessionsFunction),
   lazyFunction('/orgs/:orgId/members', async () => (await import('./sessions/index.ts')).memberSessionsFunction),
   lazyFunction('/orgs/:orgId/members', async () => (await import('./members/index.ts')).membersFunction),
+  lazyFunction('/orgs/:orgId/api-keys', async () => (await import('./api-keys/index.ts')).apiKeysFunction),
   lazyFunction('/orgs/:orgId/sign-in-policy', async () => (await import('./sign-in-policy/index.ts')).signInPolicyFunction),
   lazyFunction('/auth/password-reset', async () => (await import('./password-reset/index.ts')).passwordResetFunction),
   lazyFunction('/auth/mfa', async () => (await import('./mfa/index.ts')).mfaFunction),

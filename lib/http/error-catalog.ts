@@ -109,6 +109,8 @@ export const ERROR_CATALOG = {
   },
   SLUG_TAKEN: { status: 409, message: 'another organisation already has this slug' },
   DOMAIN_TAKEN: { status: 409, message: 'one of these domains belongs to another organisation; nothing was changed' },
+  /** A roll of a key that was rolled before (docs/design/api-keys.md#roll): its successor is the one to roll. */
+  API_KEY_ROLLED: { status: 409, message: 'this API key was already rolled; roll the key that replaced it' },
   CONNECTION_EXISTS: { status: 409, message: 'this organisation already has a connection of that name' },
   CONNECTION_DISABLED: { status: 409, message: 'this connection is disabled' },
   CONNECTION_CHANGED: { status: 409, message: "the connection's credentials were rotated during the call; try again" },

@@ -58,6 +58,10 @@ export const AUDIT_ACTIONS = [
   'webhook.endpoint_deleted',
   'webhook.secret_rotated',
   'webhook.delivery_retried',
+  'api_key.created',
+  'api_key.updated',
+  'api_key.revoked',
+  'api_key.rolled',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

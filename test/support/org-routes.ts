@@ -16,6 +16,9 @@ const BODIES: Record<string, unknown> = {
   'PATCH /orgs/{orgId}/members/{userId}': { roleCode: 'Viewer' },
   'POST /orgs/{orgId}/webhook-endpoints': { url: 'http://127.0.0.1:9/hook', events: ['member.role_changed'] },
   'PATCH /orgs/{orgId}/webhook-endpoints/{endpointId}': { state: 'disabled' },
+  'POST /orgs/{orgId}/api-keys': { name: 'walk', scopes: ['members:read'] },
+  'PATCH /orgs/{orgId}/api-keys/{apiKeyId}': { name: 'walk' },
+  'POST /orgs/{orgId}/api-keys/{apiKeyId}/roll': { overlapSeconds: 0 },
   'PUT /orgs/{orgId}/sign-in-policy': { requireMfa: false, allowedMethods: ['password', 'oidc', 'passkey'] },
 };
 

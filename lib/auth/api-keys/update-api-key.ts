@@ -1,0 +1,57 @@
+// apiKeys.update: an organisation admin renames a key or replaces its scopes; a change of scopes holds from the next request.
+import type { Deps } from '../../deps.ts';
+import { conditionalAuditInsert } from '../../pg/audit.ts';
+import { dbCall } from '../../pg/unavailable.ts';
+import { API_KEY_COLUMNS, apiKeyFromRow, type ApiKey, type ApiKeyRow } from './api-key.ts';
+import type { ApiKeyScope } from './scopes.ts';
+
+export interface UpdateApiKeyInput {
+  organizationId: string;
+  apiKeyId: string;
+  adminUserId: string;
+  name: string | undefined;
+  scopes: ApiKeyScope[] | undefined;
+  correlationId: string;
+}
+
+export type UpdateApiKeyOutcome = { ok: true; apiKey: ApiKey } | { ok: false; reason: 'not-found' };
+
+/**
+ * One statement: the row (its version raised, so no cached copy of the old scopes is used again:
+ * docs/design/api-keys.md#cache) and `api_key.updated`, only when something changed.
+ */
+export async function updateApiKey(deps: Deps, input: UpdateApiKeyInput): Promise<UpdateApiKeyOutcome> {
+  const audit = conditionalAuditInsert(
+    {
+      action: 'api_key.updated',
+      actorUserId: input.adminUserId,
+      organizationId: input.organizationId,
+      locationId: null,
+      targetId: input.apiKeyId,
+      correlationId: input.correlationId,
+      details: { renamed: input.name !== undefined, ...(input.scopes !== undefined ? { scopes: input.scopes.join(',') } : {}) },
+    },
+    new Date(deps.clock.now()),
+    'EXISTS (SELECT 1 FROM changed)',
+    5,
+  );
+  const rows = await dbCall('commit', 'apiKeys.update', (signal) =>
+    deps.db.query<ApiKeyRow>(
+      `WITH target AS (
+         SELECT id FROM api_keys WHERE id = $1::uuid AND organization_id = $2::uuid AND revoked_at IS NULL FOR NO KEY UPDATE),
+       changed AS (
+         UPDATE api_keys k SET name = COALESCE($3, k.name), scopes = COALESCE($4::text[], k.scopes), version = k.version + 1
+           FROM target WHERE k.id = target.id
+            AND (k.name IS DISTINCT FROM COALESCE($3, k.name) OR k.scopes IS DISTINCT FROM COALESCE($4::text[], k.scopes))
+         RETURNING k.*),
+       audit AS (${audit.text})
+       SELECT ${API_KEY_COLUMNS} FROM changed k
+       UNION ALL
+       SELECT ${API_KEY_COLUMNS} FROM api_keys k JOIN target t ON t.id = k.id WHERE NOT EXISTS (SELECT 1 FROM changed)`,
+      [input.apiKeyId, input.organizationId, input.name ?? null, input.scopes ?? null, ...audit.params],
+      { signal },
+    ),
+  );
+  const row = rows[0];
+  return row === undefined ? { ok: false, reason: 'not-found' } : { ok: true, apiKey: apiKeyFromRow(row) };
+}
