@@ -167,6 +167,19 @@ it('disables the endpoint, refuses a retry in words while it is disabled, and en
   expect((await storedEndpoints())[0]!.state).toBe('enabled');
 });
 
+it("words the dialog for an invite's token again after the secrets (it is the same dialog)", async () => {
+  const invite = page.locator('#invite-form');
+  await invite.getByLabel('Email').fill('after-secrets@example.test');
+  await invite.getByLabel('Delivery').selectOption('none');
+  await invite.getByRole('button', { name: 'Create invite' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Invitation token' });
+  await dialog.waitFor();
+  expect(await dialog.getByRole('button', { name: 'Copy token' }).isVisible()).toBe(true);
+  expect(await dialog.textContent()).toContain('hand it to the invitee');
+  await page.keyboard.press('Escape');
+  await expect.poll(() => page.locator('#token-value').textContent()).toBe('');
+});
+
 it('fits the panel, deliveries open, in its card at 1 280 px and at 1 366 × 768', async () => {
   for (const size of [
     { width: 1280, height: 800 },
@@ -176,6 +189,15 @@ it('fits the panel, deliveries open, in its card at 1 280 px and at 1 366 × 768
     expect(await panelOverflow(page, '#webhooks'), `${size.width}×${size.height}`).toEqual([]);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
+  // Positive control: a cell that cannot wrap, wider than the window, is caught.
+  await page.evaluate(() => {
+    const wide = document.createElement('span');
+    wide.id = 'too-wide';
+    wide.textContent = 'x'.repeat(400);
+    document.querySelector('#delivery-rows td')?.append(wide);
+  });
+  expect(await panelOverflow(page, '#webhooks')).not.toEqual([]);
+  await page.evaluate(() => document.getElementById('too-wide')?.remove());
 });
 
 it('kept every secret out of storage, readable cookies, the browser console and the logs, and broke no CSP', async () => {
