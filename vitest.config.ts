@@ -12,6 +12,7 @@ const withServices = ['test/setup/global.ts'];
 const throughCluster = [
   'test/cluster/**/*.test.ts',
   'test/integration/access.test.ts',
+  'test/integration/api-keys.test.ts',
   'test/integration/active-context.test.ts',
   'test/integration/audit-export.test.ts',
   'test/integration/console.test.ts',

@@ -29,3 +29,8 @@ CREATE INDEX api_keys_organization_list_idx ON api_keys (organization_id, create
 
 -- The key an action was taken with, beside (not instead of) the user who made it: null for every other action.
 ALTER TABLE audit_events ADD COLUMN actor_api_key_id uuid NULL;
+
+-- Raised in the statement of every change of one of the organisation's keys that a cached copy must not outlive (scopes,
+-- roll, revocation): a cached entry carries the value it was read with, and an isolate that has read a higher one from
+-- here uses no entry older than it (docs/design/api-keys.md#revocation).
+ALTER TABLE organizations ADD COLUMN api_key_seq bigint NOT NULL DEFAULT 0;

@@ -15,6 +15,7 @@ export const createExportRoute = defineRoute({
 export const readExportRoute = defineRoute({
   method: 'get',
   path: '/{jobId}',
+  scope: 'exports:read',
   summary: "An export's state and progress: from the cache while it runs, else from its row (OrganizationAdmin)",
   request: { params: jobParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],

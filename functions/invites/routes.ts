@@ -34,6 +34,7 @@ export const createInviteRoute = defineRoute({
 export const listInvitesRoute = defineRoute({
   method: 'get',
   path: '/',
+  scope: 'invites:read',
   summary: 'Active invitations, soonest expiry first, one page at a time (OrganizationAdmin)',
   request: { params: orgParams, query: listInvitesQuery },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
@@ -43,6 +44,7 @@ export const listInvitesRoute = defineRoute({
 export const inviteHistoryRoute = defineRoute({
   method: 'get',
   path: '/history',
+  scope: 'invites:read',
   summary: "The organisation's invite audit events, newest first, one page at a time (OrganizationAdmin)",
   request: { params: orgParams, query: inviteHistoryQuery },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],

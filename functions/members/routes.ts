@@ -6,6 +6,7 @@ import { changeRoleBody, listMembersQuery, memberListResponse, memberParams, mem
 export const listMembersRoute = defineRoute({
   method: 'get',
   path: '/',
+  scope: 'members:read',
   summary: "The organisation's role assignments, in the order they were granted, one page at a time (OrganizationAdmin)",
   request: { params: orgParams, query: listMembersQuery },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],

@@ -41,6 +41,7 @@ export const revokeAllRoute = defineRoute({
 export const memberSessionsRoute = defineRoute({
   method: 'get',
   path: '/{userId}/sessions',
+  scope: 'sessions:read',
   summary: "A member's live sessions bound to this organisation (OrganizationAdmin)",
   request: { params: memberParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],

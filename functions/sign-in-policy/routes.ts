@@ -6,6 +6,7 @@ import { policyResponse, putPolicyBody } from './schemas.ts';
 export const getPolicyRoute = defineRoute({
   method: 'get',
   path: '/',
+  scope: 'settings:read',
   summary: "The organisation's sign-in policy: the methods its members may sign in with, and whether MFA is required (OrganizationAdmin)",
   request: { params: orgParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],

@@ -23,6 +23,7 @@ export const createConnectionRoute = defineRoute({
 export const listConnectionsRoute = defineRoute({
   method: 'get',
   path: '/',
+  scope: 'syrve:read',
   summary: "The organisation's connections, oldest first (OrganizationAdmin)",
   request: { params: orgParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],

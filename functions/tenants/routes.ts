@@ -27,6 +27,7 @@ export const resolveTenantRoute = defineRoute({
 export const readSettingsRoute = defineRoute({
   method: 'get',
   path: '/settings',
+  scope: 'settings:read',
   summary: "The organisation's settings: slug, state, branding, domains (OrganizationAdmin; cached 5 minutes)",
   request: { params: orgParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
@@ -54,6 +55,7 @@ export const setDomainsRoute = defineRoute({
 export const listDomainsRoute = defineRoute({
   method: 'get',
   path: '/domains',
+  scope: 'settings:read',
   summary: "The organisation's custom domains, verified and pending, with the TXT record each pending one waits for (OrganizationAdmin)",
   request: { params: orgParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
@@ -82,6 +84,7 @@ export const verifyDomainRoute = defineRoute({
 export const memberCountRoute = defineRoute({
   method: 'get',
   path: '/members/count',
+  scope: 'members:read',
   summary: 'How many people hold a role in the organisation, or can act at one Outlet (OrganizationAdmin; cached 1 minute)',
   request: { params: orgParams, query: memberCountQuery },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],

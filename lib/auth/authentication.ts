@@ -30,6 +30,8 @@ export interface Authentication {
    * role check was noted means none will count.
    */
   noteRoleCheck(check: Promise<unknown>): void;
+  /** Set when the caller is an API key (lib/auth/api-keys/require-api-key.ts), already checked for this route and organisation. */
+  readonly apiKey?: { apiKeyId: string };
 }
 
 /**

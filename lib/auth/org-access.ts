@@ -17,6 +17,12 @@ export async function authorizeOrgAdmin(
   auth: Authentication,
   check: { organizationId: string; locationId?: string | null },
 ): Promise<Principal> {
+  // A key was checked for this organisation, its scope and its tenant's state before the handler ran, with no role to
+  // read; keys act for the organisation, never at one Outlet (docs/design/api-keys.md#scopes).
+  if (auth.apiKey !== undefined) {
+    if (auth.claimedOrganizationId !== check.organizationId || (check.locationId ?? null) !== null) throw errors.FORBIDDEN();
+    return auth.principal();
+  }
   const role = requireOrgAdmin(db, {
     userId: auth.claimedUserId,
     boundSessionId: auth.claimedOrganizationId !== undefined ? auth.claimedSessionId : undefined,

@@ -12,6 +12,7 @@ import {
   withoutTenant,
   type RateLimitDecision,
 } from '../runtime/ratelimit/index.ts';
+import { API_KEY_BEARER, requireApiKey } from './api-keys/require-api-key.ts';
 import { startRevocationCheck } from './authentication.ts';
 import { rateLimitedError, rateLimitTarget } from './rate-limit-target.ts';
 import { RoleAdmission } from './role-admission.ts';
@@ -34,6 +35,8 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
  */
 export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   const deps = c.get('deps');
+  const key = API_KEY_BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+  if (key !== undefined) return requireApiKey(c, next, key);
   const match = BEARER.exec(c.req.header('authorization') ?? '');
   if (match?.[1] === undefined) throw errors.UNAUTHENTICATED();
   const principal = await verifierFor(deps.config)(match[1]);
@@ -110,7 +113,9 @@ export const bearerGuard: Guard = {
   middleware: requireAuth,
   securityScheme: { name: 'bearerAuth', bearerFormat: 'JWT' },
   // No or a bad token; a revoked one; a denylist that did not answer (lib/auth/authentication.ts); over a rate limit.
-  errors: ['UNAUTHENTICATED', 'TOKEN_REVOKED', 'RATE_LIMITED', 'REVOCATION_UNAVAILABLE'],
+  // An API key where the route declares no scope, or beyond its scopes (lib/auth/api-keys/require-api-key.ts).
+  errors: ['UNAUTHENTICATED', 'TOKEN_REVOKED', 'RATE_LIMITED', 'REVOCATION_UNAVAILABLE', 'SCOPE_MISSING'],
+  keyed: true,
   // On every answer the rate limiter counted (docs/api.md#authentication); absent while its store cannot answer.
   answerHeaders: {
     'ratelimit-policy': {

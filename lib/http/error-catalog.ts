@@ -57,6 +57,8 @@ export const ERROR_CATALOG = {
     status: 401,
     message: 'missing or invalid webhook signature, or a timestamp more than 5 minutes off',
   },
+  /** An API key on a route its scopes do not reach, or one no key reaches (docs/design/api-keys.md#scopes). */
+  SCOPE_MISSING: { status: 403, message: (scope: string = 'none') => `this API key's scopes do not reach this route (it needs: ${scope})` },
   FORBIDDEN: { status: 403, message: (message: string = 'no role for this tenant or action') => message },
   /** The organisation is suspended: refused to its members on every /orgs route, at sign-in and at refresh (docs/design/tenants.md#suspension); nothing was spent or ended, so the same call works once it is reactivated. */
   TENANT_SUSPENDED: { status: 403, message: 'this organisation is suspended; an operator must reactivate it first' },

@@ -9,6 +9,17 @@ import { noStore as noStoreMiddleware } from './no-store.ts';
 import { errorAnswers } from './route-errors.ts';
 import { validationHook } from './validation.ts';
 
+/** The document's security scheme of API keys: a route's requirement names its scope (docs/design/api-keys.md#scopes). */
+const API_KEY_SCHEME = 'apiKeyAuth';
+
+/** Tells the guard which scope this route needs of an API key, before it runs. */
+function routeScope(scope: string): MiddlewareHandler<HonoEnv> {
+  return async (c, next) => {
+    c.set('routeScope', scope);
+    await next();
+  };
+}
+
 /** What an authenticated route runs first, and how the OpenAPI document names it. */
 export interface Guard {
   middleware: MiddlewareHandler<HonoEnv>;
@@ -16,6 +27,8 @@ export interface Guard {
   securityScheme: { name: string; bearerFormat?: string };
   /** Every code the guard itself answers, added to each route it guards. */
   errors: readonly ErrorCode[];
+  /** The guard also takes an API key on routes that declare a scope (the bearer guard). */
+  keyed?: boolean;
   /** Headers the guard adds to the route's own answers (the bearer guard's RateLimit fields), for the document. */
   answerHeaders?: Record<string, { description: string; schema: { type: 'string' } }>;
 }
@@ -31,6 +44,11 @@ export type RouteSpec<G extends string = string> = RouteConfig & {
   auth?: G | 'none';
   /** This route's no-store when it is not the function's. */
   noStore?: boolean;
+  /**
+   * The API key scope that reaches this route (`members:read`, docs/design/api-keys.md#scopes); absent, no API key
+   * does. Listed in the document as the `apiKeyAuth` security requirement and `x-scopes`.
+   */
+  scope?: string;
   middleware?: never;
   security?: never;
 };
@@ -66,7 +84,7 @@ export function functionFactory<G extends string>(guards: Record<G, Guard>) {
 
     /** The route as @hono/zod-openapi takes it: the guard and no-store as its middleware, the guard's security scheme, its error answers. */
     function complete(route: RouteSpec<G>): RouteConfig {
-      const { auth = options.auth, noStore = options.noStore ?? false, errors, ...config } = route;
+      const { auth = options.auth, noStore = options.noStore ?? false, errors, scope, ...config } = route;
       const guard = auth === 'none' ? undefined : guards[auth];
       if (guard !== undefined && !registered.has(guard.securityScheme.name)) {
         const { name, bearerFormat } = guard.securityScheme;
@@ -78,7 +96,21 @@ export function functionFactory<G extends string>(guards: Record<G, Guard>) {
         registered.add(name);
       }
       // no-store outermost, so whatever the guard or the handler answers carries it.
-      const middleware = [...(noStore ? [noStoreMiddleware] : []), ...(guard !== undefined ? [guard.middleware] : [])];
+      if (scope !== undefined && guard?.keyed !== true)
+        throw new Error(`${config.method} ${config.path}: a scope needs a guard that takes API keys`);
+      if (scope !== undefined && !registered.has(API_KEY_SCHEME)) {
+        app.openAPIRegistry.registerComponent('securitySchemes', API_KEY_SCHEME, {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'rsk_ API key',
+        });
+        registered.add(API_KEY_SCHEME);
+      }
+      const middleware = [
+        ...(noStore ? [noStoreMiddleware] : []),
+        ...(scope !== undefined ? [routeScope(scope)] : []),
+        ...(guard !== undefined ? [guard.middleware] : []),
+      ];
       const answers = errorAnswers(config, [...errors, ...(guard?.errors ?? [])]);
       for (const status of Object.keys(answers)) {
         if (status in config.responses)
@@ -95,7 +127,10 @@ export function functionFactory<G extends string>(guards: Record<G, Guard>) {
             );
       return {
         ...config,
-        ...(guard !== undefined ? { security: [{ [guard.securityScheme.name]: [] }] } : {}),
+        ...(guard !== undefined
+          ? { security: [{ [guard.securityScheme.name]: [] }, ...(scope !== undefined ? [{ [API_KEY_SCHEME]: [scope] }] : [])] }
+          : {}),
+        ...(scope !== undefined ? { 'x-scopes': [scope] } : {}),
         middleware,
         responses: { ...own, ...answers },
       };

@@ -9,6 +9,8 @@ export interface HonoEnv {
     correlationId: string;
     /** Set by requireAuth: the verified token, its revocation check under way. */
     auth: Authentication;
+    /** The API key scope the matched route declares (lib/http/function-factory.ts); unset: no key reaches it. */
+    routeScope: string | undefined;
     /** Set by requireOperator on the /ops routes: who the operator is. */
     operator: Operator;
     /** The caller's address as the runtime's edge reports it (socket, cf-connecting-ip, API Gateway); unset when unknown. */

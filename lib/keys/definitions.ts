@@ -1,4 +1,5 @@
 // Every key runstate stores, by name: the one place a key is declared (lib/keys/defs/<domain>.ts holds each domain's).
+import { apiKeyKeys } from './defs/api-key.ts';
 import { cacheKeys } from './defs/cache.ts';
 import { contextKeys } from './defs/context.ts';
 import { cronKeys } from './defs/cron.ts';
@@ -22,6 +23,7 @@ export const KEY_DEFINITIONS = Object.freeze({
   ...signInPolicyKeys,
   ...passkeyKeys,
   ...contextKeys,
+  ...apiKeyKeys,
   ...throttleKeys,
   ...rateLimitKeys,
   ...jobKeys,

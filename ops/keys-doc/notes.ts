@@ -251,6 +251,20 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     auditCounterpart: 'None required; business actions are audited separately',
     cleanup: 'Expire with the session; delete on logout, sign out everywhere, an admin revoke, or context reset (DELETE /auth/context)',
   },
+  apiKeyEntry: {
+    ttl: '300 s for an active key (API_KEY_ENTRY_TTL_SECONDS), 60 s for a key unknown in the organisation or revoked (API_KEY_REFUSED_ENTRY_TTL_SECONDS); filled from PostgreSQL on a miss',
+    allowedPayload: [
+      'state (active or refused)',
+      'api key id, organization id, the creating user id',
+      'scopes, expiry (unix ms), per-key limit',
+      "the organisation's api_key_seq it was read with",
+    ],
+    forbiddenPayload: ['the key itself', 'its hash (it is in the key name only)', 'names', 'anything of another organisation'],
+    auditCounterpart:
+      'api_key.created, api_key.updated, api_key.revoked, api_key.rolled in PostgreSQL; the entry is a read-through copy of api_keys',
+    cleanup:
+      "TTL; deleted after a change of the key commits (scopes, roll, revocation); an entry older than the organisation's api_key_seq is not used (docs/design/api-keys.md#revocation)",
+  },
   activeContextIndex: {
     ttl: "The longest remaining life of the contexts it lists: each PUT /auth/context adds its session scored by that context's expiry and raises the key's TTL to the context's when it is shorter",
     allowedPayload: ["the session ids of the user's active contexts as members", 'when each context expires (unix seconds) as scores'],

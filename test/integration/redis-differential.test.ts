@@ -195,6 +195,32 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     await expectAgreement();
   });
 
+  it('api keys: a miss filled from PostgreSQL, a hit counted with the key’s own limit, a scope refused, an unknown key and a revoked one', async () => {
+    const org = await stack.seedOrganization();
+    const base = `/orgs/${org.organizationId}/api-keys`;
+    const created = await stack.request('POST', base, {
+      token: org.adminToken,
+      body: { name: 'differential', scopes: ['members:read'], rateLimitPerMinute: 3 },
+    });
+    const { apiKey, key } = (await created.json()) as { apiKey: { apiKeyId: string }; key: string };
+    const headers = { [TEST_CLIENT_IP_HEADER]: freshIp() };
+    const members = () => status(stack.request('GET', `/orgs/${org.organizationId}/members`, { token: key, headers }));
+    expect(await members()).toBe(200);
+    expect(await members()).toBe(200);
+    expect(await status(stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: key, headers }))).toBe(403);
+    expect(await members()).toBe(200);
+    expect(await members()).toBe(429);
+    const unknown = `rsk_${'Q'.repeat(32)}`;
+    const { apiKeyChecksum } = await import('../../lib/auth/api-keys/key-format.ts');
+    const madeUp = `${unknown}${apiKeyChecksum('Q'.repeat(32))}`;
+    for (let i = 0; i < 2; i += 1) {
+      expect(await status(stack.request('GET', `/orgs/${org.organizationId}/members`, { token: madeUp, headers }))).toBe(401);
+    }
+    expect(await status(stack.request('DELETE', `${base}/${apiKey.apiKeyId}`, { token: org.adminToken }))).toBe(204);
+    expect(await members()).toBe(401);
+    await expectAgreement();
+  });
+
   it('throttle: wrong passwords from one address until its lock answers 429, then a right one from there is still refused', async () => {
     const org = await stack.seedOrganization();
     const { login } = await signInAs(org);

@@ -191,6 +191,19 @@ export const BUILDER_CASES: BuilderCase[] = [
   twoIds('mfaEnrolment', 'user', 'mfa', 'enrolment'),
   twoIds('activeContext', 'user', 'context', 'active'),
   {
+    name: 'apiKeyEntry',
+    valid: fc.tuple(validUuid, hex64),
+    any: fc.tuple(maybeUuid, maybeHex64),
+    call: (keyspace, [org, digest]) => loose(keyspace).apiKeyEntry(org, digest),
+    expect: ([org, digest]) => ({
+      valid: looksLikeUuid(str(org)) && isHex64(digest),
+      scope: { kind: 'org', id: lower(org) },
+      domain: 'auth',
+      purpose: 'api-key',
+      id: str(digest),
+    }),
+  },
+  {
     name: 'activeContextIndex',
     valid: fc.tuple(validUuid),
     any: fc.tuple(maybeUuid),

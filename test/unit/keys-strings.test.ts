@@ -44,6 +44,7 @@ describe('key strings', () => {
       [k.jobCache({ kind: 'platform' }, ID), `mhpay:prod:platform:job:cache:${id}`],
       [k.revokedSession(ID), `mhpay:prod:platform:{denylist}:auth:revoked-session:${id}`],
       [k.revokedJti(H), `mhpay:prod:platform:{denylist}:auth:revoked-jti:${H}`],
+      [k.apiKeyEntry(ORG, H), `mhpay:prod:org:{${org}}:auth:api-key:${H}`],
       [k.denylistState(), `mhpay:prod:platform:{denylist}:auth:denylist-state:all`],
       [k.denylistRepairLock(), `mhpay:prod:platform:{denylist}:auth:denylist-repair-lock:all`],
       [k.passwordResetToken(H), `mhpay:prod:platform:auth:password-reset:${H}`],

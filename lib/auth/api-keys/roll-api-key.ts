@@ -3,6 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Deps } from '../../deps.ts';
 import { conditionalAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
+import { forgetCachedApiKey } from './forget-cached.ts';
 import { API_KEY_COLUMNS, apiKeyFromRow, type ApiKey, type ApiKeyRow } from './api-key.ts';
 import { apiKeyDisplayPrefix, generateApiKey } from './key-format.ts';
 import { apiKeyHash } from './key-hash.ts';
@@ -28,8 +29,8 @@ export type RollApiKeyOutcome =
 /**
  * One statement, under the old row's lock (two rolls of one key run one after the other, and the second finds it
  * rolled): the successor with the old key's name, scopes, limit and expiry; the old key's expiry brought forward to
- * the overlap's end (never pushed back) and its version raised; `api_key.rolled` naming the new key, the old one in
- * its details.
+ * the overlap's end (never pushed back) and its version raised; the organisation's api_key_seq raised; `api_key.rolled`
+ * naming the new key, the old one in its details. Then the old key's cached entry is deleted.
  */
 export async function rollApiKey(deps: Deps, input: RollApiKeyInput): Promise<RollApiKeyOutcome> {
   const nowMs = deps.clock.now();
@@ -52,7 +53,7 @@ export async function rollApiKey(deps: Deps, input: RollApiKeyInput): Promise<Ro
   );
   const keyHash = await apiKeyHash(deps.config.indexHashKey, key);
   const rows = await dbCall('commit', 'apiKeys.roll', (signal) =>
-    deps.db.query<ApiKeyRow & { outcome: 'rolled' | 'already-rolled' }>(
+    deps.db.query<ApiKeyRow & { outcome: 'rolled' | 'already-rolled'; old_key_hash: string }>(
       `WITH old AS (
          SELECT * FROM api_keys
           WHERE id = $1::uuid AND organization_id = $2::uuid AND revoked_at IS NULL
@@ -68,10 +69,11 @@ export async function rollApiKey(deps: Deps, input: RollApiKeyInput): Promise<Ro
             SET expires_at = LEAST(k.expires_at, $5::timestamptz + make_interval(secs => $8::integer)), rolled_to = s.id, version = k.version + 1
            FROM successor s WHERE k.id = $1::uuid
          RETURNING k.id),
+       bumped AS (UPDATE organizations SET api_key_seq = api_key_seq + 1 WHERE id = $2::uuid AND EXISTS (SELECT 1 FROM successor)),
        audit AS (${audit.text})
-       SELECT 'rolled' AS outcome, ${API_KEY_COLUMNS} FROM successor k
+       SELECT 'rolled' AS outcome, (SELECT key_hash FROM old) AS old_key_hash, ${API_KEY_COLUMNS} FROM successor k
        UNION ALL
-       SELECT 'already-rolled' AS outcome, ${API_KEY_COLUMNS} FROM old k WHERE k.rolled_to IS NOT NULL`,
+       SELECT 'already-rolled' AS outcome, k.key_hash AS old_key_hash, ${API_KEY_COLUMNS} FROM old k WHERE k.rolled_to IS NOT NULL`,
       [
         input.apiKeyId,
         input.organizationId,
@@ -89,5 +91,7 @@ export async function rollApiKey(deps: Deps, input: RollApiKeyInput): Promise<Ro
   const row = rows[0];
   if (row === undefined) return { ok: false, reason: 'not-found' };
   if (row.outcome === 'already-rolled') return { ok: false, reason: 'already-rolled' };
+  // The old key's entry carries its old expiry: deleted, the overlap's end holds from its next request.
+  await forgetCachedApiKey(deps, input.organizationId, row.old_key_hash, input.correlationId);
   return { ok: true, apiKey: apiKeyFromRow(row), key };
 }

@@ -28,6 +28,7 @@ export const THROTTLE_ACTIONS = [
   'handoff-exchange',
   'passkey-options-ip',
   'passkey-verify-ip',
+  'api-key-refused-ip',
 ] as const;
 
 export const throttleKeys = {

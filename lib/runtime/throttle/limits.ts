@@ -66,6 +66,9 @@ export interface ThrottleLimit {
  * passkey-verify-ip, per client address (the same tag, counted in the consume script): 100 per 15 minutes, like
  * mfa-verify-ip. Each verify of a live challenge costs a PostgreSQL read and a signature check; made-up challenges stop
  * at the counter's limit after one round trip each.
+ * api-key-refused-ip, per client address under the organisation's hash tag (counted in the API key check's script,
+ * lib/auth/api-keys/check-script.ts): 60 per 15 minutes. A client whose key was revoked or mistyped retries a few
+ * times; guessing keys (190 bits) is hopeless anyway, and this bounds what one address costs the stores.
  * domain-verify, per organisation: 30 per 10 minutes. An admin retries while DNS propagates, a few times per domain;
  * each verify is an outbound DNS-over-HTTPS request of up to 3 s, so a loop on it is held to one every 20 s.
  */
@@ -92,6 +95,7 @@ export const THROTTLE_LIMITS = {
   'handoff-exchange': { limit: 600, windowSeconds: 900 },
   'passkey-options-ip': { limit: 100, windowSeconds: 900 },
   'passkey-verify-ip': { limit: 100, windowSeconds: 900 },
+  'api-key-refused-ip': { limit: 60, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;

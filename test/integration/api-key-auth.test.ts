@@ -1,0 +1,252 @@
+// API keys on the routes they reach: one Redis round trip and no PostgreSQL on a hit, only their own organisation and
+// scopes, their own limit, refused at once when revoked and within a second when the store lost or rolled back the
+// revocation, unknown keys cheap and throttled per address.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_KEY_SCOPES } from '../../lib/auth/api-keys/scopes.ts';
+import { apiKeyHash } from '../../lib/auth/api-keys/key-hash.ts';
+import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
+import { orgRoutes } from '../support/org-routes.ts';
+import { errorCode } from '../support/sessions.ts';
+import { startStack, type TestStack } from '../support/stack.ts';
+
+// A clock the test moves: an isolate reads the organisation's key seq at most once a second of this clock.
+let nowMs = Date.now();
+const clock = { now: () => nowMs };
+const nextSecond = () => {
+  nowMs += 1_001;
+};
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack({ deps: { clock } });
+});
+afterAll(async () => stack?.close());
+
+type Org = Awaited<ReturnType<TestStack['seedOrganization']>>;
+
+async function makeKey(org: Org, body: Record<string, unknown> = {}): Promise<{ apiKeyId: string; key: string }> {
+  const response = await stack.request('POST', `/orgs/${org.organizationId}/api-keys`, {
+    token: org.adminToken,
+    body: { name: 'sync', scopes: ['members:read'], ...body },
+  });
+  expect(response.status).toBe(201);
+  const made = (await response.json()) as { apiKey: { apiKeyId: string }; key: string };
+  return { apiKeyId: made.apiKey.apiKeyId, key: made.key };
+}
+
+const members = (orgId: string, key: string, ip?: string) =>
+  stack.request('GET', `/orgs/${orgId}/members`, { token: key, ...(ip !== undefined ? { headers: { [TEST_CLIENT_IP_HEADER]: ip } } : {}) });
+
+function costs() {
+  return { redis: stack.redisProxy.stats.commands, postgres: stack.neonProxy.stats.httpRequests };
+}
+function resetCosts() {
+  stack.redisProxy.stats.reset();
+  stack.neonProxy.stats.reset();
+}
+
+/** Waits (with a deadline) for the lastUsedAt write a key's first request sends after its answer, so it is not counted later. */
+async function lastUsedWritten(apiKeyId: string): Promise<unknown> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const used: unknown =
+      (await stack.db.query('SELECT last_used_at FROM api_keys WHERE id = $1', [apiKeyId])).rows[0]?.last_used_at ?? null;
+    if (used !== null || Date.now() > deadline) return used;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+async function answer(response: Response): Promise<[number, string | undefined]> {
+  return [response.status, await errorCode(response.clone())];
+}
+
+describe('a key on a route it reaches', () => {
+  it('is answered with one Redis command and no PostgreSQL once its entry is warm, with its limits in the RateLimit fields', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org);
+    const first = await members(org.organizationId, key);
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { members: unknown[] }).members).toHaveLength(1);
+    // lastUsedAt is written after the answer, once a minute.
+    expect(await lastUsedWritten(apiKeyId)).toEqual(new Date(nowMs));
+    resetCosts();
+    const hit = await members(org.organizationId, key);
+    expect(hit.status).toBe(200);
+    // The check is one EVALSHA; the route's own work is the member list's one PostgreSQL read.
+    expect(costs()).toEqual({ redis: 1, postgres: 1 });
+    expect(hit.headers.get('ratelimit-policy')).toContain('"user";q=1000;w=60');
+  });
+
+  it('answers 429 past its own per-minute limit, counted with the organisation’s limits', async () => {
+    const org = await stack.seedOrganization();
+    const { key } = await makeKey(org, { rateLimitPerMinute: 2 });
+    expect((await members(org.organizationId, key)).status).toBe(200);
+    expect((await members(org.organizationId, key)).status).toBe(200);
+    const third = await members(org.organizationId, key);
+    expect(await answer(third)).toEqual([429, 'RATE_LIMITED']);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('what a key never reaches', () => {
+  it('a route beyond its scopes, an account route, the key routes: 403 SCOPE_MISSING, the last two before any store', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org, { scopes: ['invites:read'] });
+    expect(await answer(await members(org.organizationId, key))).toEqual([403, 'SCOPE_MISSING']);
+    expect((await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: key })).status).toBe(200);
+    await lastUsedWritten(apiKeyId);
+    resetCosts();
+    for (const [method, path] of [
+      ['GET', '/auth/sessions'],
+      ['GET', '/auth/context'],
+      ['POST', '/auth/sessions/revoke-all'],
+      ['GET', `/orgs/${org.organizationId}/api-keys`],
+      ['POST', `/orgs/${org.organizationId}/api-keys/${apiKeyId}/roll`],
+      ['DELETE', `/orgs/${org.organizationId}/api-keys/${apiKeyId}`],
+    ] as const) {
+      const body = method === 'POST' && path.endsWith('/roll') ? { overlapSeconds: 0 } : undefined;
+      expect(await answer(await stack.request(method, path, { token: key, ...(body !== undefined ? { body } : {}) })), path).toEqual([
+        403,
+        'SCOPE_MISSING',
+      ]);
+    }
+    expect(costs()).toEqual({ redis: 0, postgres: 0 });
+  });
+
+  it("another organisation's routes: 401 as an unknown key, and nothing is counted or cached in its own organisation", async () => {
+    const org = await stack.seedOrganization();
+    const other = await stack.seedOrganization();
+    const { key } = await makeKey(org);
+    expect(await answer(await members(other.organizationId, key))).toEqual([401, 'UNAUTHENTICATED']);
+    expect(await stack.redis.keys(`*:org:{${org.organizationId}}:auth:api-key:*`)).toEqual([]);
+    expect(await stack.redis.keys(`*:org:{${other.organizationId}}:auth:api-key:*`)).toHaveLength(1);
+  });
+
+  it('a malformed key or one whose checksum does not match: 401 before any store', async () => {
+    const org = await stack.seedOrganization();
+    const { key } = await makeKey(org);
+    resetCosts();
+    const typo = key.slice(0, 10) + (key[10] === 'a' ? 'b' : 'a') + key.slice(11);
+    for (const bad of [typo, key.slice(0, -1), 'rsk_', `rsk_${'0'.repeat(38)}`]) {
+      expect(await answer(await members(org.organizationId, bad)), bad.slice(0, 6)).toEqual([401, 'UNAUTHENTICATED']);
+    }
+    expect(costs()).toEqual({ redis: 0, postgres: 0 });
+  });
+
+  it('every documented organisation route declares a known scope or refuses keys with 403 SCOPE_MISSING', async () => {
+    const org = await stack.seedOrganization();
+    const { key } = await makeKey(org, { scopes: [...API_KEY_SCOPES] });
+    const doc = (await (await stack.request('GET', '/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { 'x-scopes'?: string[]; security?: Array<Record<string, string[]>> }>>;
+    };
+    const lines: string[] = [];
+    for (const route of await orgRoutes(stack)) {
+      const operation = doc.paths[route.template]![route.method.toLowerCase()]!;
+      const scopes = operation['x-scopes'];
+      const path = route.template.replace(/\{(\w+)\}/g, (_, name: string) =>
+        name === 'orgId' ? org.organizationId : name === 'domain' ? 'walk.example' : crypto.randomUUID(),
+      );
+      const response = await stack.request(route.method, path, { token: key, ...(route.body !== undefined ? { body: route.body } : {}) });
+      const code = await errorCode(response);
+      if (scopes === undefined) {
+        lines.push(`${route.method} ${route.template} → ${response.status} ${code ?? ''}`);
+        continue;
+      }
+      expect(
+        scopes.every((scope) => (API_KEY_SCOPES as readonly string[]).includes(scope)),
+        route.template,
+      ).toBe(true);
+      expect(operation.security).toContainEqual({ apiKeyAuth: scopes });
+      // Reached: the route's own answer (200, or 404 for a made-up id), never a refusal of the key.
+      expect([200, 404], `${route.method} ${route.template}`).toContain(response.status);
+    }
+    expect(lines.length).toBeGreaterThan(10);
+    expect(lines).toEqual(lines.map((line) => line.replace(/→ .*$/, '→ 403 SCOPE_MISSING')));
+  });
+});
+
+describe('revocation', () => {
+  it('a revoked key is refused on its next request, and a rolled one once the overlap ends; the new key works at once', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org);
+    expect((await members(org.organizationId, key)).status).toBe(200);
+    const rolled = await stack.request('POST', `/orgs/${org.organizationId}/api-keys/${apiKeyId}/roll`, {
+      token: org.adminToken,
+      body: { overlapSeconds: 60 },
+    });
+    const next = (await rolled.json()) as { apiKey: { apiKeyId: string }; key: string };
+    expect((await members(org.organizationId, key)).status).toBe(200);
+    expect((await members(org.organizationId, next.key)).status).toBe(200);
+    nowMs += 60_000;
+    expect(await answer(await members(org.organizationId, key))).toEqual([401, 'UNAUTHENTICATED']);
+    expect((await members(org.organizationId, next.key)).status).toBe(200);
+    expect(
+      (await stack.request('DELETE', `/orgs/${org.organizationId}/api-keys/${next.apiKey.apiKeyId}`, { token: org.adminToken })).status,
+    ).toBe(204);
+    expect(await answer(await members(org.organizationId, next.key))).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
+  it('a scope taken away holds from the next request', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org, { scopes: ['members:read', 'invites:read'] });
+    expect((await members(org.organizationId, key)).status).toBe(200);
+    await stack.request('PATCH', `/orgs/${org.organizationId}/api-keys/${apiKeyId}`, {
+      token: org.adminToken,
+      body: { scopes: ['invites:read'] },
+    });
+    expect(await answer(await members(org.organizationId, key))).toEqual([403, 'SCOPE_MISSING']);
+  });
+
+  it('an entry restored stale after the revocation is not used past a second; the organisation’s keys emptied are read again', async () => {
+    const org = await stack.seedOrganization();
+    const live = await makeKey(org);
+    const { apiKeyId, key } = await makeKey(org);
+    expect((await members(org.organizationId, key)).status).toBe(200);
+    expect((await members(org.organizationId, live.key)).status).toBe(200);
+    const entryKey = stack.deps.keys.apiKeyEntry(org.organizationId, await apiKeyHash(stack.config.indexHashKey, key));
+    const before = await stack.redis.get(entryKey);
+    expect(before).toContain(apiKeyId);
+    expect(before).not.toContain(key);
+    expect((await stack.request('DELETE', `/orgs/${org.organizationId}/api-keys/${apiKeyId}`, { token: org.adminToken })).status).toBe(204);
+    expect(await answer(await members(org.organizationId, key))).toEqual([401, 'UNAUTHENTICATED']);
+    // The store rolled back: the entry from before the revocation is back, as a replica that was behind would have it.
+    await stack.redis.set(entryKey, before!, 'EX', 300);
+    nextSecond();
+    expect(await answer(await members(org.organizationId, key))).toEqual([401, 'UNAUTHENTICATED']);
+    expect(await answer(await members(org.organizationId, key))).toEqual([401, 'UNAUTHENTICATED']);
+    // Everything of the organisation's slot lost: the revoked key is still refused, the live one answered, from PostgreSQL.
+    const keys = await stack.redis.keys(`*:org:{${org.organizationId}}:*`);
+    if (keys.length > 0) await stack.redis.del(...keys);
+    expect(await answer(await members(org.organizationId, key))).toEqual([401, 'UNAUTHENTICATED']);
+    expect((await members(org.organizationId, live.key)).status).toBe(200);
+  });
+
+  it('a suspended organisation’s keys are refused within a second of the suspension', async () => {
+    const org = await stack.seedOrganization();
+    const { key } = await makeKey(org);
+    expect((await members(org.organizationId, key)).status).toBe(200);
+    await stack.db.query(`UPDATE organizations SET state = 'suspended', suspension_reason = 'test' WHERE id = $1`, [org.organizationId]);
+    nextSecond();
+    expect(await answer(await members(org.organizationId, key))).toEqual([403, 'TENANT_SUSPENDED']);
+  });
+});
+
+describe('unknown keys', () => {
+  it('cost PostgreSQL once, then nothing but the one script; one address is stopped after 60 refusals', async () => {
+    const org = await stack.seedOrganization();
+    const { key } = await makeKey(org);
+    const ip = '127.9.8.7';
+    const unknown = key.slice(0, 4) + 'Z'.repeat(32);
+    const { apiKeyChecksum } = await import('../../lib/auth/api-keys/key-format.ts');
+    const made = `${unknown}${apiKeyChecksum(unknown.slice(4))}`;
+    expect(await answer(await members(org.organizationId, made, ip))).toEqual([401, 'UNAUTHENTICATED']);
+    resetCosts();
+    expect(await answer(await members(org.organizationId, made, ip))).toEqual([401, 'UNAUTHENTICATED']);
+    expect(costs()).toEqual({ redis: 1, postgres: 0 });
+    for (let i = 2; i < 60; i++) await members(org.organizationId, made, ip);
+    const limited = await members(org.organizationId, made, ip);
+    expect(await answer(limited)).toEqual([429, 'RATE_LIMITED']);
+    // The address's limit is its own: the real key from another address still answers.
+    expect((await members(org.organizationId, key, '127.9.8.8')).status).toBe(200);
+  });
+});
