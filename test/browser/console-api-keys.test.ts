@@ -67,6 +67,10 @@ async function takeKeyOnce(title: string): Promise<string> {
   return key;
 }
 
+/** What the API answers a machine client calling with this key on a route its members:read scope reaches. */
+const membersWith = async (key: string) =>
+  (await server.stack.request('GET', `/orgs/${server.admin.organizationId}/members`, { token: key })).status;
+
 /** The keyed hash PostgreSQL holds for a key. */
 const hashOf = (key: string) => apiKeyHash(server.stack.config.indexHashKey, key);
 
@@ -95,6 +99,10 @@ it('creates a key: shown once with a copy button, then nowhere in the page; Post
   expect(stored).toMatchObject({ name: 'Stock sync', prefix: key.slice(0, 12), revoked: false, expires: true });
   expect(stored!.key_hash).toBe(await hashOf(key));
   expect(await form().getByLabel('Name').inputValue()).toBe('');
+  // The key the dialog showed is the one that works, and its use shows on the next list.
+  expect(await membersWith(key)).toBe(200);
+  await page.getByRole('button', { name: 'First page' }).and(page.locator('#api-keys-first')).click();
+  await expect.poll(() => cells.nth(5).textContent()).toMatch(STAMP);
 });
 
 it('refuses a key with no scope as a sentence, the code after it, and makes nothing', async () => {
@@ -130,6 +138,8 @@ it('rolls the key with the overlap chosen: the new key shown once, the old one l
   expect(minutesLeft).toBeLessThanOrEqual(5);
   const stored = await storedKeys();
   expect(stored.map((k) => k.key_hash)).toEqual([await hashOf(old!), await hashOf(fresh)]);
+  // Both work while the overlap lasts.
+  expect([await membersWith(old!), await membersWith(fresh)]).toEqual([200, 200]);
 });
 
 it('refuses a second roll of the old key as a sentence beside its row', async () => {
@@ -152,6 +162,7 @@ it('revokes the new key after a confirmation: gone from the list, revoked in Pos
   expect(await rows().count()).toBe(1);
   expect(await page.locator('#api-key-rows').textContent()).not.toContain(fresh.slice(0, 12));
   expect((await storedKeys()).map((k) => k.revoked)).toEqual([false, true]);
+  expect(await membersWith(fresh)).toBe(401);
 });
 
 it('fits the panel in its card at 1 280 px and at 1 366 × 768', async () => {
