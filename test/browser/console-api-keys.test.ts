@@ -123,6 +123,7 @@ it('rolls the key with the overlap chosen: the new key shown once, the old one l
   await confirm.getByRole('button', { name: 'Roll key' }).click();
   const fresh = await takeKeyOnce('New key for Stock sync');
   expect(fresh).not.toBe(old);
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(oldLabel);
   await expect
     .poll(() => page.locator('#notice').textContent())
     .toBe(`Rolled the API key Stock sync: the new one is ${fresh.slice(0, 12)}…; the old one stops in 5 minutes.`);

@@ -101,6 +101,8 @@ it('rotates the secret after a confirmation: a new one shown once, the row says 
   await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
   const second = await takeSecretOnce('New signing secret');
   expect(second).not.toBe(shownSecrets[0]);
+  // The row was redrawn under the dialog: focus is back on its (new) Rotate button.
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Rotate the secret of ${LABEL}`);
   const secretCell = page.locator('#webhook-rows tr', { hasText: URL_OF_ENDPOINT }).locator('td').nth(3);
   await expect
     .poll(() => secretCell.textContent())

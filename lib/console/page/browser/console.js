@@ -551,10 +551,12 @@ const INVITE_TOKEN_WORDING = {
 /**
  * A secret (an invite token, a webhook signing secret, an API key) lives only in this dialog: on close it leaves the DOM
  * and the last reference to it is dropped. It is never logged nor put in any storage.
+ * Focus goes back to the control that opened it, or, when a redraw replaced that control meanwhile, to `refocusTo()`.
  * @param {string} token
  * @param {{ title: string, warning: string, copy: string }} [wording]
+ * @param {() => void} [refocusTo]
  */
-function showToken(token, wording = INVITE_TOKEN_WORDING) {
+function showToken(token, wording = INVITE_TOKEN_WORDING, refocusTo) {
   const dialog = byId('token-dialog', HTMLDialogElement);
   const opener = document.activeElement;
   $('token-title').textContent = wording.title;
@@ -587,7 +589,9 @@ function showToken(token, wording = INVITE_TOKEN_WORDING) {
       $('token-copy-status').textContent = '';
       $('token-copy').removeEventListener('click', copy);
       $('token-close').removeEventListener('click', close);
-      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+      // A redraw under the dialog leaves the body focused in place of the control that opened it.
+      if (opener instanceof HTMLElement && opener.isConnected && opener !== document.body) opener.focus();
+      else if (refocusTo) refocusTo();
     },
     { once: true },
   );
@@ -1318,10 +1322,18 @@ function endpointState(endpoint) {
   return endpoint.disabledReason === 'failing' ? 'disabled after days of failures' : 'disabled by an admin';
 }
 
+/**
+ * How an endpoint's buttons name it: its description and URL, or the URL alone.
+ * @param {WebhookEndpoint} endpoint
+ */
+function endpointLabel(endpoint) {
+  return endpoint.description ? endpoint.description + ' (' + endpoint.url + ')' : endpoint.url;
+}
+
 /** @param {WebhookEndpoint} endpoint */
 function webhookRow(endpoint) {
   const tr = document.createElement('tr');
-  const label = endpoint.description ? endpoint.description + ' (' + endpoint.url + ')' : endpoint.url;
+  const label = endpointLabel(endpoint);
   const actions = cell('', 'actions');
   const result = document.createElement('output');
   result.className = 'error';
@@ -1402,12 +1414,17 @@ async function rotateSecret(endpoint, result) {
     const secret = rotated.secret;
     rotated.secret = '';
     await loadWebhooks();
-    showToken(secret, {
-      title: 'New signing secret',
-      warning:
-        'Shown this once. Copy it now into the receiver’s configuration; the previous secret keeps signing beside it for 24 hours. It cannot be shown again.',
-      copy: 'Copy secret',
-    });
+    const again = () => refocus($('webhook-rows'), 'Rotate the secret of ' + endpointLabel(endpoint), $('webhooks-refresh'));
+    showToken(
+      secret,
+      {
+        title: 'New signing secret',
+        warning:
+          'Shown this once. Copy it now into the receiver’s configuration; the previous secret keeps signing beside it for 24 hours. It cannot be shown again.',
+        copy: 'Copy secret',
+      },
+      again,
+    );
     notice('Rotated the secret of ' + endpoint.url + '.');
   } catch (error) {
     result.textContent = sentence(error);
@@ -1429,12 +1446,7 @@ async function setEndpointState(endpoint, wanted, result) {
   }
   await loadWebhooks();
   const label = wanted === 'enabled' ? 'Enabled ' : 'Disabled ';
-  refocus(
-    $('webhook-rows'),
-    (wanted === 'enabled' ? 'Disable ' : 'Enable ') +
-      (endpoint.description ? endpoint.description + ' (' + endpoint.url + ')' : endpoint.url),
-    $('webhooks-refresh'),
-  );
+  refocus($('webhook-rows'), (wanted === 'enabled' ? 'Disable ' : 'Enable ') + endpointLabel(endpoint), $('webhooks-refresh'));
   notice(label + endpoint.url + (wanted === 'enabled' ? ': deliveries go to it again.' : ': nothing is sent to it until it is enabled.'));
 }
 
@@ -1623,14 +1635,19 @@ function apiKeyRow(key) {
 /**
  * @param {string} key
  * @param {string} title
+ * @param {() => void} [refocusTo]
  */
-function showApiKey(key, title) {
-  showToken(key, {
-    title,
-    warning:
-      'Shown this once. Copy it now into the client that uses it: only a hash of it is kept, so it cannot be shown again (roll it for a new one).',
-    copy: 'Copy key',
-  });
+function showApiKey(key, title, refocusTo) {
+  showToken(
+    key,
+    {
+      title,
+      warning:
+        'Shown this once. Copy it now into the client that uses it: only a hash of it is kept, so it cannot be shown again (roll it for a new one).',
+      copy: 'Copy key',
+    },
+    refocusTo,
+  );
 }
 
 byId('api-key-form', HTMLFormElement).addEventListener('submit', async (event) => {
@@ -1693,7 +1710,10 @@ async function rollApiKey(key, result) {
     const secret = rolled.key;
     rolled.key = '';
     await loadApiKeys(apiKeyPages.cursor);
-    showApiKey(secret, 'New key for ' + rolled.apiKey.name);
+    // The old key's row, redrawn: its Roll button is where focus goes back to.
+    showApiKey(secret, 'New key for ' + rolled.apiKey.name, () =>
+      refocus($('api-key-rows'), 'Roll the API key ' + key.name + ' (' + key.prefix + ')', $('api-keys-first')),
+    );
     notice(
       'Rolled the API key ' +
         key.name +
