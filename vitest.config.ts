@@ -13,6 +13,7 @@ const throughCluster = [
   'test/cluster/**/*.test.ts',
   'test/integration/access.test.ts',
   'test/integration/api-keys.test.ts',
+  'test/integration/api-key-auth.test.ts',
   'test/integration/active-context.test.ts',
   'test/integration/audit-export.test.ts',
   'test/integration/console.test.ts',

@@ -1,6 +1,7 @@
 // Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs. Bursts and
 // figure benches run after them.
 import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
+import { apiKeyVerifyHitBench, apiKeyVerifyUnknownBench } from './api-keys.ts';
 import { authBenches } from './auth.ts';
 import { contextGetBench, contextGetStateMissingBench, contextSwitchBench, revocationCheckBehindBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
@@ -31,6 +32,8 @@ export const operationBenches: OperationBench[] = [
   ...syrveBenches,
   ...authBenches,
   contextGetBench,
+  apiKeyVerifyHitBench,
+  apiKeyVerifyUnknownBench,
   contextGetStateMissingBench,
   contextSwitchBench,
   revocationCheckBehindBench,

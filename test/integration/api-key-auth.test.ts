@@ -231,6 +231,32 @@ describe('revocation', () => {
   });
 });
 
+describe('failing closed', () => {
+  it('Redis not answering the check, or PostgreSQL a miss or the seq read: 503, never the route', async () => {
+    const org = await stack.seedOrganization();
+    const { key } = await makeKey(org);
+    const warm = await makeKey(org);
+    expect((await members(org.organizationId, warm.key)).status).toBe(200);
+    stack.redisProxy.faults.set({ failCommands: ['evalsha', 'eval'] });
+    try {
+      expect(await answer(await members(org.organizationId, warm.key))).toEqual([503, 'REVOCATION_UNAVAILABLE']);
+    } finally {
+      stack.redisProxy.faults.clear();
+    }
+    stack.neonProxy.faults.set({ refuse: true });
+    try {
+      // A miss needs PostgreSQL; so does a warm entry once the isolate's view of the organisation is a second old.
+      expect(await answer(await members(org.organizationId, key))).toEqual([503, 'REVOCATION_UNAVAILABLE']);
+      nextSecond();
+      expect(await answer(await members(org.organizationId, warm.key))).toEqual([503, 'REVOCATION_UNAVAILABLE']);
+    } finally {
+      stack.neonProxy.faults.clear();
+    }
+    expect(stack.logs.filter((line) => line.includes('api_key_check_failed')).length).toBeGreaterThanOrEqual(3);
+    expect((await members(org.organizationId, key)).status).toBe(200);
+  });
+});
+
 describe('unknown keys', () => {
   it('cost PostgreSQL once, then nothing but the one script; one address is stopped after 60 refusals', async () => {
     const org = await stack.seedOrganization();

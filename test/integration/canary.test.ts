@@ -221,6 +221,12 @@ it('API keys, a rolled one included, are seen only in the answers that make them
   ).json()) as { apiKey: { apiKeyId: string }; key: string };
   const answers: string[] = [];
   const record = async (response: Response) => answers.push(await response.text());
+  // Used where they belong: a miss read from PostgreSQL and cached, a hit, a scope refused, each key's entry in Redis.
+  for (const key of [made.key, rolled.key]) {
+    for (let i = 0; i < 2; i++) await record(await stack.request('GET', `/orgs/${org.organizationId}/members`, { token: key }));
+    await record(await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: key }));
+  }
+  expect(answers.slice(0, 2).join('\n')).toContain(org.adminId);
   // The keys sent where they do not belong: as a bearer, in a body, in a path; and a PostgreSQL outage mid-list.
   for (const key of [made.key, rolled.key]) {
     await record(await stack.request('GET', base, { token: key }));
@@ -233,7 +239,8 @@ it('API keys, a rolled one included, are seen only in the answers that make them
   await record(await stack.request('GET', base, { token: org.adminToken }));
 
   const stored = await everythingStored(stack);
-  // Positive control: the scan reads api_keys, where the keys' hashes are.
+  // Positive control: the scan reads api_keys, where the keys' hashes are, and the keys' Redis entries, with their ids.
+  expect(stored).toContain(`"apiKeyId":"${made.apiKey.apiKeyId}"`);
   expect(stored).toContain(await apiKeyHash(stack.config.indexHashKey, made.key));
   expect(stored).toContain(await apiKeyHash(stack.config.indexHashKey, rolled.key));
   for (const key of [made.key, rolled.key]) {
