@@ -1445,9 +1445,14 @@ async function setEndpointState(endpoint, wanted, result) {
     return;
   }
   await loadWebhooks();
-  const label = wanted === 'enabled' ? 'Enabled ' : 'Disabled ';
-  refocus($('webhook-rows'), (wanted === 'enabled' ? 'Disable ' : 'Enable ') + endpointLabel(endpoint), $('webhooks-refresh'));
-  notice(label + endpoint.url + (wanted === 'enabled' ? ': deliveries go to it again.' : ': nothing is sent to it until it is enabled.'));
+  const enabled = wanted === 'enabled';
+  // The redrawn row's button now says the opposite: focus goes there, ready to undo.
+  refocus($('webhook-rows'), (enabled ? 'Disable ' : 'Enable ') + endpointLabel(endpoint), $('webhooks-refresh'));
+  notice(
+    enabled
+      ? 'Enabled ' + endpoint.url + ': deliveries go to it again.'
+      : 'Disabled ' + endpoint.url + ': nothing is sent to it until it is enabled.',
+  );
 }
 
 /**
