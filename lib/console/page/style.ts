@@ -12,7 +12,7 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 6px; p
 section.wide { grid-column: 1 / -1; }
 h3 { font-size: 0.95rem; margin: 1rem 0 0.3rem; overflow-wrap: anywhere; }
 label.grow { flex: 1 1 18rem; }
-td.wrap { overflow-wrap: anywhere; }
+td.wrap { overflow-wrap: anywhere; min-width: 11rem; }
 td.actions button { padding: 0.2rem 0.55rem; margin: 0 0.3rem 0.3rem 0; }
 h2 { font-size: 1rem; margin: 0 0 0.6rem; }
 label, .field { display: inline-flex; flex-direction: column; gap: 0.2rem; font-size: 0.85rem; color: var(--muted); }
