@@ -167,6 +167,8 @@ it('disables the endpoint, refuses a retry in words while it is disabled, and en
   await page.getByRole('button', { name: `Enable ${LABEL}` }).click();
   await expect.poll(() => stateCell.textContent()).toBe('enabled');
   expect((await storedEndpoints())[0]!.state).toBe('enabled');
+  // The refusal beside the delivery went with the redraw.
+  await expect.poll(() => row.locator('output').textContent()).toBe('');
 });
 
 it("words the dialog for an invite's token again after the secrets (it is the same dialog)", async () => {

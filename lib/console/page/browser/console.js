@@ -1445,6 +1445,8 @@ async function setEndpointState(endpoint, wanted, result) {
     return;
   }
   await loadWebhooks();
+  // Its deliveries, if shown, are drawn again: a refusal beside one of them may no longer hold.
+  if (deliveriesShown.endpoint?.endpointId === endpoint.endpointId) await loadDeliveries(deliveriesShown.cursor);
   const enabled = wanted === 'enabled';
   // The redrawn row's button now says the opposite: focus goes there, ready to undo.
   refocus($('webhook-rows'), (enabled ? 'Disable ' : 'Enable ') + endpointLabel(endpoint), $('webhooks-refresh'));
