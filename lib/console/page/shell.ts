@@ -1,7 +1,15 @@
 // The console's one HTML page: every view's markup, hidden until the script shows it. No inline script or style (the
 // CSP allows neither); the CSRF token rides in a meta tag, the only value the server puts into the page.
 
+import { API_KEY_SCOPES } from '../../auth/api-keys/scopes.ts';
+import { EVENT_TYPES } from '../../events/event-types.ts';
+
 const ROLE_OPTIONS = ['Viewer', 'Accountant', 'OrganizationAdmin'];
+
+/** One checkbox per value, all named `name` (the script reads the checked ones). */
+function checkboxes(name: string, values: readonly string[]): string {
+  return values.map((value) => `<label class="check"><input type="checkbox" name="${name}" value="${value}"> ${value}</label>`).join('');
+}
 
 export interface ShellFacts {
   csrfToken: string;
@@ -150,6 +158,75 @@ export function consoleShell(facts: ShellFacts): string {
   <p id="policy-error" class="error" role="alert"></p>
 </section>
 
+<section id="webhooks" class="wide" aria-labelledby="webhooks-title">
+  <h2 id="webhooks-title">Webhook endpoints</h2>
+  <form id="webhook-form" class="stack" hidden>
+    <div class="row">
+      <label class="grow">URL <input name="url" type="url" maxlength="2048" placeholder="https://example.com/hooks/runstate" required></label>
+      <label class="grow">Description (optional) <input name="description" maxlength="256"></label>
+    </div>
+    <fieldset>
+      <legend>Events sent to it</legend>
+      ${checkboxes('event', EVENT_TYPES)}
+    </fieldset>
+    <div class="row"><button type="submit">Add endpoint</button></div>
+  </form>
+  <p id="webhooks-error" class="error" role="alert"></p>
+  <div id="webhook-list" hidden>
+    <table class="fit">
+      <caption class="muted">Oldest first. Each delivery is signed with the endpoint's secret; after a rotation the previous one signs beside it for 24 hours.</caption>
+      <thead><tr><th scope="col">Endpoint</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Secret</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody id="webhook-rows"></tbody>
+    </table>
+    <button id="webhooks-refresh" type="button">Refresh</button>
+  </div>
+  <div id="deliveries" hidden>
+    <h3 id="deliveries-title">Deliveries</h3>
+    <p id="deliveries-error" class="error" role="alert"></p>
+    <table class="fit">
+      <caption class="muted">Newest first. Retry sends a delivery again with the same webhook-id.</caption>
+      <thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last result</th><th scope="col">Next attempt</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody id="delivery-rows"></tbody>
+    </table>
+    <div class="row">
+      <button id="deliveries-newest" type="button" aria-label="Newest deliveries">Newest</button>
+      <button id="deliveries-older" type="button" aria-label="Older deliveries" disabled>Older</button>
+      <button id="deliveries-close" type="button">Close deliveries</button>
+    </div>
+  </div>
+</section>
+
+<section id="api-keys" class="wide" aria-labelledby="api-keys-title">
+  <h2 id="api-keys-title">API keys</h2>
+  <form id="api-key-form" class="stack" hidden>
+    <div class="row">
+      <label class="grow">Name <input name="name" maxlength="100" required></label>
+      <label>Expires on (optional, UTC) <input name="expiresOn" type="date"></label>
+      <label>Requests per minute (optional) <input name="rateLimitPerMinute" type="number" min="1" max="100000" step="1"></label>
+    </div>
+    <fieldset>
+      <legend>Scopes</legend>
+      ${checkboxes('scope', API_KEY_SCOPES)}
+    </fieldset>
+    <div class="row"><button type="submit">Create API key</button></div>
+  </form>
+  <p id="api-keys-error" class="error" role="alert"></p>
+  <div id="api-key-list" hidden>
+    <div class="row">
+      <span class="field"><label for="api-key-overlap">After a roll, the old key keeps working for</label> <select id="api-key-overlap"><option value="0">no time: it stops at once</option><option value="300">5 minutes</option><option value="3600" selected>1 hour</option><option value="86400">24 hours</option></select></span>
+    </div>
+    <table class="fit">
+      <caption class="muted">Keys not revoked, in the order they were made. A key itself is shown once, when it is made; the prefix tells keys apart.</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody id="api-key-rows"></tbody>
+    </table>
+    <div class="row">
+      <button id="api-keys-first" type="button">First page</button>
+      <button id="api-keys-next" type="button" disabled>Next page</button>
+    </div>
+  </div>
+</section>
+
 <section id="sessions" aria-labelledby="sessions-title">
   <h2 id="sessions-title">Your sessions</h2>
   <p id="sessions-error" class="error" role="alert"></p>
@@ -163,6 +240,7 @@ export function consoleShell(facts: ShellFacts): string {
 </div>
 </main>
 
+<!-- The one dialog that shows a secret once (an invite token, a webhook signing secret, an API key): the script words it. -->
 <dialog id="token-dialog" aria-labelledby="token-title" aria-describedby="token-warning">
   <h2 id="token-title">Invitation token</h2>
   <p id="token-warning" class="warning">Shown this once. Copy it now and hand it to the invitee over a channel you trust: it is stored nowhere and cannot be shown again.</p>

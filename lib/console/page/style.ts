@@ -9,6 +9,11 @@ main { padding: 1rem 1.2rem 2rem; }
 .views { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(34rem, 1fr)); }
 section { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 0.8rem 1rem 1rem; min-width: 0; overflow-x: auto; }
 #sign-in { max-width: 26rem; margin: 2rem auto; }
+section.wide { grid-column: 1 / -1; }
+h3 { font-size: 0.95rem; margin: 1rem 0 0.3rem; overflow-wrap: anywhere; }
+label.grow { flex: 1 1 18rem; }
+td.wrap { overflow-wrap: anywhere; min-width: 11rem; }
+td.actions button { padding: 0.2rem 0.55rem; margin: 0 0.3rem 0.3rem 0; }
 h2 { font-size: 1rem; margin: 0 0 0.6rem; }
 label, .field { display: inline-flex; flex-direction: column; gap: 0.2rem; font-size: 0.85rem; color: var(--muted); }
 input, select { font: inherit; color: var(--ink); padding: 0.3rem 0.45rem; border: 1px solid #aab1bf; border-radius: 4px; background: #fff; }

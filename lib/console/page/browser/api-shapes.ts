@@ -89,3 +89,39 @@ export interface SignInPolicy {
   requireMfa: boolean;
   allowedMethods: string[];
 }
+
+export interface WebhookEndpoint {
+  endpointId: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  state: 'enabled' | 'disabled';
+  disabledReason: 'admin' | 'failing' | null;
+  failingSince: string | null;
+  secretVersion: number;
+  previousSecretUntil: string | null;
+  createdAt: string;
+}
+
+export interface Delivery {
+  deliveryId: string;
+  eventType: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface ApiKey {
+  apiKeyId: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  rateLimitPerMinute: number | null;
+}

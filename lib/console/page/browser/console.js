@@ -3,7 +3,8 @@
 // API errors are shown as the API words them.
 
 /**
- * @import { Connection, Context, HistoryEvent, Invite, Job, Member, Membership, Passkey, Runtime, Session, SignInPolicy } from './api-shapes.ts'
+ * @import { ApiKey, Connection, Context, Delivery, HistoryEvent, Invite, Job, Member, Membership, Passkey, Runtime, Session, SignInPolicy,
+ *   WebhookEndpoint } from './api-shapes.ts'
  */
 
 /**
@@ -539,13 +540,28 @@ function deliveryNotice(what, delivery) {
   return what + (delivery === 'sent' ? ': email sent.' : ': email failed — use Resend.');
 }
 
+/** How the dialog words an invitation token, the first secret it showed (the markup's own wording). */
+const INVITE_TOKEN_WORDING = {
+  title: 'Invitation token',
+  warning:
+    'Shown this once. Copy it now and hand it to the invitee over a channel you trust: it is stored nowhere and cannot be shown again.',
+  copy: 'Copy token',
+};
+
 /**
- * The token lives only in this dialog: on close it leaves the DOM and the last reference to it is dropped.
+ * A secret (an invite token, a webhook signing secret, an API key) lives only in this dialog: on close it leaves the DOM
+ * and the last reference to it is dropped. It is never logged nor put in any storage.
+ * Focus goes back to the control that opened it, or, when a redraw replaced that control meanwhile, to `refocusTo()`.
  * @param {string} token
+ * @param {{ title: string, warning: string, copy: string }} [wording]
+ * @param {() => void} [refocusTo]
  */
-function showToken(token) {
+function showToken(token, wording = INVITE_TOKEN_WORDING, refocusTo) {
   const dialog = byId('token-dialog', HTMLDialogElement);
   const opener = document.activeElement;
+  $('token-title').textContent = wording.title;
+  $('token-warning').textContent = wording.warning;
+  $('token-copy').textContent = wording.copy;
   /** @type {string | null} */
   let secret = token;
   const holder = document.createElement('span');
@@ -573,7 +589,9 @@ function showToken(token) {
       $('token-copy-status').textContent = '';
       $('token-copy').removeEventListener('click', copy);
       $('token-close').removeEventListener('click', close);
-      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+      // A redraw under the dialog leaves the body focused in place of the control that opened it.
+      if (opener instanceof HTMLElement && opener.isConnected && opener !== document.body) opener.focus();
+      else if (refocusTo) refocusTo();
     },
     { once: true },
   );
@@ -1198,11 +1216,566 @@ byId('policy-form', HTMLFormElement).addEventListener('submit', async (event) =>
   }
 });
 
+// ——— errors in words, dates in one format (the webhook and API key panels) ———
+
+/**
+ * An error as a sentence: the API's message first, its code after, in brackets, for whoever reports it.
+ * @param {unknown} error
+ */
+function sentence(error) {
+  if (!(error instanceof ApiError)) return describe(error);
+  const text = error.message.charAt(0).toUpperCase() + error.message.slice(1);
+  return text + (/[.!?]$/.test(text) ? '' : '.') + ' (' + error.code + ')';
+}
+
+/**
+ * Whether the API refused because this person is not an admin of the organisation (not a suspension, not a lost session).
+ * @param {unknown} error
+ */
+function notAdmin(error) {
+  return error instanceof ApiError && error.status === 403 && error.code === 'FORBIDDEN';
+}
+
+/**
+ * One fixed format whatever the browser's locale: `2026-12-07 17:05 UTC`.
+ * @param {string | null} iso
+ * @param {string} [none]
+ */
+function stamp(iso, none = '—') {
+  if (!iso) return none;
+  const utc = new Date(iso).toISOString();
+  return utc.slice(0, 10) + ' ' + utc.slice(11, 16) + ' UTC';
+}
+
+/**
+ * The values of a form's checked boxes of this name.
+ * @param {HTMLFormElement} form
+ * @param {string} name
+ * @returns {string[]}
+ */
+function checkedValues(form, name) {
+  return [...form.querySelectorAll('input[type="checkbox"][name="' + name + '"]')].flatMap((box) =>
+    box instanceof HTMLInputElement && box.checked ? [box.value] : [],
+  );
+}
+
+/**
+ * A table row's cell holding a line of text and, below it, a muted one.
+ * @param {string} text
+ * @param {string} [below]
+ * @param {string} [className]
+ */
+function twoLineCell(text, below, className) {
+  const td = cell(text, className);
+  if (below) {
+    const small = document.createElement('div');
+    small.className = 'muted';
+    small.textContent = below;
+    td.append(small);
+  }
+  return td;
+}
+
+// ——— webhook endpoints ———
+
+const DELIVERY_PAGE = 20;
+/** @type {{ endpoint: WebhookEndpoint | null, cursor: string | null, next: string | null }} */
+const deliveriesShown = { endpoint: null, cursor: null, next: null };
+
+/** What this page says to a member who is not an admin, in place of a panel. */
+const ADMINS_ONLY = 'Only the organisation’s admins (OrganizationAdmin) can see and manage ';
+
+async function loadWebhooks() {
+  $('webhooks-error').textContent = '';
+  try {
+    /** @type {{ endpoints: WebhookEndpoint[] }} */
+    const { endpoints } = await json('GET', orgPath('/webhook-endpoints'));
+    $('webhook-rows').replaceChildren(...endpoints.map(webhookRow));
+    if (endpoints.length === 0) $('webhook-rows').append(emptyRow('No webhook endpoints yet.', 5));
+    $('webhook-form').hidden = false;
+    $('webhook-list').hidden = false;
+    const shown = deliveriesShown.endpoint;
+    if (shown && !endpoints.some((e) => e.endpointId === shown.endpointId)) closeDeliveries();
+  } catch (error) {
+    $('webhook-form').hidden = true;
+    $('webhook-list').hidden = true;
+    closeDeliveries();
+    $('webhooks-error').textContent = notAdmin(error) ? ADMINS_ONLY + 'webhook endpoints.' : sentence(error);
+  }
+}
+
+/**
+ * @param {string} text
+ * @param {number} columns
+ */
+function emptyRow(text, columns) {
+  const tr = document.createElement('tr');
+  const td = cell(text, 'muted');
+  td.colSpan = columns;
+  tr.append(td);
+  return tr;
+}
+
+/** @param {WebhookEndpoint} endpoint */
+function endpointState(endpoint) {
+  if (endpoint.state === 'enabled') return endpoint.failingSince ? 'enabled, failing since ' + stamp(endpoint.failingSince) : 'enabled';
+  return endpoint.disabledReason === 'failing' ? 'disabled after days of failures' : 'disabled by an admin';
+}
+
+/**
+ * How an endpoint's buttons name it: its description and URL, or the URL alone.
+ * @param {WebhookEndpoint} endpoint
+ */
+function endpointLabel(endpoint) {
+  return endpoint.description ? endpoint.description + ' (' + endpoint.url + ')' : endpoint.url;
+}
+
+/** @param {WebhookEndpoint} endpoint */
+function webhookRow(endpoint) {
+  const tr = document.createElement('tr');
+  const label = endpointLabel(endpoint);
+  const actions = cell('', 'actions');
+  const result = document.createElement('output');
+  result.className = 'error';
+  const enabled = endpoint.state === 'enabled';
+  actions.append(
+    button('Deliveries', () => showDeliveries(endpoint), 'Deliveries of ' + label),
+    button('Rotate secret', () => rotateSecret(endpoint, result), 'Rotate the secret of ' + label),
+    button(
+      enabled ? 'Disable' : 'Enable',
+      () => setEndpointState(endpoint, enabled ? 'disabled' : 'enabled', result),
+      (enabled ? 'Disable ' : 'Enable ') + label,
+    ),
+    button('Delete', () => deleteEndpoint(endpoint, result), 'Delete ' + label),
+    result,
+  );
+  const stateCell = cell(endpointState(endpoint), enabled ? 'state-on' : 'state-bad');
+  tr.append(
+    twoLineCell(endpoint.url, endpoint.description ?? undefined, 'wrap mono'),
+    cell(endpoint.events.join(', '), 'wrap'),
+    stateCell,
+    twoLineCell(
+      'version ' + endpoint.secretVersion,
+      endpoint.previousSecretUntil ? 'the previous one signs too until ' + stamp(endpoint.previousSecretUntil) : undefined,
+    ),
+    actions,
+  );
+  return tr;
+}
+
+byId('webhook-form', HTMLFormElement).addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = byId('webhook-form', HTMLFormElement);
+  $('webhooks-error').textContent = '';
+  notice('');
+  try {
+    const description = field(form, 'description').value.trim();
+    /** @type {{ endpoint: WebhookEndpoint, secret: string }} */
+    const created = await json('POST', orgPath('/webhook-endpoints'), {
+      url: field(form, 'url').value.trim(),
+      events: checkedValues(form, 'event'),
+      ...(description ? { description } : {}),
+    });
+    // The one answer that carries the secret: it goes to the dialog and nowhere else.
+    const secret = created.secret;
+    created.secret = '';
+    form.reset();
+    await loadWebhooks();
+    showToken(secret, {
+      title: 'Signing secret of the new endpoint',
+      warning:
+        'Shown this once. Copy it now into the receiver’s configuration: it verifies the webhook-signature header. It is stored here only sealed and cannot be shown again (rotate it for a new one).',
+      copy: 'Copy secret',
+    });
+    notice('Added the endpoint ' + created.endpoint.url + '.');
+  } catch (error) {
+    $('webhooks-error').textContent = sentence(error);
+  }
+});
+
+$('webhooks-refresh').addEventListener('click', () => void loadWebhooks());
+
+/**
+ * @param {WebhookEndpoint} endpoint
+ * @param {HTMLOutputElement} result
+ */
+async function rotateSecret(endpoint, result) {
+  const confirmed = await confirmAction({
+    title: 'Rotate the signing secret?',
+    text: 'A new secret signs every delivery to ' + endpoint.url + ' from now on; the current one still signs beside it for 24 hours.',
+    yes: 'Rotate secret',
+    no: 'Keep it',
+  });
+  if (!confirmed) return;
+  result.textContent = '';
+  try {
+    /** @type {{ secret: string }} */
+    const rotated = await json('POST', orgPath('/webhook-endpoints/' + endpoint.endpointId + '/rotate-secret'));
+    const secret = rotated.secret;
+    rotated.secret = '';
+    await loadWebhooks();
+    const again = () => refocus($('webhook-rows'), 'Rotate the secret of ' + endpointLabel(endpoint), $('webhooks-refresh'));
+    showToken(
+      secret,
+      {
+        title: 'New signing secret',
+        warning:
+          'Shown this once. Copy it now into the receiver’s configuration; the previous secret keeps signing beside it for 24 hours. It cannot be shown again.',
+        copy: 'Copy secret',
+      },
+      again,
+    );
+    notice('Rotated the secret of ' + endpoint.url + '.');
+  } catch (error) {
+    result.textContent = sentence(error);
+  }
+}
+
+/**
+ * @param {WebhookEndpoint} endpoint
+ * @param {'enabled' | 'disabled'} wanted
+ * @param {HTMLOutputElement} result
+ */
+async function setEndpointState(endpoint, wanted, result) {
+  result.textContent = '';
+  try {
+    await json('PATCH', orgPath('/webhook-endpoints/' + endpoint.endpointId), { state: wanted });
+  } catch (error) {
+    result.textContent = sentence(error);
+    return;
+  }
+  await loadWebhooks();
+  // Its deliveries, if shown, are drawn again: a refusal beside one of them may no longer hold.
+  if (deliveriesShown.endpoint?.endpointId === endpoint.endpointId) await loadDeliveries(deliveriesShown.cursor);
+  const enabled = wanted === 'enabled';
+  // The redrawn row's button now says the opposite: focus goes there, ready to undo.
+  refocus($('webhook-rows'), (enabled ? 'Disable ' : 'Enable ') + endpointLabel(endpoint), $('webhooks-refresh'));
+  notice(
+    enabled
+      ? 'Enabled ' + endpoint.url + ': deliveries go to it again.'
+      : 'Disabled ' + endpoint.url + ': nothing is sent to it until it is enabled.',
+  );
+}
+
+/**
+ * @param {WebhookEndpoint} endpoint
+ * @param {HTMLOutputElement} result
+ */
+async function deleteEndpoint(endpoint, result) {
+  const confirmed = await confirmAction({
+    title: 'Delete this endpoint?',
+    text: 'Nothing more is sent to ' + endpoint.url + ', and its deliveries are deleted with it.',
+    yes: 'Delete endpoint',
+    no: 'Keep it',
+  });
+  if (!confirmed) return;
+  result.textContent = '';
+  try {
+    await api('DELETE', orgPath('/webhook-endpoints/' + endpoint.endpointId));
+  } catch (error) {
+    result.textContent = sentence(error);
+    return;
+  }
+  await loadWebhooks();
+  $('webhooks-refresh').focus();
+  notice('Deleted the endpoint ' + endpoint.url + '.');
+}
+
+function closeDeliveries() {
+  deliveriesShown.endpoint = null;
+  $('deliveries').hidden = true;
+  $('delivery-rows').replaceChildren();
+}
+
+/** @param {WebhookEndpoint} endpoint */
+async function showDeliveries(endpoint) {
+  deliveriesShown.endpoint = endpoint;
+  $('deliveries-title').textContent = 'Deliveries to ' + endpoint.url;
+  $('deliveries').hidden = false;
+  await loadDeliveries(null);
+  $('deliveries-title').scrollIntoView({ block: 'nearest' });
+}
+
+/** @param {string | null} cursor */
+async function loadDeliveries(cursor) {
+  const endpoint = deliveriesShown.endpoint;
+  if (!endpoint) return;
+  $('deliveries-error').textContent = '';
+  try {
+    /** @type {{ deliveries: Delivery[], nextCursor: string | null }} */
+    const page = await json(
+      'GET',
+      orgPath(
+        '/webhook-endpoints/' +
+          endpoint.endpointId +
+          '/deliveries?limit=' +
+          DELIVERY_PAGE +
+          (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''),
+      ),
+    );
+    deliveriesShown.cursor = cursor;
+    deliveriesShown.next = page.nextCursor;
+    $('delivery-rows').replaceChildren(...page.deliveries.map((delivery) => deliveryRow(endpoint, delivery)));
+    if (page.deliveries.length === 0)
+      $('delivery-rows').append(emptyRow('No deliveries yet: one is made for each event the endpoint is sent.', 7));
+    byId('deliveries-older', HTMLButtonElement).disabled = page.nextCursor === null;
+  } catch (error) {
+    $('deliveries-error').textContent = sentence(error);
+  }
+}
+
+/** @param {Delivery} delivery */
+function lastResult(delivery) {
+  if (delivery.attempts === 0) return 'not tried yet';
+  const parts = [];
+  if (delivery.lastStatus !== null) parts.push('HTTP ' + delivery.lastStatus);
+  if (delivery.lastError) parts.push(delivery.lastError);
+  return (parts.join(': ') || 'no answer') + ' at ' + stamp(delivery.lastAttemptAt);
+}
+
+/**
+ * @param {WebhookEndpoint} endpoint
+ * @param {Delivery} delivery
+ */
+function deliveryRow(endpoint, delivery) {
+  const tr = document.createElement('tr');
+  const actions = cell('', 'actions');
+  const result = document.createElement('output');
+  result.className = 'error';
+  if (delivery.state !== 'succeeded') {
+    actions.append(
+      button(
+        'Retry',
+        () => retryDelivery(endpoint, delivery, result),
+        'Retry the ' + delivery.eventType + ' delivery of ' + stamp(delivery.createdAt),
+      ),
+      result,
+    );
+  }
+  tr.append(
+    cell(stamp(delivery.createdAt)),
+    cell(delivery.eventType, 'mono'),
+    cell(delivery.state, delivery.state === 'succeeded' ? 'state-on' : delivery.state === 'failed' ? 'state-bad' : 'state-off'),
+    cell(String(delivery.attempts)),
+    cell(lastResult(delivery), 'wrap'),
+    cell(stamp(delivery.nextAttemptAt)),
+    actions,
+  );
+  return tr;
+}
+
+/**
+ * @param {WebhookEndpoint} endpoint
+ * @param {Delivery} delivery
+ * @param {HTMLOutputElement} result
+ */
+async function retryDelivery(endpoint, delivery, result) {
+  result.textContent = '';
+  try {
+    await api('POST', orgPath('/webhook-endpoints/' + endpoint.endpointId + '/deliveries/' + delivery.deliveryId + '/retry'));
+  } catch (error) {
+    result.textContent = sentence(error);
+    return;
+  }
+  await loadDeliveries(deliveriesShown.cursor);
+  $('deliveries-newest').focus();
+  notice('The ' + delivery.eventType + ' delivery of ' + stamp(delivery.createdAt) + ' is pending again: it is sent shortly.');
+}
+
+$('deliveries-newest').addEventListener('click', () => void loadDeliveries(null));
+$('deliveries-older').addEventListener('click', () => void loadDeliveries(deliveriesShown.next));
+$('deliveries-close').addEventListener('click', () => {
+  closeDeliveries();
+  $('webhooks-refresh').focus();
+});
+
+// ——— API keys ———
+
+const API_KEY_PAGE = 20;
+/** @type {{ cursor: string | null, next: string | null }} */
+const apiKeyPages = { cursor: null, next: null };
+
+/** @param {string | null} cursor */
+async function loadApiKeys(cursor) {
+  $('api-keys-error').textContent = '';
+  try {
+    /** @type {{ apiKeys: ApiKey[], nextCursor: string | null }} */
+    const page = await json('GET', orgPath('/api-keys?limit=' + API_KEY_PAGE + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '')));
+    apiKeyPages.cursor = cursor;
+    apiKeyPages.next = page.nextCursor;
+    $('api-key-rows').replaceChildren(...page.apiKeys.map(apiKeyRow));
+    if (page.apiKeys.length === 0) $('api-key-rows').append(emptyRow('No API keys yet.', 7));
+    byId('api-keys-next', HTMLButtonElement).disabled = page.nextCursor === null;
+    $('api-key-form').hidden = false;
+    $('api-key-list').hidden = false;
+  } catch (error) {
+    $('api-key-form').hidden = true;
+    $('api-key-list').hidden = true;
+    $('api-keys-error').textContent = notAdmin(error) ? ADMINS_ONLY + 'API keys.' : sentence(error);
+  }
+}
+
+/** @param {ApiKey} key */
+function apiKeyRow(key) {
+  const tr = document.createElement('tr');
+  const actions = cell('', 'actions');
+  const result = document.createElement('output');
+  result.className = 'error';
+  actions.append(
+    button('Roll', () => rollApiKey(key, result), 'Roll the API key ' + key.name + ' (' + key.prefix + ')'),
+    button('Revoke', () => revokeApiKey(key, result), 'Revoke the API key ' + key.name + ' (' + key.prefix + ')'),
+    result,
+  );
+  const expired = key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now();
+  tr.append(
+    twoLineCell(key.name, key.rateLimitPerMinute === null ? undefined : key.rateLimitPerMinute + ' requests a minute', 'wrap'),
+    cell(key.prefix + '…', 'mono'),
+    cell(key.scopes.join(', '), 'wrap'),
+    cell(stamp(key.createdAt)),
+    cell(key.expiresAt === null ? 'never' : (expired ? 'expired ' : '') + stamp(key.expiresAt), expired ? 'state-bad' : ''),
+    cell(stamp(key.lastUsedAt, 'never')),
+    actions,
+  );
+  return tr;
+}
+
+/**
+ * @param {string} key
+ * @param {string} title
+ * @param {() => void} [refocusTo]
+ */
+function showApiKey(key, title, refocusTo) {
+  showToken(
+    key,
+    {
+      title,
+      warning:
+        'Shown this once. Copy it now into the client that uses it: only a hash of it is kept, so it cannot be shown again (roll it for a new one).',
+      copy: 'Copy key',
+    },
+    refocusTo,
+  );
+}
+
+byId('api-key-form', HTMLFormElement).addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = byId('api-key-form', HTMLFormElement);
+  $('api-keys-error').textContent = '';
+  notice('');
+  try {
+    const expiresOn = field(form, 'expiresOn').value;
+    const limit = field(form, 'rateLimitPerMinute').value;
+    /** @type {{ apiKey: ApiKey, key: string }} */
+    const created = await json('POST', orgPath('/api-keys'), {
+      name: field(form, 'name').value.trim(),
+      scopes: checkedValues(form, 'scope'),
+      // The chosen day's start, UTC: the same instant whatever the browser's zone.
+      ...(expiresOn ? { expiresAt: expiresOn + 'T00:00:00Z' } : {}),
+      ...(limit ? { rateLimitPerMinute: Number(limit) } : {}),
+    });
+    // The one answer that carries the key: it goes to the dialog and nowhere else.
+    const key = created.key;
+    created.key = '';
+    form.reset();
+    await loadApiKeys(null);
+    showApiKey(key, 'New API key ' + created.apiKey.name);
+    notice('Created the API key ' + created.apiKey.name + ' (' + created.apiKey.prefix + '…).');
+  } catch (error) {
+    $('api-keys-error').textContent = sentence(error);
+  }
+});
+
+/** The overlap chosen for rolls, in seconds, and in words. */
+function rollOverlap() {
+  const select = byId('api-key-overlap', HTMLSelectElement);
+  return { seconds: Number(select.value), words: /** @type {HTMLOptionElement} */ (select.selectedOptions[0]).textContent ?? '' };
+}
+
+/**
+ * @param {ApiKey} key
+ * @param {HTMLOutputElement} result
+ */
+async function rollApiKey(key, result) {
+  const overlap = rollOverlap();
+  const confirmed = await confirmAction({
+    title: 'Roll this API key?',
+    text:
+      'A new key replaces ' +
+      key.name +
+      ' (' +
+      key.prefix +
+      '…) with the same scopes; the old one keeps working for ' +
+      (overlap.seconds === 0 ? 'no time: it stops at once.' : overlap.words + ', then stops.'),
+    yes: 'Roll key',
+    no: 'Keep it',
+  });
+  if (!confirmed) return;
+  result.textContent = '';
+  try {
+    /** @type {{ apiKey: ApiKey, key: string }} */
+    const rolled = await json('POST', orgPath('/api-keys/' + key.apiKeyId + '/roll'), { overlapSeconds: overlap.seconds });
+    const secret = rolled.key;
+    rolled.key = '';
+    await loadApiKeys(apiKeyPages.cursor);
+    // The old key's row, redrawn: its Roll button is where focus goes back to.
+    showApiKey(secret, 'New key for ' + rolled.apiKey.name, () =>
+      refocus($('api-key-rows'), 'Roll the API key ' + key.name + ' (' + key.prefix + ')', $('api-keys-first')),
+    );
+    notice(
+      'Rolled the API key ' +
+        key.name +
+        ': the new one is ' +
+        rolled.apiKey.prefix +
+        '…; the old one stops ' +
+        (overlap.seconds === 0 ? 'now.' : 'in ' + overlap.words + '.'),
+    );
+  } catch (error) {
+    result.textContent = sentence(error);
+  }
+}
+
+/**
+ * @param {ApiKey} key
+ * @param {HTMLOutputElement} result
+ */
+async function revokeApiKey(key, result) {
+  const confirmed = await confirmAction({
+    title: 'Revoke this API key?',
+    text: 'The key ' + key.name + ' (' + key.prefix + '…) is refused from now on. This cannot be undone.',
+    yes: 'Revoke key',
+    no: 'Keep it',
+  });
+  if (!confirmed) return;
+  result.textContent = '';
+  try {
+    await api('DELETE', orgPath('/api-keys/' + key.apiKeyId));
+  } catch (error) {
+    result.textContent = sentence(error);
+    return;
+  }
+  await loadApiKeys(apiKeyPages.cursor);
+  $('api-keys-first').focus();
+  notice('Revoked the API key ' + key.name + ' (' + key.prefix + '…).');
+}
+
+$('api-keys-first').addEventListener('click', () => void loadApiKeys(null));
+$('api-keys-next').addEventListener('click', () => void loadApiKeys(apiKeyPages.next));
+
 // ——— start ———
 
 async function loadViews() {
   $('export-list').replaceChildren();
-  await Promise.all([loadInvites(), loadHistory(null), loadMembers(null), loadSyrve(), loadPasskeys(), loadPolicy(), loadSessions()]);
+  await Promise.all([
+    loadInvites(),
+    loadHistory(null),
+    loadMembers(null),
+    loadSyrve(),
+    loadPasskeys(),
+    loadPolicy(),
+    loadWebhooks(),
+    loadApiKeys(null),
+    loadSessions(),
+  ]);
 }
 
 async function start() {
