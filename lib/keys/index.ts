@@ -40,6 +40,7 @@ export { sessionRecordSchema, type SessionRecord } from './defs/syrve.ts';
 export { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_GENERATION_TTL_SECONDS, RESOLVE_MISS_TTL_SECONDS } from './defs/tenant.ts';
 export { publicTenantSchema, type PublicTenant } from './defs/tenant.ts';
 export { THROTTLE_ACTIONS } from './defs/throttle.ts';
+export { WEBHOOK_DELIVERY_LEASE_TTL_SECONDS } from './defs/webhook.ts';
 export {
   PLAN_LIMITS_TTL_SECONDS,
   planLimitsSchema,

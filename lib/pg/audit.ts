@@ -58,6 +58,8 @@ export const AUDIT_ACTIONS = [
   'webhook.endpoint_deleted',
   'webhook.secret_rotated',
   'webhook.delivery_retried',
+  'webhook.delivery_failed',
+  'webhook.endpoint_disabled',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry
