@@ -1,5 +1,5 @@
 // The scheduled function's default task list, run in this order by every trigger (Workers, Lambda, npm start, npm run cron).
-import { inviteIndexCleanupTask, inviteReconcileTask } from '../runtime/invites/index.ts';
+import { inviteExpiryTask, inviteIndexCleanupTask, inviteReconcileTask } from '../runtime/invites/index.ts';
 import { auditExportTask } from '../runtime/jobs/index.ts';
 import { webhookDeliveryTask } from '../events/delivery/delivery-task.ts';
 import { retentionTask } from '../runtime/retention/index.ts';
@@ -18,6 +18,7 @@ export const CRON_TASKS: readonly CronTask[] = [
   denylistRepairTask,
   inviteReconcileTask,
   inviteIndexCleanupTask,
+  inviteExpiryTask,
   syrveHousekeepingTask,
   auditExportTask,
   webhookDeliveryTask,

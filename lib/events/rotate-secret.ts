@@ -58,7 +58,7 @@ export async function rotateSecret(
         locationId: null,
         targetId: input.endpointId,
         correlationId: input.correlationId,
-        details: { secretVersion: next },
+        details: { version: next },
       },
       now,
       'EXISTS (SELECT 1 FROM rotated)',

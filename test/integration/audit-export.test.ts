@@ -376,12 +376,17 @@ describe('the file', () => {
     expect(text).toContain(`"'-2+3"`);
     expect(text).toContain(`"{""note"":""@SUM(A1)""}"`);
 
-    // The download is in the audit trail; the request is too, and is not in its own file.
+    // The download is in the audit trail; the request and the end are too, and are not in their own file.
     const audit = await stack.db.query(
-      `SELECT action FROM audit_events WHERE organization_id = $1 AND target_id = $2 ORDER BY occurred_at`,
+      `SELECT action, actor_user_id, details FROM audit_events WHERE organization_id = $1 AND target_id = $2 ORDER BY occurred_at`,
       [a.organizationId, created.jobId],
     );
-    expect(audit.rows.map((r: { action: string }) => r.action)).toEqual(['audit.export_requested', 'audit.export_downloaded']);
+    expect(audit.rows.map((r: { action: string }) => r.action)).toEqual([
+      'audit.export_requested',
+      'audit.export_finished',
+      'audit.export_downloaded',
+    ]);
+    expect(audit.rows[1]).toMatchObject({ actor_user_id: null, details: { outcome: 'done', rows: 703 } });
   });
 
   it('is 409 before the export is done', async () => {

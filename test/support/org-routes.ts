@@ -14,6 +14,8 @@ const BODIES: Record<string, unknown> = {
   'PATCH /orgs/{orgId}/branding': { displayName: 'Renamed' },
   'PUT /orgs/{orgId}/domains': { domains: [] },
   'PATCH /orgs/{orgId}/members/{userId}': { roleCode: 'Viewer' },
+  'POST /orgs/{orgId}/webhook-endpoints': { url: 'http://127.0.0.1:9/hook', events: ['member.role_changed'] },
+  'PATCH /orgs/{orgId}/webhook-endpoints/{endpointId}': { state: 'disabled' },
   'PUT /orgs/{orgId}/sign-in-policy': { requireMfa: false, allowedMethods: ['password', 'oidc', 'passkey'] },
 };
 

@@ -26,3 +26,4 @@ export { inviteSchema } from './invite-record.ts';
 export { LIST_INVITES } from './list-invites.ts';
 export { inviteIndexCleanupTask } from './cleanup-indexes.ts';
 export { inviteReconcileTask } from './reconcile-task.ts';
+export { inviteExpiryTask } from './expire-invites.ts';

@@ -31,7 +31,7 @@ export async function organizationsWithInvitesSince(
 }
 
 /** The lowest UUID whose first 48 bits are this unix millisecond: every UUIDv7 made at or after it sorts above it. */
-function firstUuidv7At(ms: number): string {
+export function firstUuidv7At(ms: number): string {
   const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
 }

@@ -45,7 +45,7 @@ interface Attempt {
  * finished invite answers as finished whatever happened since), then the user, what invite_assert_grantable checks
  * (migrations/0023: the organisation neither suspended nor deleted and the creator still its organisation-wide
  * OrganizationAdmin, under the organisation's row lock that removals, role changes and state changes take), the role
- * unless the same one is already held, and `invite.accepted`. A different role at that scope rolls the whole
+ * unless the same one is already held (with `member.added` when it made a member), and `invite.accepted`. A different role at that scope rolls the whole
  * transaction back (RS409 from invite_assert_role_compatible, migrations/0003).
  */
 export async function recordAcceptance(deps: Deps, attempt: Attempt): Promise<RecordOutcome> {
@@ -98,13 +98,40 @@ function grantStatements(attempt: Attempt, at: Date, user: { text: string; param
       text: 'SELECT invite_assert_role_compatible($1, $2, $3, $4)',
       params: [actorUserId, record.organizationId, record.locationId, record.roleCode],
     },
-    {
-      text: `INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code, granted_by_user_id)
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      params: [uuidv7(), actorUserId, record.organizationId, record.locationId, record.roleCode, record.createdByUserId],
-    },
+    memberAddedStatement(attempt, at),
     inviteAudit('invite.accepted', attempt, at),
   ];
+}
+
+/**
+ * The role, unless the same one is already held, and `member.added` when it made the user a member: the role was
+ * inserted and the user held no role in the organisation before (the NOT EXISTS reads the table as it was before this
+ * statement's own insert). A second role at another Outlet adds no member.
+ */
+function memberAddedStatement(attempt: Attempt, at: Date): { text: string; params: unknown[] } {
+  const { record, actorUserId } = attempt;
+  const params = [uuidv7(), actorUserId, record.organizationId, record.locationId, record.roleCode, record.createdByUserId];
+  const added = conditionalAuditInsert(
+    {
+      action: 'member.added',
+      actorUserId,
+      organizationId: record.organizationId,
+      locationId: record.locationId,
+      targetId: actorUserId,
+      correlationId: attempt.correlationId,
+      details: { roleCode: record.roleCode, inviteId: record.inviteId, grantedBy: record.createdByUserId },
+    },
+    at,
+    'EXISTS (SELECT 1 FROM granted) AND NOT EXISTS (SELECT 1 FROM role_assignments r WHERE r.user_id = $2::uuid AND r.organization_id = $3::uuid)',
+    params.length + 1,
+  );
+  return {
+    text: `WITH granted AS (
+             INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code, granted_by_user_id)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id
+           ) ${added.text}`,
+    params: [...params, ...added.params],
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 // Who works an export now: one run claims one job with one conditional UPDATE, and hands it back when its budget ends.
 import type { Deps } from '../../deps.ts';
+import { conditionalAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { JOB_COLUMNS, type JobRow } from './job-record.ts';
 import { stallSeconds } from './policy.ts';
@@ -81,12 +82,34 @@ export async function releaseJob(deps: Deps, claim: { jobId: string; claimId: st
 }
 
 /** Gives up on a job for good (a fault that would repeat on every run), with a short code, never an error message. */
-export async function failJob(deps: Deps, claim: { jobId: string; claimId: string }, errorCode: string): Promise<boolean> {
+export async function failJob(
+  deps: Deps,
+  claim: { jobId: string; claimId: string; organizationId: string; correlationId: string },
+  errorCode: string,
+): Promise<boolean> {
+  // The end is recorded with it (the event export.finished follows from the row, migrations/0028_webhook_endpoints.sql).
+  const finished = conditionalAuditInsert(
+    {
+      action: 'audit.export_finished',
+      actorUserId: null,
+      organizationId: claim.organizationId,
+      locationId: null,
+      targetId: claim.jobId,
+      correlationId: claim.correlationId,
+      details: { outcome: 'failed' },
+    },
+    new Date(deps.clock.now()),
+    'EXISTS (SELECT 1 FROM failed)',
+    4,
+  );
   const rows = await dbCall('commit', 'jobs.fail', (signal) =>
     deps.db.query(
-      `UPDATE jobs SET state = 'failed', error_code = $3, finished_at = now(), claim_id = NULL, lease_until = NULL, updated_at = now()
-        WHERE id = $1 AND claim_id = $2 AND state = 'running' RETURNING id`,
-      [claim.jobId, claim.claimId, errorCode],
+      `WITH failed AS (
+         UPDATE jobs SET state = 'failed', error_code = $3, finished_at = now(), claim_id = NULL, lease_until = NULL, updated_at = now()
+          WHERE id = $1 AND claim_id = $2 AND state = 'running' RETURNING id
+       ), finished AS (${finished.text})
+       SELECT id FROM failed`,
+      [claim.jobId, claim.claimId, errorCode, ...finished.params],
       { signal },
     ),
   );

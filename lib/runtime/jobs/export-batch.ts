@@ -1,5 +1,6 @@
 // One batch of an audit export: read the next events after the job's cursor, then commit their CSV part with the cursor.
 import type { Deps } from '../../deps.ts';
+import { computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { auditCsvLine } from './csv.ts';
 import { JOB_COLUMNS, type JobRow } from './job-record.ts';
@@ -86,6 +87,22 @@ export async function commitBatch(
 ): Promise<JobRow | undefined> {
   const { row } = claim;
   const hasPart = batch.rows > 0;
+  // The last batch records the export's end in the same statement (the event export.finished follows from it,
+  // migrations/0028_webhook_endpoints.sql); a batch that did not land writes no row.
+  const finished = computedAuditInsert(
+    {
+      action: 'audit.export_finished',
+      actorUserId: null,
+      organizationId: row.organization_id,
+      locationId: null,
+      targetId: row.id,
+      correlationId: row.correlation_id,
+      details: { outcome: 'done' },
+    },
+    new Date(deps.clock.now()),
+    { computed: { rows: 'SELECT rows_total FROM advanced' }, when: "EXISTS (SELECT 1 FROM advanced WHERE state = 'done')" },
+    12,
+  );
   const rows = await dbCall('commit', 'jobs.export.commit', (signal) =>
     deps.db.query<JobRow>(
       `WITH advanced AS (
@@ -104,7 +121,7 @@ export async function commitBatch(
        ), part AS (
          INSERT INTO job_files (job_id, part_no, content, bytes)
          SELECT id, parts, $11, $7 FROM advanced WHERE $5 = 1
-       )
+       ), finished AS (${finished.text})
        SELECT ${JOB_COLUMNS} FROM advanced`,
       [
         stallSeconds(deps.config),
@@ -118,6 +135,7 @@ export async function commitBatch(
         batch.last?.id ?? null,
         final,
         batch.content,
+        ...finished.params,
       ],
       { signal },
     ),

@@ -106,7 +106,8 @@ async function workExport(
       correlationId: context.correlationId,
     });
     budget.spend(2);
-    if (await failJob(deps, claim, 'export_error')) await deleteJobCache(deps, job);
+    if (await failJob(deps, { ...claim, organizationId: job.organizationId, correlationId: claimed.row.correlation_id }, 'export_error'))
+      await deleteJobCache(deps, job);
     return 'failed';
   }
 }
