@@ -9,6 +9,7 @@ import { recordOutcome, type AttemptOutcome } from './record-outcome.ts';
 import { nextAttemptAt } from './schedule.ts';
 import { SEND_TIMEOUT_MS, sendDelivery } from './send.ts';
 import { signDelivery, webhookIdOf } from './signature.ts';
+import { sendableInThisEnv } from './test-env-guard.ts';
 
 export interface DeliveryRef {
   deliveryId: string;
@@ -126,7 +127,7 @@ async function attempt(deps: Deps, row: AttemptRow, timeoutMs: number): Promise<
   };
   // Again before every send: a name that resolved to a public address when the endpoint was saved may not now.
   const checked = await checkEndpointUrl(row.url, { appEnv: deps.config.appEnv, resolveHost: deps.resolveHost });
-  if (!checked.ok) return failure(null, 'url-forbidden');
+  if (!checked.ok || !sendableInThisEnv(checked.url, deps.config.appEnv)) return failure(null, 'url-forbidden');
   let secrets: string[];
   try {
     secrets = await signingSecrets(deps, row);
