@@ -1,8 +1,13 @@
 // A webhook receiver on 127.0.0.1 for npm start, the tests and the bench: it verifies each delivery with the
 // `standardwebhooks` package and keeps what it received; its answers can be set (a status, a redirect, a delay).
+// `PUT /_receiver/secret` (a whsec_ secret as the body) tells it the secret to verify with: npm start's walkthrough
+// pipes the one an endpoint's create answered into it, so the secret is in no process's argv.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+
+const SECRET_PATH = '/_receiver/secret';
+const WHSEC = /^whsec_[A-Za-z0-9+/]{20,88}={0,2}$/;
 
 export interface ReceivedDelivery {
   webhookId: string;
@@ -54,6 +59,13 @@ export async function startWebhookReceiver(options: { secrets?: readonly string[
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      if (request.url === SECRET_PATH) {
+        const secret = body.trim();
+        const accepted = request.method === 'PUT' && WHSEC.test(secret);
+        if (accepted) secrets = [secret];
+        response.writeHead(accepted ? 204 : 400).end();
+        return;
+      }
       const header = (name: string) => String(request.headers[name] ?? '');
       const headers = {
         'webhook-id': header('webhook-id'),
