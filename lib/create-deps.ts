@@ -10,6 +10,7 @@ import { RateLimitMemo } from './rate-limit-memo.ts';
 import { createEmailApiNotifier } from './notify/email-api.ts';
 import { noNotifier, type Notifier } from './notify/notifier.ts';
 import { createSyrveClient, type SyrveUpstream } from './upstream/syrve/index.ts';
+import { dohHostResolver } from './upstream/dns/doh-host-resolver.ts';
 import { noHostResolver, type HostResolver } from './upstream/dns/host-resolver.ts';
 import { trackNewDeliveries } from './pg/new-deliveries.ts';
 
@@ -48,6 +49,8 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     notifier: overrides.notifier ?? (config.emailApi !== undefined ? createEmailApiNotifier(config.emailApi) : noNotifier),
     inflight: overrides.inflight ?? new SingleFlight(),
     rateLimits: overrides.rateLimits ?? new RateLimitMemo(),
-    resolveHost: overrides.resolveHost ?? noHostResolver,
+    // Node and Lambda pass the system resolver; elsewhere (Workers) the configured DNS-over-HTTPS resolver, or none.
+    resolveHost:
+      overrides.resolveHost ?? (config.domainVerify !== undefined ? dohHostResolver(config.domainVerify.dohUrl) : noHostResolver),
   };
 }

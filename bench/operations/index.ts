@@ -9,7 +9,7 @@ import { embeddedRedisBench } from './embedded-redis.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
-import { listMembersBench } from './members.ts';
+import { changeRoleBenches, listMembersBench } from './members.ts';
 import { mfaRecoverBench, mfaVerifyBench, mfaVerifyForgedBench } from './mfa.ts';
 import { oidcStartBench } from './oidc.ts';
 import { passkeyAuthenticateBench, passkeyAuthenticateForgedBench, passkeyOptionsBench } from './passkeys.ts';
@@ -44,6 +44,7 @@ export const operationBenches: OperationBench[] = [
   ...tenantBenches,
   sessionsListBench,
   listMembersBench,
+  ...changeRoleBenches,
   oidcStartBench,
   jobsClaimBench,
   healthBench,

@@ -41,3 +41,42 @@ export const listMembersBench: OperationBench = {
     };
   },
 };
+
+/**
+ * A member's role change (PATCH /orgs/{orgId}/members/{userId}), flipping between two roles, in an organisation with
+ * `endpoints` enabled webhook endpoints subscribed to member.role_changed: the audit row's trigger then writes the event
+ * and a delivery per endpoint in the same statement (migrations/0028_webhook_endpoints.sql). Beside the same change
+ * with none, it shows what emitting the event costs: no Redis round trip, no PostgreSQL round trip, only the rows.
+ */
+function changeRoleBench(name: string, endpoints: number): OperationBench {
+  return {
+    name,
+    describe: `PATCH /orgs/{orgId}/members/{userId} flipping Viewer/Accountant, ${endpoints === 0 ? 'no webhook endpoint' : `${endpoints} webhook endpoints subscribed to member.role_changed (event and deliveries written by the audit trigger)`}`,
+    async prepare(stack) {
+      const org = await stack.seedOrganization({ bound: true });
+      const member = uuidv7();
+      await stack.db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [member, `bench-${member}@example.test`]);
+      await stack.db.query(
+        `INSERT INTO role_assignments (id, user_id, organization_id, location_id, role_code) VALUES ($1, $2, $3, NULL, 'Viewer')`,
+        [uuidv7(), member, org.organizationId],
+      );
+      for (let i = 0; i < endpoints; i++) {
+        await stack.db.query(
+          `INSERT INTO webhook_endpoints (id, organization_id, url, events, secret_key_id, secret_ciphertext, secret_version, created_by, created_at, updated_at)
+           VALUES ($1, $2, 'https://hooks.example.com/bench', ARRAY['member.role_changed'], 'bench', 'sealed', 1, $3, now(), now())`,
+          [uuidv7(), org.organizationId, org.adminId],
+        );
+      }
+      const path = `/orgs/${org.organizationId}/members/${member}`;
+      return async (i) => {
+        const roleCode = i % 2 === 0 ? 'Accountant' : 'Viewer';
+        await expectStatus(name, await stack.request('PATCH', path, { token: org.adminToken, body: { roleCode } }), 200);
+      };
+    },
+  };
+}
+
+export const changeRoleBenches: OperationBench[] = [
+  changeRoleBench('members.change-role', 0),
+  changeRoleBench('members.change-role.webhooks', 3),
+];

@@ -178,6 +178,56 @@ describe('endpoints', () => {
   });
 });
 
+describe('races', () => {
+  it('lets exactly one of three concurrent creates take the last free place', async () => {
+    const org = await stack.seedOrganization();
+    for (let i = 0; i < 19; i++) {
+      await stack.db.query(
+        `INSERT INTO webhook_endpoints (id, organization_id, url, events, secret_key_id, secret_ciphertext, secret_version, created_by, created_at, updated_at)
+         VALUES ($1, $2, 'https://hooks.public.example.com/', ARRAY['member.added'], 'k', 'c', 1, $3, now(), now())`,
+        [uuidv7(), org.organizationId, org.adminId],
+      );
+    }
+    const responses = await Promise.all(
+      [1, 2, 3].map(() =>
+        stack.request('POST', base(org.organizationId), { token: org.adminToken, body: { url: HOOK, events: ['member.added'] } }),
+      ),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409]);
+    expect(await count('SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1', [org.organizationId])).toBe(20);
+  });
+
+  it('runs concurrent rotations one after the other: each secret sealed for the version it is stored under', async () => {
+    const org = await stack.seedOrganization();
+    const { endpoint } = await create(org.organizationId, org.adminToken);
+    const responses = await Promise.all(
+      [1, 2].map(() =>
+        stack.request('POST', `${base(org.organizationId)}/${endpoint.endpointId}/rotate-secret`, { token: org.adminToken }),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual([200, 200]);
+    const secrets = await Promise.all(responses.map(async (response) => ((await response.json()) as { secret: string }).secret));
+    const row = (
+      await stack.db.query(
+        'SELECT secret_key_id, secret_ciphertext, secret_version, previous_secret_key_id, previous_secret_ciphertext, previous_secret_version FROM webhook_endpoints WHERE id = $1',
+        [endpoint.endpointId],
+      )
+    ).rows[0] as Record<string, string | number>;
+    expect([row.secret_version, row.previous_secret_version]).toEqual([3, 2]);
+    const open = (keyId: unknown, ciphertext: unknown, version: number) =>
+      openEndpointSecret(
+        stack.config.secretsKeys,
+        { keyId: String(keyId), ciphertext: String(ciphertext) },
+        endpointSecretBinding(org.organizationId, endpoint.endpointId, version),
+      );
+    const opened = [
+      await open(row.secret_key_id, row.secret_ciphertext, 3),
+      await open(row.previous_secret_key_id, row.previous_secret_ciphertext, 2),
+    ];
+    expect(opened.sort()).toEqual([...secrets].sort());
+  });
+});
+
 describe('the outbox', () => {
   it("writes the event and a pending delivery in the audit row's transaction, only for enabled endpoints subscribed to it", async () => {
     const org = await stack.seedOrganization();

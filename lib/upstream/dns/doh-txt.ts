@@ -1,4 +1,4 @@
-// A TXT lookup through a DNS-over-HTTPS resolver's JSON API (as Cloudflare and Google serve it): one GET with a
+// TXT, A and AAAA lookups through a DNS-over-HTTPS resolver's JSON API (as Cloudflare and Google serve it): one GET with a
 // deadline, never redirected, its body capped and zod-checked. The resolver URL is configuration; only the queried name
 // (a hostname the caller checked) and the type reach its query string.
 import * as z from 'zod';
@@ -29,11 +29,25 @@ export async function lookupTxt(
   name: string,
   options: { timeoutMs?: number; fetch?: typeof fetch } = {},
 ): Promise<TxtLookup> {
+  const answer = await lookupRecords(resolverUrl, name, 'TXT', options);
+  return answer.ok ? { ok: true, records: answer.records.map(txtText) } : answer;
+}
+
+/** Record types this client asks for, by name and RFC 1035 number. */
+const RECORD_TYPES = { TXT: TXT_TYPE, A: 1, AAAA: 28 } as const;
+
+/** The data of every record of `type` in the answer (raw as the resolver wrote it); none for NXDOMAIN. */
+export async function lookupRecords(
+  resolverUrl: string,
+  name: string,
+  type: keyof typeof RECORD_TYPES,
+  options: { timeoutMs?: number; fetch?: typeof fetch } = {},
+): Promise<TxtLookup> {
   // Called through a closure: Workers refuses a fetch detached from the global object.
   const send = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const url = new URL(resolverUrl);
   url.searchParams.set('name', name);
-  url.searchParams.set('type', 'TXT');
+  url.searchParams.set('type', type);
   let response: Response;
   try {
     response = await send(url.href, {
@@ -67,8 +81,8 @@ export async function lookupTxt(
   if (parsed.Status === NXDOMAIN) return { ok: true, records: [] };
   // SERVFAIL and the rest: the resolver could not say, which is not "there is no record".
   if (parsed.Status !== NOERROR) return { ok: false, reason: 'unavailable' };
-  // CNAMEs the resolver followed come along; a TXT at the end of the chain counts (the domain's owner set the chain).
-  return { ok: true, records: (parsed.Answer ?? []).filter((record) => record.type === TXT_TYPE).map((record) => txtText(record.data)) };
+  // CNAMEs the resolver followed come along; a record at the end of the chain counts (the domain's owner set the chain).
+  return { ok: true, records: (parsed.Answer ?? []).filter((record) => record.type === RECORD_TYPES[type]).map((record) => record.data) };
 }
 
 /**
