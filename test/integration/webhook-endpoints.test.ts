@@ -6,7 +6,7 @@ import { openEndpointSecret, endpointSecretBinding } from '../../lib/events/endp
 import { recordExpiredInvites } from '../../lib/runtime/invites/expire-invites.ts';
 import { memberFixtures } from '../support/members.ts';
 import { errorCode, passwordSignIn } from '../support/sessions.ts';
-import { startStack, type TestStack } from '../support/stack.ts';
+import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 /** What the injected resolver answers; a name not here does not resolve. Nothing is ever connected to. */
 const DNS: Record<string, string[]> = {
@@ -324,6 +324,39 @@ describe('the outbox', () => {
       expect(row.payload.data).toMatchObject({ organizationId: row.organization_id, userId: member.userId, auditAction: 'mfa.confirmed' });
       expect(row.payload.data).not.toHaveProperty('recoveryCodeCount');
     }
+  });
+});
+
+describe('member.added', () => {
+  it('follows the grant that made the user a member, and not a second role at another outlet', async () => {
+    const org = await stack.seedOrganization();
+    await create(org.organizationId, org.adminToken, { events: ['member.added', 'invite.accepted'] });
+    const outlet = await m.addOutlet(org.organizationId);
+    const person = newInvitee();
+    const bearer = await stack.token({ userId: person.userId, email: person.email });
+    for (const locationId of [org.locationId, outlet]) {
+      const created = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+        token: org.adminToken,
+        body: { email: person.email, roleCode: 'Viewer', locationId },
+      });
+      expect(created.status).toBe(201);
+      const { token } = (await created.json()) as { token: string };
+      expect((await stack.request('POST', '/invites/accept', { token: bearer, body: { token } })).status).toBe(200);
+    }
+    const events = await stack.db.query('SELECT type, payload FROM webhook_events WHERE organization_id = $1 ORDER BY id', [
+      org.organizationId,
+    ]);
+    // One audit row's time for both of a grant's events: their ids do not order them.
+    expect(events.rows.map((row: { type: string }) => row.type).sort()).toEqual(['invite.accepted', 'invite.accepted', 'member.added']);
+    const added = events.rows.find((row: { type: string }) => row.type === 'member.added') as {
+      payload: { data: Record<string, unknown> };
+    };
+    expect(added.payload.data).toMatchObject({
+      userId: person.userId,
+      locationId: org.locationId,
+      roleCode: 'Viewer',
+      inviteId: expect.any(String),
+    });
   });
 });
 
