@@ -16,6 +16,7 @@ import { GrowingRouter } from '../lib/http/growing-router.ts';
 import { mountOnFirstRequest, type LazyMount } from '../lib/http/mount-on-first-request.ts';
 import type { RunstateFunction } from '../lib/http/function-factory.ts';
 import { CONSOLE_PREFIX } from './console/prefix.ts';
+import { deliverAfterAnswer } from '../lib/events/delivery/after-answer.ts';
 import { OPENAPI_PATH, serveOpenApiDocument } from './openapi-document.ts';
 
 /** Request bodies of this API are small JSON documents. */
@@ -101,8 +102,11 @@ export function createApp(resolveDeps: ResolveDeps, options: AppOptions = {}): O
       c.set('deps', await resolveDeps(c));
       c.set('clientIp', options.clientIp?.(c));
       const defer = options.defer;
-      c.set('defer', defer === undefined ? undefined : (work) => defer(c, work));
+      const deferred = defer === undefined ? undefined : (work: Promise<unknown>) => defer(c, work);
+      c.set('defer', deferred);
       await next();
+      // After the answer is made: the webhook deliveries this request's change wrote, if any (no store call otherwise).
+      deliverAfterAnswer(c.get('deps'), deferred, c.get('correlationId'));
     }),
   );
   // After Deps, so the error handler logs a function that failed to load as any other error.

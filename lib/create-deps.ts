@@ -12,6 +12,7 @@ import { noNotifier, type Notifier } from './notify/notifier.ts';
 import { createSyrveClient, type SyrveUpstream } from './upstream/syrve/index.ts';
 import { dohHostResolver } from './upstream/dns/doh-host-resolver.ts';
 import { noHostResolver, type HostResolver } from './upstream/dns/host-resolver.ts';
+import { trackNewDeliveries } from './pg/new-deliveries.ts';
 
 export interface DepsOverrides {
   logger?: Logger;
@@ -35,10 +36,13 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     keys: createKeyspace({ prefix: config.keyPrefix, env: config.appEnv }),
     redis,
     revocation: sameStore ? redis : createRedisStore(config.revocationRedis),
-    db: createDb({
-      databaseUrl: config.databaseUrl,
-      ...(config.neonLocalProxyUrl !== undefined ? { neonLocalProxyUrl: config.neonLocalProxyUrl } : {}),
-    }),
+    // Tracked: a change's own batch tells which webhook deliveries it wrote, for the answer's after-work (functions/app.ts).
+    db: trackNewDeliveries(
+      createDb({
+        databaseUrl: config.databaseUrl,
+        ...(config.neonLocalProxyUrl !== undefined ? { neonLocalProxyUrl: config.neonLocalProxyUrl } : {}),
+      }),
+    ),
     clock: overrides.clock ?? systemClock,
     logger: overrides.logger ?? createJsonLogger(),
     syrve: overrides.syrve ?? createSyrveClient({ appEnv: config.appEnv }),

@@ -23,6 +23,7 @@ import { singleUseBenches } from './single-use.ts';
 import { throttleHitBench } from './throttle.ts';
 import { healthBench, jobsClaimBench } from './jobs.ts';
 import { tenantBenches } from './tenants.ts';
+import { webhookDeliveryBench } from './webhooks.ts';
 
 export const operationBenches: OperationBench[] = [
   redisPing,
@@ -57,4 +58,11 @@ export const operationBenches: OperationBench[] = [
 
 export const burstBenches: BurstBench[] = [loginsBurst];
 
-export const figureBenches: FigureBench[] = [cronCleanupBench, kdfBench, embeddedRedisBench, denylistRepairBench, rateLimitBench];
+export const figureBenches: FigureBench[] = [
+  cronCleanupBench,
+  kdfBench,
+  embeddedRedisBench,
+  denylistRepairBench,
+  rateLimitBench,
+  webhookDeliveryBench,
+];

@@ -15,6 +15,7 @@ import { syrveKeys } from './defs/syrve.ts';
 import { tenantKeys } from './defs/tenant.ts';
 import { rateLimitKeys } from './defs/rate-limit.ts';
 import { throttleKeys } from './defs/throttle.ts';
+import { webhookKeys } from './defs/webhook.ts';
 
 export const KEY_DEFINITIONS = Object.freeze({
   ...inviteKeys,
@@ -33,6 +34,7 @@ export const KEY_DEFINITIONS = Object.freeze({
   ...tenantKeys,
   ...cacheKeys,
   ...reservedKeys,
+  ...webhookKeys,
 });
 
 type Definitions = typeof KEY_DEFINITIONS;

@@ -41,6 +41,7 @@ export { RESOLVE_CACHE_TTL_SECONDS, RESOLVE_GENERATION_TTL_SECONDS, RESOLVE_MISS
 export { publicTenantSchema, type PublicTenant } from './defs/tenant.ts';
 export { THROTTLE_ACTIONS } from './defs/throttle.ts';
 export { API_KEY_ENTRY_TTL_SECONDS, API_KEY_REFUSED_ENTRY_TTL_SECONDS, apiKeyEntrySchema, type ApiKeyEntry } from './defs/api-key.ts';
+export { WEBHOOK_DELIVERY_LEASE_TTL_SECONDS } from './defs/webhook.ts';
 export {
   PLAN_LIMITS_TTL_SECONDS,
   planLimitsSchema,

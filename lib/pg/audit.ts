@@ -63,6 +63,8 @@ export const AUDIT_ACTIONS = [
   'api_key.updated',
   'api_key.revoked',
   'api_key.rolled',
+  'webhook.delivery_failed',
+  'webhook.endpoint_disabled',
 ] as const;
 
 // Detail keys that name secret material are refused outright: audit rows must never carry

@@ -12,6 +12,8 @@ export interface BannerFacts {
   consoleLink?: string | undefined;
   /** The demo admin's sign-in, with APP_ENV=dev only; without it the walkthrough starts at the invites. */
   signIn?: SignInFacts | undefined;
+  /** The webhook receiver on 127.0.0.1 (local/fakes/webhook-receiver.ts) that prints each delivery it verified. */
+  webhookReceiverUrl: string;
   syrve: {
     connectionId: string;
     /** The fake iiko RMS server the demo connection points at. */
@@ -73,6 +75,7 @@ export function readyBanner(f: BannerFacts): string {
     accept,
     '# 5. The admin tries to cancel the accepted invite: 404 NOT_FOUND (an invite ends exactly once).',
     `${curl} -X DELETE "$BASE/orgs/$ORG/invites/$INVITE_ID" ${asAdmin}`,
+    ...webhookLines(curl, asAdmin, json),
     ...syrveLines(f, curl, asAdmin),
     ...resetLines(f, curl, json),
   ];
@@ -110,6 +113,8 @@ export function readyBanner(f: BannerFacts): string {
     `LOCATION=${f.seed.locationId}`,
     `ADMIN_TOKEN=${f.seed.admin.token}`,
     `NEWCOMER_TOKEN=${f.invitee.token}`,
+    `NEWCOMER_ID=${f.invitee.userId}`,
+    `RECEIVER=${f.webhookReceiverUrl}`,
     ...(f.signIn !== undefined ? [`ADMIN_PASSWORD=${shellWord(f.signIn.password)}`] : []),
     ...numbered(walkthrough),
     '',
@@ -169,6 +174,22 @@ function numbered(lines: string[]): string[] {
 /** "15-minute", or "90-second" for a lifetime that is no whole number of minutes. */
 function lifetime(seconds: number): string {
   return seconds % 60 === 0 ? `${seconds / 60}-minute` : `${seconds}-second`;
+}
+
+/**
+ * Signed webhooks: an endpoint pointed at the receiver, and a role change whose delivery the receiver prints, verified.
+ * The endpoint's secret, shown once in the create answer, goes to the receiver through a pipe, never through argv.
+ */
+function webhookLines(curl: string, asAdmin: string, json: string): string[] {
+  return [
+    '# 1. Webhooks: the admin points an endpoint at the receiver on this machine, for role changes: 201 and its whsec_ secret,',
+    '#    shown this once; the pipe hands it to the receiver (never argv), which verifies each delivery with the standardwebhooks package.',
+    `HOOK=$(curl -s -X POST "$BASE/orgs/$ORG/webhook-endpoints" ${asAdmin} ${json} \\`,
+    `  -d "{\\"url\\":\\"$RECEIVER/hooks\\",\\"events\\":[\\"member.role_changed\\"]}")`,
+    `echo "$HOOK" | sed -n 's/.*"secret":"\\(whsec_[^"]*\\)".*/\\1/p' | ${curl} -X PUT --data-binary @- "$RECEIVER/_receiver/secret"`,
+    '# 2. The admin makes the newcomer a Viewer at the outlet: 200; right after the answer npm start prints the delivery, verified.',
+    `${curl} -X PATCH "$BASE/orgs/$ORG/members/$NEWCOMER_ID" ${asAdmin} ${json} -d "{\\"roleCode\\":\\"Viewer\\",\\"locationId\\":\\"$LOCATION\\"}"`,
+  ];
 }
 
 /** The Syrve/iiko part of the walkthrough: test, stores, and a rotation done as an operator would (password first, then the webhook). */

@@ -25,6 +25,7 @@ import { createFolderMailbox } from '../mailbox/folder-mailbox.ts';
 import { startDemoOidc } from '../oidc/demo.ts';
 import { startDemoDomainResolver } from './domain-resolver.ts';
 import { startDemoBreachCheck } from './breach-check.ts';
+import { startWebhookReceiver, type ReceivedDelivery } from '../fakes/index.ts';
 
 class Interrupted extends Error {}
 
@@ -162,6 +163,10 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   const server = (await serveNode(config, { notifier: createFolderMailbox(mailboxDir) })) as Server;
   stack.add('HTTP server', () => closeServer(server));
   checkpoint();
+  // Deliveries go to this receiver on 127.0.0.1 in the walkthrough; it prints what it verified, never a secret.
+  const receiver = await startWebhookReceiver();
+  receiver.onDelivery = (delivery) => say(describeDelivery(delivery));
+  stack.add('webhook receiver', () => receiver.close());
   const cron = startCronTimer(config, env);
   if (cron !== undefined) stack.add('scheduled function timer', cron.stop);
 
@@ -182,6 +187,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
             accessTokenTtlSeconds: config.signIn.accessTokenTtlSeconds,
           }
         : undefined,
+      webhookReceiverUrl: receiver.url.replace(/\/hooks$/, ''),
       syrve: {
         connectionId: connection.connectionId,
         upstreamUrl: upstream.url,
@@ -234,6 +240,13 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       ],
     }),
   );
+}
+
+/** One delivery as the receiver saw it: whether the package verified it, its id, and the event (ids and safe details only). */
+function describeDelivery(delivery: ReceivedDelivery): string {
+  const verified =
+    delivery.verifiedBy !== undefined ? 'verified with standardwebhooks' : 'NOT verified (no secret given, or a bad signature)';
+  return `webhook received: ${delivery.webhookId}, ${verified}\n  ${delivery.body}`;
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -24,6 +24,7 @@ import {
   SYRVE_RECONNECT_COOLDOWN_SECONDS,
   SYRVE_REFRESH_LOCK_TTL_SECONDS,
   TOTP_REPLAY_GUARD_MAX_SECONDS,
+  WEBHOOK_DELIVERY_LEASE_TTL_SECONDS,
   type KeyName,
 } from '../../lib/keys/index.ts';
 import { MFA_CHALLENGE_ATTEMPTS } from '../../lib/auth/mfa/policy.ts';
@@ -489,5 +490,14 @@ export const KEY_NOTES: Record<KeyName, KeyNotes> = {
     auditCounterpart: 'None',
     cleanup: 'Expire by TTL',
     notes: 'Data only, no builder: reserved; GET /healthz answers live and stores nothing.',
+  },
+  webhookDeliveryLease: {
+    ttl: `Exactly ${WEBHOOK_DELIVERY_LEASE_TTL_SECONDS} s from the take: one send (its URL check, its 10 s deadline, the outcome's write) with room`,
+    allowedPayload: ['random lock owner id (128 bits, hex)'],
+    forbiddenPayload: ['the endpoint secret', 'the URL', 'the payload', 'the response'],
+    auditCounterpart: 'webhook.delivery_failed when the delivery gives up; the attempts themselves are on the delivery row',
+    cleanup: 'Compare-and-delete by its owner after the outcome is written; expire by TTL when the holder died',
+    notes:
+      "Keeps a second isolate from sending the same delivery at once. The guarantee that a delivery ends once is PostgreSQL's: the outcome is an UPDATE fenced on the state and attempt count the sender read (docs/design/event-delivery.md).",
   },
 };

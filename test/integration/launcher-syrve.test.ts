@@ -237,6 +237,7 @@ describe("the banner's Syrve lines", () => {
       tenant: { slug: 'demo', domain: 'demo.runstate.test' },
     },
     invitee: { userId: 'n', email: DEMO.inviteeEmail, token: 'n' },
+    webhookReceiverUrl: 'http://127.0.0.1:40002',
     syrve: { connectionId: DEMO_SYRVE.connectionId, upstreamUrl: 'http://127.0.0.1:40001', enabled: true, secretFromEnv: false, ...syrve },
     organizationName: DEMO.organizationName,
     locationName: DEMO.locationName,

@@ -191,12 +191,21 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
       '200',
       '200',
       '404',
+      '204',
+      '200',
       '200',
       '200',
       '204',
       '202',
       '400',
     ]);
+    // The role change's delivery reached the receiver npm start runs on loopback, which verified it with the package and
+    // printed it; the endpoint's secret went to it through a pipe and is printed nowhere.
+    await expect
+      .poll(() => launcher.output(), { timeout: 10_000 })
+      .toMatch(/^webhook received: msg_[0-9a-f]{32}, verified with standardwebhooks$/m);
+    expect(launcher.output()).toMatch(/"type": ?"member.role_changed"/);
+    expect(`${launcher.output()}${curlOut}`).not.toMatch(/whsec_[A-Za-z0-9+/]{20}/);
     // The reset link landed in the dev mailbox folder, and the pasted line read its token from there.
     expect(curlOut).toMatch(/^RESET_TOKEN=rsp_[A-Za-z0-9_-]{43}$/m);
     // The password the banner offers to try is refused by the fake range API npm start runs on loopback.

@@ -31,6 +31,10 @@ import { freshIp as freshTenantIp, resolve, seedTenant, unique } from '../suppor
 import { keyspaceDifferences } from '../support/keyspace-diff.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 import { connectFake, sendRotation, startFakeSyrve, storesPath, type FakeSyrve } from '../support/syrve.ts';
+import { deliveriesOf, emitRoleChange, seedEndpoint } from '../support/webhook-endpoints.ts';
+import { deliver } from '../../lib/events/delivery/deliver.ts';
+import { releaseLease, takeLease } from '../../lib/events/delivery/lease.ts';
+import { startWebhookReceiver } from '../../local/fakes/index.ts';
 
 // A Redis of its own (a fresh script cache and a keyspace that only this file writes, so both sides start equal) and a
 // database of its own (the scheduled tasks visit every organisation in it).
@@ -505,6 +509,39 @@ describe('every Redis-facing contract agrees on the real Redis and the embedded 
     expect(first).toMatchObject({ ran: true, failed: [] });
     // A second run right after: the lock's TTL, the cursors and the leftovers as the first run left them.
     expect(await runScheduled(createDeps(stack.config, { logger: quiet }), { trigger: 'cli' })).toMatchObject({ ran: true, failed: [] });
+    await expectAgreement();
+  });
+
+  it('webhook deliveries: the lease taken and given back around a send after the answer, a held lease skipped', async () => {
+    const org = await stack.seedOrganization();
+    const hook = await startWebhookReceiver();
+    try {
+      const endpoint = await seedEndpoint(stack, org.organizationId, hook.url);
+      const viewer = uuidv7();
+      await stack.db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [viewer, `hooked-${viewer}@example.test`]);
+      await stack.db.query("INSERT INTO role_assignments (id, user_id, organization_id, role_code) VALUES ($1, $2, $3, 'Viewer')", [
+        uuidv7(),
+        viewer,
+        org.organizationId,
+      ]);
+      const changed = await stack.request('PATCH', `/orgs/${org.organizationId}/members/${viewer}`, {
+        token: org.adminToken,
+        body: { roleCode: 'Accountant' },
+      });
+      expect(changed.status).toBe(200);
+      await expect.poll(async () => (await deliveriesOf(stack, endpoint.endpointId))[0]?.state).toBe('succeeded');
+      // Another isolate's lease on a due delivery: this one skips it and leaves the lease as it was.
+      await emitRoleChange(stack, org.organizationId, new Date());
+      const due = (await deliveriesOf(stack, endpoint.endpointId)).find((row) => row.state === 'pending');
+      const held = await takeLease(stack.deps, org.organizationId, due!.id);
+      expect(held).toBeDefined();
+      const report = await deliver(stack.deps, [{ deliveryId: due!.id, organizationId: org.organizationId }], { correlationId: 'held' });
+      expect(report.skipped).toBe(1);
+      expect(hook.received).toHaveLength(1);
+      expect(await releaseLease(stack.deps, held!)).toBe(true);
+    } finally {
+      await hook.close();
+    }
     await expectAgreement();
   });
 

@@ -1,5 +1,6 @@
 // The retention task: deletes exactly the sessions ended more than SESSION_RETENTION_DAYS ago with their refresh tokens,
-// webhook ids past any replay and exports finished more than EXPORT_RETENTION_DAYS ago; keeps live sessions, recent ones
+// webhook ids past any replay, outgoing deliveries ended a month ago and their events, and exports finished more than
+// EXPORT_RETENTION_DAYS ago; keeps live sessions, recent ones
 // and every audit row; stops at its budget and resumes; a second run deletes nothing.
 import { decodeJwt } from 'jose';
 import pg from 'pg';
@@ -12,6 +13,7 @@ import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } fro
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { seedOrganization, setPassword } from '../support/fixtures.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { deliveriesOf, emitRoleChange, seedEndpoint } from '../support/webhook-endpoints.ts';
 
 const DAY = "interval '1 day'";
 
@@ -151,7 +153,7 @@ describe('retention', () => {
     expect(await existing('sessions', keep)).toEqual([...keep].sort());
     expect(await cursor()).toBeNull();
     // Nothing to do but the budget's floor: the cursor read, one batch per phase, the cursor write.
-    expect((await run()).commands).toBe(1 + 5 + 1);
+    expect((await run()).commands).toBe(1 + 7 + 1);
   });
 
   it("deletes a single token's revocation once the token has expired, never one whose token still lives", async () => {
@@ -220,6 +222,27 @@ describe('retention', () => {
     expect(await existing('jobs', [doneOld, failedOld, cancelledOld, doneRecent, running])).toEqual([doneRecent, running].sort());
     expect(await count('job_files WHERE job_id = ANY($1)', [[doneOld, failedOld, cancelledOld]])).toBe(0);
     expect(await count('job_files WHERE job_id = ANY($1)', [[doneRecent, running]])).toBe(2);
+  });
+
+  it('deletes outgoing deliveries ended more than 30 days ago, then their events once none is left; keeps pending and recent ones', async () => {
+    const hooks = { db, config: stack.config };
+    const endpoint = await seedEndpoint(hooks, org.organizationId, 'http://127.0.0.1:9/hooks');
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    // Four events of 40 days ago, one delivery each: succeeded and failed 31 days ago, succeeded 29 days ago, still pending.
+    for (let i = 0; i < 4; i++) await emitRoleChange(hooks, org.organizationId, old);
+    const rows = await deliveriesOf(hooks, endpoint.endpointId);
+    const [succeededOld, failedOld, succeededRecent, pending] = rows.map((row) => row.id);
+    const end = (id: string | undefined, state: string, daysAgo: number) =>
+      db.query(`UPDATE webhook_endpoint_deliveries SET state = $2, ended_at = now() - $3 * ${DAY} WHERE id = $1`, [id, state, daysAgo]);
+    await end(succeededOld, 'succeeded', 31);
+    await end(failedOld, 'failed', 31);
+    await end(succeededRecent, 'succeeded', 29);
+
+    expect(await run()).toMatchObject({ removed: 2 + 2, done: true });
+    expect((await deliveriesOf(hooks, endpoint.endpointId)).map((row) => row.id)).toEqual([succeededRecent, pending]);
+    expect(await count('webhook_events WHERE organization_id = $1', [org.organizationId])).toBe(2);
+    expect(await count('audit_events WHERE organization_id = $1 AND action = $2', [org.organizationId, 'member.role_changed'])).toBe(4);
+    expect(await run()).toMatchObject({ removed: 0, done: true });
   });
 
   it('two runs at once delete disjoint rows and together exactly the old ones', async () => {

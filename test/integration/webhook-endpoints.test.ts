@@ -270,12 +270,13 @@ describe('the outbox', () => {
         ...((event!.payload.data as Record<string, unknown>).fromRole === undefined ? {} : { fromRole: 'Viewer' }),
       },
     });
-    const deliveries = await stack.db.query(
-      'SELECT endpoint_id, state, attempts, next_attempt_at FROM webhook_endpoint_deliveries WHERE event_id = $1',
-      [event!.id],
-    );
-    expect(deliveries.rows).toEqual([
-      { endpoint_id: subscribed.endpointId, state: 'pending', attempts: 0, next_attempt_at: auditRow.occurred_at },
+    const deliveries = () =>
+      stack.db.query('SELECT endpoint_id, state, attempts, last_error FROM webhook_endpoint_deliveries WHERE event_id = $1', [event!.id]);
+    // Tried once right after the answer (lib/events/delivery/after-answer.ts) and refused: under APP_ENV=test a delivery
+    // goes to loopback only (lib/events/delivery/test-env-guard.ts). Pending still, for the next attempt.
+    await expect.poll(async () => (await deliveries()).rows[0]?.attempts).toBe(1);
+    expect((await deliveries()).rows).toEqual([
+      { endpoint_id: subscribed.endpointId, state: 'pending', attempts: 1, last_error: 'url-forbidden' },
     ]);
     expect(other.endpointId).not.toBe(subscribed.endpointId);
   });
@@ -461,6 +462,16 @@ describe('deliveries', () => {
       const roleCode = i % 2 === 0 ? 'Accountant' : 'Viewer';
       expect((await m.changeRole(org.organizationId, member.userId, org.adminToken, { roleCode })).status).toBe(200);
     }
+    // Each was tried once after its answer, and refused: under APP_ENV=test deliveries go to loopback only.
+    await expect
+      .poll(async () => {
+        const tried = await stack.db.query(
+          'SELECT count(*)::int AS n FROM webhook_endpoint_deliveries WHERE endpoint_id = $1 AND attempts = 1',
+          [endpoint.endpointId],
+        );
+        return (tried.rows[0] as { n: number }).n;
+      })
+      .toBe(n);
     return { org, endpoint };
   }
 
@@ -482,7 +493,7 @@ describe('deliveries', () => {
         expect(delivery).toMatchObject({
           eventType: 'member.role_changed',
           state: 'pending',
-          attempts: 0,
+          attempts: 1,
           nextAttemptAt: expect.any(String),
         });
         seen.push(delivery.deliveryId);

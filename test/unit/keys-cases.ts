@@ -173,6 +173,7 @@ export const BUILDER_CASES: BuilderCase[] = [
   twoIds('syrveRuntimeTokenRefreshLock', 'org', 'syrve', 'runtime-token-refresh-lock'),
   twoIds('syrveReconnectFailures', 'org', 'syrve', 'reconnect-failures'),
   twoIds('syrveCredentialVersion', 'org', 'syrve', 'credential-version'),
+  twoIds('webhookDeliveryLease', 'org', 'webhook', 'delivery-lease'),
   twoIds('mfaChallenge', 'user', 'mfa', 'challenge'),
   {
     name: 'mfaTotpUsed',

@@ -24,6 +24,7 @@ describe('key strings', () => {
       [k.syrveRuntimeTokenRefreshLock(ORG, ID), `mhpay:prod:org:{${org}}:syrve:runtime-token-refresh-lock:${id}`],
       [k.syrveReconnectFailures(ORG, ID), `mhpay:prod:org:{${org}}:syrve:reconnect-failures:${id}`],
       [k.syrveCredentialVersion(ORG, ID), `mhpay:prod:org:{${org}}:syrve:credential-version:${id}`],
+      [k.webhookDeliveryLease(ORG, ID), `mhpay:prod:org:{${org}}:webhook:delivery-lease:${id}`],
       [k.mfaChallenge(ORG, ID), `mhpay:prod:user:{${org}}:mfa:challenge:${id}`],
       [k.mfaTotpUsed(ORG, 57_766_666), `mhpay:prod:user:{${org}}:mfa:totp-used:57766666`],
       [k.authSessionState(ORG, ID), `mhpay:prod:user:{${org}}:auth:session-state:${id}`],

@@ -4,7 +4,7 @@ import { word } from '../id-segments.ts';
 import { lockOwner } from '../key-values.ts';
 import { platformScope } from '../scopes.ts';
 
-/** The run lock's upper bound: six tasks at the largest time budget (60 s) fit with room. lib/cron/run-lock-ttl.ts sets
+/** The run lock's upper bound: eight tasks at the largest time budget (60 s) fit with room. lib/cron/run-lock-ttl.ts sets
  * each run's TTL from its tasks' budgets, never above this. */
 export const CRON_RUN_LOCK_MAX_SECONDS = 900;
 

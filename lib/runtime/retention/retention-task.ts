@@ -1,6 +1,6 @@
 // The retention task: deletes what PostgreSQL no longer needs — ended sessions and their refresh tokens, webhook ids past
-// any replay, finished audit exports, single-token revocations of expired tokens — in bounded batches, oldest first. The
-// audit trail is never pruned.
+// any replay, ended outgoing webhook deliveries and their events, finished audit exports, single-token revocations of
+// expired tokens — in bounded batches, oldest first. The audit trail is never pruned.
 import * as z from 'zod';
 import { dbCall } from '../../pg/unavailable.ts';
 import { WEBHOOK_TOLERANCE_SECONDS } from '../../webhooks/standard-webhooks.ts';
@@ -11,7 +11,15 @@ import type { Deps } from '../../deps.ts';
 const TASK_NAME = 'retention';
 
 /** Rows one statement may delete: sessions and the refresh tokens among them, webhook ids, export jobs (with their files). */
-export const RETENTION_BATCH = { sessions: 200, refreshTokens: 2_000, webhookDeliveries: 500, exportJobs: 10, revokedTokens: 500 } as const;
+export const RETENTION_BATCH = {
+  sessions: 200,
+  refreshTokens: 2_000,
+  webhookDeliveries: 500,
+  endpointDeliveries: 500,
+  webhookEvents: 500,
+  exportJobs: 10,
+  revokedTokens: 500,
+} as const;
 
 const DAY_MS = 86_400_000;
 
@@ -23,11 +31,25 @@ const DAY_MS = 86_400_000;
 export const WEBHOOK_DELIVERY_RETENTION_MS = 2 * WEBHOOK_TOLERANCE_SECONDS * 1000 + DAY_MS;
 
 /**
+ * An outgoing delivery that succeeded or failed is kept this long after it ended: its endpoint's list
+ * (GET …/deliveries) shows it, and an admin can send it again, for a month. Its event goes once no delivery of it is left.
+ */
+export const ENDPOINT_DELIVERY_RETENTION_MS = 30 * DAY_MS;
+
+/**
  * What is deleted, in this order; the cursor names the phase a run stopped in, so the next run starts there and one
  * backlog cannot keep the others from their turn. Within a phase no position is kept: every row a batch selects it
  * deletes, so the next batch starts where the last one ended.
  */
-const PHASES = ['revoked-sessions', 'expired-sessions', 'webhook-deliveries', 'export-jobs', 'revoked-tokens'] as const;
+const PHASES = [
+  'revoked-sessions',
+  'expired-sessions',
+  'webhook-deliveries',
+  'endpoint-deliveries',
+  'webhook-events',
+  'export-jobs',
+  'revoked-tokens',
+] as const;
 type Phase = (typeof PHASES)[number];
 const phaseSchema = z.enum(PHASES);
 
@@ -83,6 +105,9 @@ function deleteBatch(deps: Deps, phase: Phase): Promise<BatchResult> {
       return deleteEndedSessions(deps, phase, new Date(nowMs - deps.config.retention.sessionDays * DAY_MS));
     case 'webhook-deliveries':
       return deleteEndedRows(deps, phase, new Date(nowMs - WEBHOOK_DELIVERY_RETENTION_MS));
+    case 'endpoint-deliveries':
+    case 'webhook-events':
+      return deleteEndedRows(deps, phase, new Date(nowMs - ENDPOINT_DELIVERY_RETENTION_MS));
     case 'export-jobs':
       return deleteEndedRows(deps, phase, new Date(nowMs - deps.config.retention.exportDays * DAY_MS));
     case 'revoked-tokens':
@@ -133,7 +158,10 @@ async function deleteEndedSessions(deps: Deps, phase: 'revoked-sessions' | 'expi
   return { visited: selected, removed: sessions + tokens, finished: selected < RETENTION_BATCH.sessions && sessions === selected };
 }
 
-type SingleTablePhase = 'webhook-deliveries' | 'export-jobs' | 'revoked-tokens';
+type SingleTablePhase = 'webhook-deliveries' | 'endpoint-deliveries' | 'webhook-events' | 'export-jobs' | 'revoked-tokens';
+
+/** The smallest UUIDv7 of the cutoff's millisecond, in SQL: ids minted before the cutoff sort below it. */
+const UUIDV7_FLOOR = "(lpad(to_hex(floor(extract(epoch FROM $1::timestamptz) * 1000)::bigint), 12, '0') || repeat('0', 20))::uuid";
 
 /**
  * The phases that delete rows of one table over one index range, oldest first: the table, its key, which rows ended
@@ -147,6 +175,25 @@ const SINGLE_TABLE: Record<SingleTablePhase, { table: string; key: string; ended
     ended: 'received_at < $1::timestamptz',
     order: 'received_at, webhook_id',
     batch: RETENTION_BATCH.webhookDeliveries,
+  },
+  // Outgoing deliveries that ended (succeeded or failed) before the cutoff, among those created before it: a range of the
+  // primary key (a UUIDv7 of the creation time; migrations/0028 has no index on ended_at), oldest first. A delivery an
+  // admin sent again is pending, and stays.
+  'endpoint-deliveries': {
+    table: 'webhook_endpoint_deliveries',
+    key: 'id',
+    ended: `id < ${UUIDV7_FLOOR} AND state <> 'pending' AND ended_at < $1::timestamptz`,
+    order: 'id',
+    batch: RETENTION_BATCH.endpointDeliveries,
+  },
+  // Events from before the cutoff with no delivery left (webhook_deliveries_event_idx): deleting one would cascade to
+  // its deliveries, so one that still has any stays.
+  'webhook-events': {
+    table: 'webhook_events',
+    key: 'id',
+    ended: `id < ${UUIDV7_FLOOR} AND NOT EXISTS (SELECT 1 FROM webhook_endpoint_deliveries d WHERE d.event_id = webhook_events.id)`,
+    order: 'id',
+    batch: RETENTION_BATCH.webhookEvents,
   },
   // Audit exports finished (done, failed or cancelled) before the cutoff: the job row and, by its ON DELETE CASCADE, the
   // file's parts (jobs_finished_idx, migrations/0012). The events themselves stay in audit_events; a new export makes
