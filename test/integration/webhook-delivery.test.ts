@@ -343,6 +343,23 @@ describe('signatures and where a delivery goes', () => {
     });
   });
 
+  it("ends a deleted organisation's pending delivery unsent, as a disabled endpoint's", async () => {
+    const clock = testClock();
+    const org = await stack.seedOrganization();
+    const hook = await receiver();
+    const endpoint = await seedEndpoint(stack, org.organizationId, hook.url);
+    await emitRoleChange(stack, org.organizationId, new Date(clock.now()));
+    expect((await deliveriesOf(stack, endpoint.endpointId))[0]).toMatchObject({ state: 'pending', attempts: 0 });
+    await stack.db.query("UPDATE organizations SET state = 'deleted' WHERE id = $1", [org.organizationId]);
+    await runTask(isolate(clock));
+    expect(hook.received).toHaveLength(0);
+    expect((await deliveriesOf(stack, endpoint.endpointId))[0]).toMatchObject({
+      state: 'failed',
+      last_status: null,
+      last_error: 'endpoint-disabled',
+    });
+  });
+
   it('keeps the secrets, the payload, the URL and the answer out of every log line and of the delivery row', async () => {
     const clock = testClock();
     const org = await stack.seedOrganization();

@@ -9,12 +9,12 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 describe('the schedule', () => {
-  it('is the Standard Webhooks one, counted from the start: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after each other', () => {
-    expect(RETRY_DELAYS_MS).toEqual([0, 5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]);
+  it('backs off 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, counted from the start, and tries last 24 h after the first', () => {
+    expect(RETRY_DELAYS_MS).toEqual([0, 5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 23_095_000]);
     const due: number[] = [];
     for (let at: number | undefined = START; at !== undefined; at = nextAttemptAt(START, at)) due.push(at - START);
-    expect(due).toEqual([0, 5_000, 305_000, 2_105_000, 9_305_000, 27_305_000, 63_305_000, 99_305_000]);
-    expect(SCHEDULE_SPAN_MS).toBe(99_305_000);
+    expect(due).toEqual([0, 5_000, 305_000, 2_105_000, 9_305_000, 27_305_000, 63_305_000, 24 * HOUR]);
+    expect(SCHEDULE_SPAN_MS).toBe(24 * HOUR);
   });
 
   it('skips the slots an attempt made late has missed, and gives up after the last', () => {

@@ -33,12 +33,15 @@ export async function readAttempts(deps: Deps, deliveryIds: readonly string[]): 
   const rows = await dbCall('read', 'webhook.delivery.read', (signal) =>
     deps.db.query(
       `SELECT d.id AS delivery_id, d.organization_id, d.endpoint_id, d.attempts, d.schedule_started_at,
-              e.url, e.state AS endpoint_state, e.secret_key_id, e.secret_ciphertext, e.secret_version,
+              e.url,
+              -- A deleted organisation's deliveries end unsent, as a disabled endpoint's do.
+              CASE WHEN o.state = 'deleted' THEN 'disabled' ELSE e.state END AS endpoint_state, e.secret_key_id, e.secret_ciphertext, e.secret_version,
               e.previous_secret_key_id, e.previous_secret_ciphertext, e.previous_secret_version, e.previous_secret_until,
               ev.payload::text AS body
          FROM webhook_endpoint_deliveries d
          JOIN webhook_endpoints e ON e.id = d.endpoint_id
          JOIN webhook_events ev ON ev.id = d.event_id
+         JOIN organizations o ON o.id = d.organization_id
         WHERE d.id = ANY($1::uuid[]) AND d.state = 'pending' AND d.next_attempt_at <= $2::timestamptz`,
       [deliveryIds, new Date(deps.clock.now()).toISOString()],
       { signal },

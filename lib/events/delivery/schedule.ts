@@ -1,10 +1,14 @@
 // When a delivery is tried again after a failed attempt: the Standard Webhooks schedule, counted from the schedule's start.
 
+const DAY_MS = 86_400_000;
+const BACKOFF_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
+
 /**
- * The waits between attempts: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h later. Eight attempts, the
- * last 27 h 35 min after the first; an endpoint down for a whole day still gets the event.
+ * The waits between attempts: at once, then 5 s, 5 min, 30 min, 2 h, 5 h and 10 h later, and a last attempt 24 h after
+ * the first (6 h 24 min 55 s after the one before). Eight attempts within the day the delivery promises; an endpoint
+ * down for less than a day still gets the event.
  */
-export const RETRY_DELAYS_MS: readonly number[] = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+export const RETRY_DELAYS_MS: readonly number[] = [...BACKOFF_MS, DAY_MS - BACKOFF_MS.reduce((sum, delay) => sum + delay, 0)];
 
 /** Each attempt's time from the schedule's start (the delivery's creation, or an admin's retry). */
 const ATTEMPT_OFFSETS_MS: readonly number[] = RETRY_DELAYS_MS.map((_, index) =>
