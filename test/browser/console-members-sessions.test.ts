@@ -83,7 +83,7 @@ it('lists the members: one row per role held, with email, role, outlet and when 
   ]);
   for (const [, , , joined] of rows) expect(joined).toMatch(/\d/);
   expect(await page.locator('#members-error').textContent()).toBe('');
-  expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+  expect(await page.getByRole('button', { name: 'Next page of members' }).isDisabled()).toBe(true);
 });
 
 it("changes a member's role with the select and Save: PostgreSQL holds it, and the list is drawn again", async () => {

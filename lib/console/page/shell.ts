@@ -106,7 +106,7 @@ export function consoleShell(facts: ShellFacts): string {
   </table>
   <div class="row">
     <button id="members-first" type="button">First page</button>
-    <button id="members-next" type="button" disabled>Next page</button>
+    <button id="members-next" type="button" aria-label="Next page of members" disabled>Next page</button>
   </div>
 </section>
 
@@ -222,7 +222,7 @@ export function consoleShell(facts: ShellFacts): string {
     </table>
     <div class="row">
       <button id="api-keys-first" type="button">First page</button>
-      <button id="api-keys-next" type="button" disabled>Next page</button>
+      <button id="api-keys-next" type="button" aria-label="Next page of API keys" disabled>Next page</button>
     </div>
   </div>
 </section>
