@@ -52,3 +52,21 @@ export const apiKeyVerifyUnknownBench: OperationBench = {
     };
   },
 };
+
+const COUNT_PATH = (organizationId: string) => `/orgs/${organizationId}/members/count`;
+
+/** The same read with either credential, so the key's whole request (HTTP, routing, the check, the route) is compared. */
+function memberCountBench(name: string, credential: 'key' | 'token'): OperationBench {
+  return {
+    name,
+    describe: `GET /orgs/{orgId}/members/count through the app with ${credential === 'key' ? 'an API key (members:read)' : "a person's bound access token"}, the same route and organisation shape`,
+    async prepare(stack) {
+      const org = await stack.seedOrganization({ bound: true });
+      const token = credential === 'key' ? await keyOf(stack, org.organizationId, org.adminToken) : org.adminToken;
+      return async () => expectStatus(name, await stack.request('GET', COUNT_PATH(org.organizationId), { token }), 200);
+    },
+  };
+}
+
+export const memberCountByKeyBench = memberCountBench('apikey.request.members-count', 'key');
+export const memberCountByTokenBench = memberCountBench('apikey.request.members-count.bearer', 'token');

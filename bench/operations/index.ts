@@ -1,7 +1,7 @@
 // Every operation bench, in report order; the redis.ping baseline runs first, later issues append theirs. Bursts and
 // figure benches run after them.
 import type { BurstBench, FigureBench, OperationBench } from '../operation.ts';
-import { apiKeyVerifyHitBench, apiKeyVerifyUnknownBench } from './api-keys.ts';
+import { apiKeyVerifyHitBench, apiKeyVerifyUnknownBench, memberCountByKeyBench, memberCountByTokenBench } from './api-keys.ts';
 import { authBenches } from './auth.ts';
 import { contextGetBench, contextGetStateMissingBench, contextSwitchBench, revocationCheckBehindBench } from './context.ts';
 import { cronCleanupBench } from './cron.ts';
@@ -37,6 +37,8 @@ export const operationBenches: OperationBench[] = [
   ...signingBenches,
   apiKeyVerifyHitBench,
   apiKeyVerifyUnknownBench,
+  memberCountByKeyBench,
+  memberCountByTokenBench,
   contextGetStateMissingBench,
   contextSwitchBench,
   revocationCheckBehindBench,
