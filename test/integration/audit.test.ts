@@ -48,6 +48,7 @@ describe('writeAudit', () => {
         id,
         occurred_at: now,
         actor_user_id: audited.actorUserId,
+        actor_api_key_id: null,
         organization_id: audited.organizationId,
         location_id: audited.locationId,
         target_id: audited.targetId,
