@@ -275,4 +275,38 @@ describe('unknown keys', () => {
     // The address's limit is its own: the real key from another address still answers.
     expect((await members(org.organizationId, key, '127.9.8.8')).status).toBe(200);
   });
+
+  it('named with a new organisation each time: one address is stopped after 60 refusals that read PostgreSQL, then reads none', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org);
+    const { apiKeyChecksum } = await import('../../lib/auth/api-keys/key-format.ts');
+    const forged = `rsk_${'F'.repeat(32)}${apiKeyChecksum('F'.repeat(32))}`;
+    // An address of its own per run: the counter is the platform's, kept for its 15-minute window.
+    const octet = () => 1 + Math.floor(Math.random() * 250);
+    const ip = `127.${octet()}.${octet()}.${octet()}`;
+    const others = [await stack.seedOrganization(), await stack.seedOrganization()];
+    resetCosts();
+    // Two real organisations (the key unknown in each) and made-up ones: every refusal costs PostgreSQL in a new slot.
+    for (const other of others) expect(await answer(await members(other.organizationId, forged, ip))).toEqual([401, 'UNAUTHENTICATED']);
+    for (let i = others.length; i < 60; i++) {
+      expect(await answer(await members(crypto.randomUUID(), forged, ip))).toEqual([403, 'FORBIDDEN']);
+    }
+    expect(costs().postgres).toBeGreaterThanOrEqual(60);
+    resetCosts();
+    for (const orgId of [crypto.randomUUID(), crypto.randomUUID(), org.organizationId]) {
+      const limited = await members(orgId, forged, ip);
+      expect(await answer(limited)).toEqual([429, 'RATE_LIMITED']);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Past the limit: the organisation's script and the gate's one GET each, and no PostgreSQL.
+    expect(costs()).toEqual({ redis: 6, postgres: 0 });
+    // A hit whose organisation's view is fresh never reads the gate: the real key answers from the same address.
+    expect((await members(org.organizationId, key, '127.0.0.1')).status).toBe(200);
+    await lastUsedWritten(apiKeyId);
+    resetCosts();
+    expect((await members(org.organizationId, key, ip)).status).toBe(200);
+    expect(costs()).toEqual({ redis: 1, postgres: 1 });
+    // Another address is not held back.
+    expect(await answer(await members(crypto.randomUUID(), forged, '127.0.0.2'))).toEqual([403, 'FORBIDDEN']);
+  });
 });

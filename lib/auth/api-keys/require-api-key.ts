@@ -36,6 +36,7 @@ export async function requireApiKey(c: Context<HonoEnv>, next: Next, key: string
       scope,
       route: rateLimitTarget(c, '').route,
       clientIp: c.get('clientIp'),
+      correlationId: c.get('correlationId'),
     });
   } catch (error) {
     if (error instanceof RedisDefectError || error instanceof AppError) throw error;
