@@ -38,6 +38,7 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
     email: body.email,
     roleCode: body.roleCode,
     createdByUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
     delivery: body.delivery,
   });

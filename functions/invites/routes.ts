@@ -20,6 +20,7 @@ import {
 export const createInviteRoute = defineRoute({
   method: 'post',
   path: '/',
+  scope: 'invites:write',
   summary: 'Invite someone to the organisation (OrganizationAdmin)',
   request: { params: orgParams, body: jsonBody(createInviteBody) },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'INVITE_LIMIT_REACHED', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],

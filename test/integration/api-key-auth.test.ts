@@ -157,11 +157,77 @@ describe('what a key never reaches', () => {
         route.template,
       ).toBe(true);
       expect(operation.security).toContainEqual({ apiKeyAuth: scopes });
-      // Reached: the route's own answer (200, or 404 for a made-up id), never a refusal of the key.
-      expect([200, 404], `${route.method} ${route.template}`).toContain(response.status);
+      // Reached: the route's own answer (a read's 200, a write's 201, 202 or 204, 404 for a made-up id), never a refusal of the key.
+      expect([200, 201, 202, 204, 404], `${route.method} ${route.template}`).toContain(response.status);
     }
     expect(lines.length).toBeGreaterThan(10);
     expect(lines).toEqual(lines.map((line) => line.replace(/→ .*$/, '→ 403 SCOPE_MISSING')));
+  });
+});
+
+describe('a key that writes', () => {
+  const auditRows = async (orgId: string, action: string) =>
+    (
+      await stack.db.query<{ actor_user_id: string | null; actor_api_key_id: string | null; target_id: string }>(
+        'SELECT actor_user_id, actor_api_key_id, target_id FROM audit_events WHERE organization_id = $1 AND action = $2',
+        [orgId, action],
+      )
+    ).rows;
+
+  it('with invites:write creates an invite; the audit row, the history and the export name the key as the actor', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org, { scopes: ['invites:write', 'invites:read', 'exports:write', 'exports:read'] });
+    const created = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+      token: key,
+      body: { email: 'cook@example.test', roleCode: 'Viewer' },
+    });
+    expect(created.status).toBe(201);
+    const { invite } = (await created.json()) as { invite: { inviteId: string } };
+    expect(await auditRows(org.organizationId, 'invite.created')).toEqual([
+      { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: invite.inviteId },
+    ]);
+    const history = await stack.request('GET', `/orgs/${org.organizationId}/invites/history`, { token: key });
+    expect(((await history.json()) as { events: unknown[] }).events).toEqual([
+      expect.objectContaining({ action: 'invite.created', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
+    ]);
+    const exported = await stack.request('POST', `/orgs/${org.organizationId}/audit/exports`, { token: key });
+    expect(exported.status).toBe(202);
+    const { job } = (await exported.json()) as { job: { jobId: string } };
+    expect(await auditRows(org.organizationId, 'audit.export_requested')).toEqual([
+      { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: job.jobId },
+    ]);
+    // A person's action still names the person.
+    const byAdmin = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+      token: org.adminToken,
+      body: { email: 'chef@example.test', roleCode: 'Viewer' },
+    });
+    expect(byAdmin.status).toBe(201);
+    const rows = await auditRows(org.organizationId, 'invite.created');
+    expect(rows.map((row) => [row.actor_user_id, row.actor_api_key_id]).sort()).toEqual(
+      [
+        [null, apiKeyId],
+        [org.adminId, null],
+      ].sort(),
+    );
+  });
+
+  it('without invites:write: 403 SCOPE_MISSING, no invite, no audit row, nothing counted', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org, { scopes: ['invites:read'] });
+    expect((await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: key })).status).toBe(200);
+    await lastUsedWritten(apiKeyId);
+    const counters = async () => (await stack.redis.keys(`*:org:{${org.organizationId}}:*`)).sort();
+    const before = await counters();
+    resetCosts();
+    const refused = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+      token: key,
+      body: { email: 'cook@example.test', roleCode: 'Viewer' },
+    });
+    expect(await answer(refused)).toEqual([403, 'SCOPE_MISSING']);
+    // The check's one script read the entry and stopped at the scope: no PostgreSQL, no new key in the organisation's slot.
+    expect(costs()).toEqual({ redis: 1, postgres: 0 });
+    expect(await counters()).toEqual(before);
+    expect(await auditRows(org.organizationId, 'invite.created')).toEqual([]);
   });
 });
 
