@@ -88,6 +88,29 @@ describe('a key on a route it reaches', () => {
   });
 });
 
+describe("the organisation's plan", () => {
+  it('a key request fills the plan entry after its answer, and the next requests count with the plan', async () => {
+    const org = await stack.seedOrganization();
+    await stack.db.query('INSERT INTO organization_rate_limits (organization_id, user_per_minute) VALUES ($1, 7)', [org.organizationId]);
+    const { key } = await makeKey(org);
+    // The admin's request that made the key filled the entry: gone again, as after its TTL, so only keys ask.
+    const planEntries = () => stack.redis.keys(`*:org:{${org.organizationId}}:*rate-limits*`);
+    const filled = await planEntries();
+    if (filled.length > 0) await stack.redis.del(...filled);
+    const first = await members(org.organizationId, key);
+    expect(first.status).toBe(200);
+    // No plan entry: the defaults counted this one.
+    expect(first.headers.get('ratelimit-policy')).toContain('"user";q=1000;w=60');
+    const deadline = Date.now() + 5_000;
+    while ((await planEntries()).length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const next = await members(org.organizationId, key);
+    expect(next.status).toBe(200);
+    expect(next.headers.get('ratelimit-policy')).toContain('"user";q=7;w=60');
+  });
+});
+
 describe('what a key never reaches', () => {
   it('a route beyond its scopes, an account route, the key routes: 403 SCOPE_MISSING, the last two before any store', async () => {
     const org = await stack.seedOrganization();

@@ -18,7 +18,8 @@ import { countUnknownKey, unknownKeyGate, type UnknownKeyGate } from './unknown-
 export type ActiveApiKey = Extract<ApiKeyEntry, { state: 'active' }>;
 
 export type ApiKeyCheck =
-  | { kind: 'accepted'; key: ActiveApiKey; decision: RateLimitDecision }
+  /** planFound: the organisation's plan entry was in the cache; when not, the defaults decided and the caller fills it. */
+  | { kind: 'accepted'; key: ActiveApiKey; decision: RateLimitDecision; planFound: boolean }
   | { kind: 'rate-limited'; decision: Extract<RateLimitDecision, { allowed: false }> }
   /** Unknown in this organisation, revoked or expired: 401, the same answer in every case. */
   | { kind: 'refused' }
@@ -196,7 +197,7 @@ function outcome(reply: Reply, windows: CounterWindows): ApiKeyCheck {
     limits: kinds.map((kind, i) => ({ kind, quota: n[2 + i * 3]!, current: n[3 + i * 3]!, previous: n[4 + i * 3]! })),
     windows,
   });
-  return decision.allowed ? { kind: 'accepted', key: entry, decision } : { kind: 'rate-limited', decision };
+  return decision.allowed ? { kind: 'accepted', key: entry, decision, planFound: n[1] === 1 } : { kind: 'rate-limited', decision };
 }
 
 interface KeyRow {
