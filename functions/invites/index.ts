@@ -103,6 +103,7 @@ invitesFunction.openapi(resendInviteRoute, async (c) => {
     organizationId: orgId,
     inviteId,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {

@@ -64,6 +64,7 @@ export const cancelInviteRoute = defineRoute({
 export const resendInviteRoute = defineRoute({
   method: 'post',
   path: '/{inviteId}/resend',
+  scope: 'invites:write',
   summary: 'Email an active invitation again with a new token and a restarted expiry (OrganizationAdmin)',
   request: { params: inviteParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],

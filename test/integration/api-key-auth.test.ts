@@ -18,7 +18,11 @@ const nextSecond = () => {
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack({ deps: { clock } });
+  // Email delivery configured, so a key's resend can send (the notifier drops every message).
+  stack = await startStack({
+    env: { INVITE_LINK_BASE: 'https://app.example.test/invite' },
+    deps: { clock, notifier: { send: async () => undefined } },
+  });
 });
 afterAll(async () => stack?.close());
 
@@ -209,8 +213,14 @@ describe('a key that writes', () => {
     expect(await auditRows(org.organizationId, 'invite.created')).toEqual([
       { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: invite.inviteId },
     ]);
+    const resent = await stack.request('POST', `/orgs/${org.organizationId}/invites/${invite.inviteId}/resend`, { token: key });
+    expect(resent.status).toBe(200);
+    expect(await auditRows(org.organizationId, 'invite.resent')).toEqual([
+      { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: invite.inviteId },
+    ]);
     const history = await stack.request('GET', `/orgs/${org.organizationId}/invites/history`, { token: key });
     expect(((await history.json()) as { events: unknown[] }).events).toEqual([
+      expect.objectContaining({ action: 'invite.resent', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
       expect.objectContaining({ action: 'invite.created', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
     ]);
     const exported = await stack.request('POST', `/orgs/${org.organizationId}/audit/exports`, { token: key });
