@@ -85,6 +85,7 @@ invitesFunction.openapi(cancelInviteRoute, async (c) => {
     organizationId: orgId,
     inviteId,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) throw errors.NOT_FOUND();

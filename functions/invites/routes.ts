@@ -55,6 +55,7 @@ export const inviteHistoryRoute = defineRoute({
 export const cancelInviteRoute = defineRoute({
   method: 'delete',
   path: '/{inviteId}',
+  scope: 'invites:write',
   summary: 'Cancel an active invitation (OrganizationAdmin)',
   request: { params: inviteParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],

@@ -218,8 +218,18 @@ describe('a key that writes', () => {
     expect(await auditRows(org.organizationId, 'invite.resent')).toEqual([
       { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: invite.inviteId },
     ]);
+    const cancelled = await stack.request('DELETE', `/orgs/${org.organizationId}/invites/${invite.inviteId}`, { token: key });
+    expect(cancelled.status).toBe(204);
+    expect(await auditRows(org.organizationId, 'invite.cancelled')).toEqual([
+      { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: invite.inviteId },
+    ]);
+    // The outcome row keeps the admin in whose name the key acts (invite_outcomes.actor_user_id is a user).
+    expect((await stack.db.query('SELECT actor_user_id FROM invite_outcomes WHERE invite_id = $1', [invite.inviteId])).rows).toEqual([
+      { actor_user_id: org.adminId },
+    ]);
     const history = await stack.request('GET', `/orgs/${org.organizationId}/invites/history`, { token: key });
     expect(((await history.json()) as { events: unknown[] }).events).toEqual([
+      expect.objectContaining({ action: 'invite.cancelled', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
       expect.objectContaining({ action: 'invite.resent', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
       expect.objectContaining({ action: 'invite.created', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
     ]);
