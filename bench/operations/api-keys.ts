@@ -23,7 +23,14 @@ export const apiKeyVerifyHitBench: OperationBench = {
   async prepare(stack) {
     const org = await stack.seedOrganization({ bound: true });
     const key = await keyOf(stack, org.organizationId, org.adminToken);
-    const request = { key, organizationId: org.organizationId, scope: 'members:read', route: ROUTE, clientIp: '127.0.0.1' };
+    const request = {
+      key,
+      organizationId: org.organizationId,
+      scope: 'members:read',
+      route: ROUTE,
+      clientIp: '127.0.0.1',
+      correlationId: 'bench',
+    };
     return async () => {
       const check = await checkApiKey(stack.deps, request);
       if (check.kind !== 'accepted') throw new Error(`apikey.verify.hit: ${check.kind}`);
@@ -47,6 +54,7 @@ export const apiKeyVerifyUnknownBench: OperationBench = {
         scope: 'members:read',
         route: ROUTE,
         clientIp: address(i),
+        correlationId: 'bench',
       });
       if (check.kind !== 'refused') throw new Error(`apikey.verify.unknown: ${check.kind}`);
     };

@@ -14,6 +14,7 @@ auditExportsFunction.openapi(createExportRoute, async (c) => {
   const outcome = await jobs.createAuditExport(deps, {
     organizationId,
     requestedByUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) throw errors.EXPORT_LIMIT_REACHED(outcome.maxUnfinished);
@@ -37,6 +38,7 @@ auditExportsFunction.openapi(cancelExportRoute, async (c) => {
     organizationId,
     jobId,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
@@ -54,6 +56,7 @@ auditExportsFunction.openapi(exportFileRoute, async (c) => {
     organizationId,
     jobId,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {

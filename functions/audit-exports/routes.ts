@@ -6,6 +6,7 @@ import { csvFile, jobParams, jobResponse } from './schemas.ts';
 export const createExportRoute = defineRoute({
   method: 'post',
   path: '/',
+  scope: 'exports:write',
   summary: "Export the organisation's audit events as CSV, in the background (OrganizationAdmin)",
   request: { params: orgParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'EXPORT_LIMIT_REACHED', 'STORE_UNAVAILABLE'],
@@ -25,6 +26,7 @@ export const readExportRoute = defineRoute({
 export const cancelExportRoute = defineRoute({
   method: 'delete',
   path: '/{jobId}',
+  scope: 'exports:write',
   summary: 'Cancel an unfinished export (OrganizationAdmin)',
   request: { params: jobParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'EXPORT_FINISHED', 'STORE_UNAVAILABLE'],
@@ -34,6 +36,7 @@ export const cancelExportRoute = defineRoute({
 export const exportFileRoute = defineRoute({
   method: 'get',
   path: '/{jobId}/file',
+  scope: 'exports:read',
   summary: "A finished export's CSV file (OrganizationAdmin)",
   request: { params: jobParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'EXPORT_NOT_READY', 'STORE_UNAVAILABLE'],

@@ -38,6 +38,7 @@ invitesFunction.openapi(createInviteRoute, async (c) => {
     email: body.email,
     roleCode: body.roleCode,
     createdByUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
     delivery: body.delivery,
   });
@@ -84,6 +85,7 @@ invitesFunction.openapi(cancelInviteRoute, async (c) => {
     organizationId: orgId,
     inviteId,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) throw errors.NOT_FOUND();
@@ -102,6 +104,7 @@ invitesFunction.openapi(resendInviteRoute, async (c) => {
     organizationId: orgId,
     inviteId,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {

@@ -20,6 +20,7 @@ import {
 export const createInviteRoute = defineRoute({
   method: 'post',
   path: '/',
+  scope: 'invites:write',
   summary: 'Invite someone to the organisation (OrganizationAdmin)',
   request: { params: orgParams, body: jsonBody(createInviteBody) },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'INVITE_LIMIT_REACHED', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],
@@ -54,6 +55,7 @@ export const inviteHistoryRoute = defineRoute({
 export const cancelInviteRoute = defineRoute({
   method: 'delete',
   path: '/{inviteId}',
+  scope: 'invites:write',
   summary: 'Cancel an active invitation (OrganizationAdmin)',
   request: { params: inviteParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
@@ -63,6 +65,7 @@ export const cancelInviteRoute = defineRoute({
 export const resendInviteRoute = defineRoute({
   method: 'post',
   path: '/{inviteId}/resend',
+  scope: 'invites:write',
   summary: 'Email an active invitation again with a new token and a restarted expiry (OrganizationAdmin)',
   request: { params: inviteParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'RATE_LIMITED', 'NOT_CONFIGURED', 'STORE_UNAVAILABLE'],

@@ -78,7 +78,16 @@ export const inviteHistoryResponse = z.object({
       actorUserId: z
         .uuid()
         .nullable()
-        .describe('Who did it: the admin who created or cancelled, the user who accepted; null when no one did (a void invite)'),
+        .describe(
+          'Who did it: the admin who created or cancelled, the user who accepted; null when no one did (a void invite) or an API key did',
+        ),
+      actor: z
+        .discriminatedUnion('type', [
+          z.object({ type: z.literal('user'), userId: z.uuid() }),
+          z.object({ type: z.literal('api_key'), apiKeyId: z.uuid() }),
+        ])
+        .nullable()
+        .describe("Who did it: a person, or the organisation's API key (docs/design/api-keys.md); null when no one did"),
       inviteId: z.uuid().nullable(),
       outletId: z.uuid().nullable().describe("The invite's location, null for an organisation-wide invite"),
       occurredAt: z.iso.datetime(),

@@ -83,18 +83,30 @@ const details = z
   )
   .refine((record) => Object.keys(record).length <= 20, 'at most 20 details');
 
-const auditEventSchema = z.strictObject({
-  action: z.enum(AUDIT_ACTIONS),
-  actorUserId: z.uuid().nullable(),
-  organizationId: z.uuid().nullable(),
-  locationId: z.uuid().nullable(),
-  targetId: z.uuid().nullable(),
-  correlationId: z.string().regex(/^[\x21-\x7e]{1,128}$/, 'correlation id: 1–128 visible ASCII characters'),
-  details: details.optional(),
-});
+const auditEventSchema = z
+  .strictObject({
+    action: z.enum(AUDIT_ACTIONS),
+    actorUserId: z.uuid().nullable(),
+    /** An organisation's API key that acted (audit_events.actor_api_key_id, migrations/0030_api_keys.sql); then no user did. */
+    actorApiKeyId: z.uuid().nullable().optional(),
+    organizationId: z.uuid().nullable(),
+    locationId: z.uuid().nullable(),
+    targetId: z.uuid().nullable(),
+    correlationId: z.string().regex(/^[\x21-\x7e]{1,128}$/, 'correlation id: 1–128 visible ASCII characters'),
+    details: details.optional(),
+  })
+  .refine((event) => event.actorApiKeyId == null || event.actorUserId === null, 'a key acting is the only actor: actorUserId null');
 
 /** What happened, who did it, in which tenant, and a few safe scalar details. */
 export type AuditEvent = z.infer<typeof auditEventSchema>;
+
+/**
+ * The actor columns for an action a person or a key may take: the key when one acted (the person in whose name it acts
+ * is on the key's row), else the person (docs/design/api-keys.md#scopes).
+ */
+export function auditActor(userId: string, apiKeyId: string | undefined): Pick<AuditEvent, 'actorUserId' | 'actorApiKeyId'> {
+  return apiKeyId === undefined ? { actorUserId: userId } : { actorUserId: null, actorApiKeyId: apiKeyId };
+}
 
 /** A programming error (bad event), so callers can tell it apart from an unreachable database. */
 export class InvalidAuditEventError extends Error {
@@ -116,10 +128,12 @@ export function auditStatement(event: AuditEvent, now: Date): Statement {
   }
   if (Number.isNaN(now.getTime())) throw new InvalidAuditEventError('occurred-at time is not a date');
   const valid = parsed.data;
+  // The key's column only when a key acted, so every other statement stays as it was.
+  const byKey = valid.actorApiKeyId != null;
   return {
     text:
       'INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, ' +
-      'action, correlation_id, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)',
+      `action, correlation_id, details${byKey ? ', actor_api_key_id' : ''}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb${byKey ? ', $10' : ''})`,
     params: [
       uuidv7(),
       now.toISOString(),
@@ -130,6 +144,7 @@ export function auditStatement(event: AuditEvent, now: Date): Statement {
       valid.action,
       valid.correlationId,
       JSON.stringify(valid.details ?? {}),
+      ...(byKey ? [valid.actorApiKeyId] : []),
     ],
   };
 }
@@ -189,11 +204,13 @@ export function computedAuditInsert(
   );
   const p = (index: number) => `$${firstParam + index}`;
   const built = names.map((name) => `'${name}', (${spec.computed[name]})`).join(', ');
+  const byKey = params.length > 9;
   return {
     text:
-      'INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, action, correlation_id, details) ' +
+      'INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, action, correlation_id, ' +
+      `${byKey ? 'actor_api_key_id, ' : ''}details) ` +
       `SELECT ${p(0)}::uuid, ${p(1)}::timestamptz, ${p(2)}::uuid, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::uuid, ${p(6)}::text, ${p(7)}::text, ` +
-      `${p(8)}::jsonb` +
+      `${byKey ? `${p(9)}::uuid, ` : ''}${p(8)}::jsonb` +
       (names.length === 0 ? '' : ` || jsonb_build_object(${built})`) +
       (spec.when === undefined ? '' : ` WHERE ${spec.when}`),
     params,

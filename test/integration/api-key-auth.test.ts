@@ -18,7 +18,11 @@ const nextSecond = () => {
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack({ deps: { clock } });
+  // Email delivery configured, so a key's resend can send (the notifier drops every message).
+  stack = await startStack({
+    env: { INVITE_LINK_BASE: 'https://app.example.test/invite' },
+    deps: { clock, notifier: { send: async () => undefined } },
+  });
 });
 afterAll(async () => stack?.close());
 
@@ -85,6 +89,29 @@ describe('a key on a route it reaches', () => {
     const third = await members(org.organizationId, key);
     expect(await answer(third)).toEqual([429, 'RATE_LIMITED']);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe("the organisation's plan", () => {
+  it('a key request fills the plan entry after its answer, and the next requests count with the plan', async () => {
+    const org = await stack.seedOrganization();
+    await stack.db.query('INSERT INTO organization_rate_limits (organization_id, user_per_minute) VALUES ($1, 7)', [org.organizationId]);
+    const { key } = await makeKey(org);
+    // The admin's request that made the key filled the entry: gone again, as after its TTL, so only keys ask.
+    const planEntries = () => stack.redis.keys(`*:org:{${org.organizationId}}:*rate-limits*`);
+    const filled = await planEntries();
+    if (filled.length > 0) await stack.redis.del(...filled);
+    const first = await members(org.organizationId, key);
+    expect(first.status).toBe(200);
+    // No plan entry: the defaults counted this one.
+    expect(first.headers.get('ratelimit-policy')).toContain('"user";q=1000;w=60');
+    const deadline = Date.now() + 5_000;
+    while ((await planEntries()).length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const next = await members(org.organizationId, key);
+    expect(next.status).toBe(200);
+    expect(next.headers.get('ratelimit-policy')).toContain('"user";q=7;w=60');
   });
 });
 
@@ -157,11 +184,93 @@ describe('what a key never reaches', () => {
         route.template,
       ).toBe(true);
       expect(operation.security).toContainEqual({ apiKeyAuth: scopes });
-      // Reached: the route's own answer (200, or 404 for a made-up id), never a refusal of the key.
-      expect([200, 404], `${route.method} ${route.template}`).toContain(response.status);
+      // Reached: the route's own answer (a read's 200, a write's 201, 202 or 204, 404 for a made-up id), never a refusal of the key.
+      expect([200, 201, 202, 204, 404], `${route.method} ${route.template}`).toContain(response.status);
     }
     expect(lines.length).toBeGreaterThan(10);
     expect(lines).toEqual(lines.map((line) => line.replace(/→ .*$/, '→ 403 SCOPE_MISSING')));
+  });
+});
+
+describe('a key that writes', () => {
+  const auditRows = async (orgId: string, action: string) =>
+    (
+      await stack.db.query<{ actor_user_id: string | null; actor_api_key_id: string | null; target_id: string }>(
+        'SELECT actor_user_id, actor_api_key_id, target_id FROM audit_events WHERE organization_id = $1 AND action = $2',
+        [orgId, action],
+      )
+    ).rows;
+
+  it('with invites:write creates an invite; the audit row, the history and the export name the key as the actor', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org, { scopes: ['invites:write', 'invites:read', 'exports:write', 'exports:read'] });
+    const created = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+      token: key,
+      body: { email: 'cook@example.test', roleCode: 'Viewer' },
+    });
+    expect(created.status).toBe(201);
+    const { invite } = (await created.json()) as { invite: { inviteId: string } };
+    expect(await auditRows(org.organizationId, 'invite.created')).toEqual([
+      { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: invite.inviteId },
+    ]);
+    const resent = await stack.request('POST', `/orgs/${org.organizationId}/invites/${invite.inviteId}/resend`, { token: key });
+    expect(resent.status).toBe(200);
+    expect(await auditRows(org.organizationId, 'invite.resent')).toEqual([
+      { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: invite.inviteId },
+    ]);
+    const cancelled = await stack.request('DELETE', `/orgs/${org.organizationId}/invites/${invite.inviteId}`, { token: key });
+    expect(cancelled.status).toBe(204);
+    expect(await auditRows(org.organizationId, 'invite.cancelled')).toEqual([
+      { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: invite.inviteId },
+    ]);
+    // The outcome row keeps the admin in whose name the key acts (invite_outcomes.actor_user_id is a user).
+    expect((await stack.db.query('SELECT actor_user_id FROM invite_outcomes WHERE invite_id = $1', [invite.inviteId])).rows).toEqual([
+      { actor_user_id: org.adminId },
+    ]);
+    const history = await stack.request('GET', `/orgs/${org.organizationId}/invites/history`, { token: key });
+    expect(((await history.json()) as { events: unknown[] }).events).toEqual([
+      expect.objectContaining({ action: 'invite.cancelled', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
+      expect.objectContaining({ action: 'invite.resent', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
+      expect.objectContaining({ action: 'invite.created', actorUserId: null, actor: { type: 'api_key', apiKeyId } }),
+    ]);
+    const exported = await stack.request('POST', `/orgs/${org.organizationId}/audit/exports`, { token: key });
+    expect(exported.status).toBe(202);
+    const { job } = (await exported.json()) as { job: { jobId: string } };
+    expect(await auditRows(org.organizationId, 'audit.export_requested')).toEqual([
+      { actor_user_id: null, actor_api_key_id: apiKeyId, target_id: job.jobId },
+    ]);
+    // A person's action still names the person.
+    const byAdmin = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+      token: org.adminToken,
+      body: { email: 'chef@example.test', roleCode: 'Viewer' },
+    });
+    expect(byAdmin.status).toBe(201);
+    const rows = await auditRows(org.organizationId, 'invite.created');
+    expect(rows.map((row) => [row.actor_user_id, row.actor_api_key_id]).sort()).toEqual(
+      [
+        [null, apiKeyId],
+        [org.adminId, null],
+      ].sort(),
+    );
+  });
+
+  it('without invites:write: 403 SCOPE_MISSING, no invite, no audit row, nothing counted', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org, { scopes: ['invites:read'] });
+    expect((await stack.request('GET', `/orgs/${org.organizationId}/invites`, { token: key })).status).toBe(200);
+    await lastUsedWritten(apiKeyId);
+    const counters = async () => (await stack.redis.keys(`*:org:{${org.organizationId}}:*`)).sort();
+    const before = await counters();
+    resetCosts();
+    const refused = await stack.request('POST', `/orgs/${org.organizationId}/invites`, {
+      token: key,
+      body: { email: 'cook@example.test', roleCode: 'Viewer' },
+    });
+    expect(await answer(refused)).toEqual([403, 'SCOPE_MISSING']);
+    // The check's one script read the entry and stopped at the scope: no PostgreSQL, no new key in the organisation's slot.
+    expect(costs()).toEqual({ redis: 1, postgres: 0 });
+    expect(await counters()).toEqual(before);
+    expect(await auditRows(org.organizationId, 'invite.created')).toEqual([]);
   });
 });
 
@@ -274,5 +383,39 @@ describe('unknown keys', () => {
     expect(await answer(limited)).toEqual([429, 'RATE_LIMITED']);
     // The address's limit is its own: the real key from another address still answers.
     expect((await members(org.organizationId, key, '127.9.8.8')).status).toBe(200);
+  });
+
+  it('named with a new organisation each time: one address is stopped after 60 refusals that read PostgreSQL, then reads none', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org);
+    const { apiKeyChecksum } = await import('../../lib/auth/api-keys/key-format.ts');
+    const forged = `rsk_${'F'.repeat(32)}${apiKeyChecksum('F'.repeat(32))}`;
+    // An address of its own per run: the counter is the platform's, kept for its 15-minute window.
+    const octet = () => 1 + Math.floor(Math.random() * 250);
+    const ip = `127.${octet()}.${octet()}.${octet()}`;
+    const others = [await stack.seedOrganization(), await stack.seedOrganization()];
+    resetCosts();
+    // Two real organisations (the key unknown in each) and made-up ones: every refusal costs PostgreSQL in a new slot.
+    for (const other of others) expect(await answer(await members(other.organizationId, forged, ip))).toEqual([401, 'UNAUTHENTICATED']);
+    for (let i = others.length; i < 60; i++) {
+      expect(await answer(await members(crypto.randomUUID(), forged, ip))).toEqual([403, 'FORBIDDEN']);
+    }
+    expect(costs().postgres).toBeGreaterThanOrEqual(60);
+    resetCosts();
+    for (const orgId of [crypto.randomUUID(), crypto.randomUUID(), org.organizationId]) {
+      const limited = await members(orgId, forged, ip);
+      expect(await answer(limited)).toEqual([429, 'RATE_LIMITED']);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Past the limit: the organisation's script and the gate's one GET each, and no PostgreSQL.
+    expect(costs()).toEqual({ redis: 6, postgres: 0 });
+    // A hit whose organisation's view is fresh never reads the gate: the real key answers from the same address.
+    expect((await members(org.organizationId, key, '127.0.0.1')).status).toBe(200);
+    await lastUsedWritten(apiKeyId);
+    resetCosts();
+    expect((await members(org.organizationId, key, ip)).status).toBe(200);
+    expect(costs()).toEqual({ redis: 1, postgres: 1 });
+    // Another address is not held back.
+    expect(await answer(await members(crypto.randomUUID(), forged, '127.0.0.2'))).toEqual([403, 'FORBIDDEN']);
   });
 });

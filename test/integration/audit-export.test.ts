@@ -145,7 +145,7 @@ function parseCsv(text: string): string[][] {
 async function expectedRows(s: TestStack, organizationId: string, jobId: string): Promise<string[][]> {
   const result = await s.db.query(
     `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, action, actor_user_id, location_id,
-            target_id, correlation_id, details
+            target_id, correlation_id, details, actor_api_key_id
        FROM audit_events
       WHERE organization_id = $1 AND occurred_at < (SELECT until_occurred_at FROM jobs WHERE id = $2)
       ORDER BY occurred_at, id`,
@@ -154,9 +154,16 @@ async function expectedRows(s: TestStack, organizationId: string, jobId: string)
   // A cell a spreadsheet would run as a formula is read back with the leading quote mark the export added.
   const defused = (value: string) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
   return result.rows.map((r: Record<string, unknown>) =>
-    [r.at, r.action, r.actor_user_id ?? '', r.location_id ?? '', r.target_id ?? '', r.correlation_id, JSON.stringify(r.details)].map(
-      (value) => defused(String(value)),
-    ),
+    [
+      r.at,
+      r.action,
+      r.actor_user_id ?? '',
+      r.location_id ?? '',
+      r.target_id ?? '',
+      r.correlation_id,
+      JSON.stringify(r.details),
+      r.actor_api_key_id ?? '',
+    ].map((value) => defused(String(value))),
   );
 }
 
@@ -219,7 +226,7 @@ describe('progress', () => {
     expect(file.status).toBe(200);
     const text = await file.text();
     expect(new TextEncoder().encode(text).byteLength).toBe(
-      done.fileBytes! + 'occurred_at,action,actor_user_id,location_id,target_id,correlation_id,details\r\n'.length,
+      done.fileBytes! + 'occurred_at,action,actor_user_id,location_id,target_id,correlation_id,details,actor_api_key_id\r\n'.length,
     );
     expect(parseCsv(text).slice(1)).toEqual(await expectedRows(stack, org.organizationId, created.jobId));
   });
@@ -365,7 +372,16 @@ describe('the file', () => {
     const text = new TextDecoder().decode(bytes);
 
     const rows = parseCsv(text);
-    expect(rows[0]).toEqual(['occurred_at', 'action', 'actor_user_id', 'location_id', 'target_id', 'correlation_id', 'details']);
+    expect(rows[0]).toEqual([
+      'occurred_at',
+      'action',
+      'actor_user_id',
+      'location_id',
+      'target_id',
+      'correlation_id',
+      'details',
+      'actor_api_key_id',
+    ]);
     const expected = await expectedRows(stack, a.organizationId, created.jobId);
     expect(expected).toHaveLength(703);
     expect(rows.slice(1)).toEqual(expected);

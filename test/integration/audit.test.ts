@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { auditActor, countedAuditInsert } from '../../lib/pg/audit.ts';
 import { AUDIT_ACTIONS, auditStatement, createDb, InvalidAuditEventError, writeAudit } from '../../lib/pg/index.ts';
 import type { AuditEvent, Db } from '../../lib/pg/index.ts';
 import { startNeonProxy } from '../../local/emulators/neon/index.ts';
@@ -57,6 +58,17 @@ describe('writeAudit', () => {
         details: { roleCode: 'Viewer', ttlSeconds: 10_800, resent: false, note: null },
       },
     ]);
+  });
+
+  it("names an organisation's API key as the actor, with no user, and refuses a row naming both", async () => {
+    const apiKeyId = randomUUID();
+    const audited = event({ ...auditActor(randomUUID(), apiKeyId) });
+    await writeAudit(db, audited, new Date());
+    expect(await rowsFor(audited.correlationId)).toMatchObject([{ actor_user_id: null, actor_api_key_id: apiKeyId }]);
+    const counted = event({ ...auditActor(randomUUID(), apiKeyId) });
+    await db.transaction([countedAuditInsert(counted, new Date(), { detail: 'n', sql: '1' }, 1)]);
+    expect(await rowsFor(counted.correlationId)).toMatchObject([{ actor_user_id: null, actor_api_key_id: apiKeyId, details: { n: 1 } }]);
+    expect(() => auditStatement(event({ actorApiKeyId: apiKeyId }), new Date())).toThrow(InvalidAuditEventError);
   });
 
   it('stores {} when there are no details, and accepts every listed action', async () => {

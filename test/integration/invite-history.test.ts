@@ -101,10 +101,11 @@ describe('GET /orgs/{orgId}/invites/history', () => {
     const [accepted, , cancel, , first] = body.events;
     expect(accepted).toMatchObject({ actorUserId: person.userId.toLowerCase(), outletId: null });
     expect(cancel).toMatchObject({ actorUserId: org.adminId, correlationId: 'history-cancel-1' });
-    expect(first).toMatchObject({ actorUserId: org.adminId, outletId: org.locationId });
+    expect(first).toMatchObject({ actorUserId: org.adminId, actor: { type: 'user', userId: org.adminId }, outletId: org.locationId });
     for (const event of body.events) {
       expect(Object.keys(event).sort()).toEqual([
         'action',
+        'actor',
         'actorUserId',
         'correlationId',
         'id',

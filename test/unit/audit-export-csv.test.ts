@@ -32,8 +32,8 @@ describe('csvCell', () => {
 });
 
 describe('auditCsvLine', () => {
-  it('writes the seven columns of the header in order, details as JSON, CRLF at the end', () => {
-    expect(AUDIT_CSV_HEADER).toBe('occurred_at,action,actor_user_id,location_id,target_id,correlation_id,details\r\n');
+  it('writes the eight columns of the header in order, details as JSON, the acting key last, CRLF at the end', () => {
+    expect(AUDIT_CSV_HEADER).toBe('occurred_at,action,actor_user_id,location_id,target_id,correlation_id,details,actor_api_key_id\r\n');
     const line = auditCsvLine({
       occurredAtUtc: '2026-03-04T05:06:07.089Z',
       action: 'invite.created',
@@ -42,10 +42,11 @@ describe('auditCsvLine', () => {
       targetId: '0192f0c1-0000-7000-8000-000000000002',
       correlationId: '-2+3',
       details: { roleCode: 'Viewer', note: 'a,"b"' },
+      actorApiKeyId: null,
     });
     expect(line).toBe(
       '2026-03-04T05:06:07.089Z,invite.created,0192f0c1-0000-7000-8000-000000000001,,0192f0c1-0000-7000-8000-000000000002,' +
-        `"'-2+3","{""roleCode"":""Viewer"",""note"":""a,\\""b\\""""}"\r\n`,
+        `"'-2+3","{""roleCode"":""Viewer"",""note"":""a,\\""b\\""""}",\r\n`,
     );
   });
 });

@@ -12,16 +12,18 @@ import { quotasFor, type RateLimitKind } from '../../runtime/ratelimit/limits.ts
 import { ipSubject, retryAfter, throttleWindow } from '../../runtime/throttle/index.ts';
 import { API_KEY_CHECK } from './check-script.ts';
 import { apiKeyHash } from './key-hash.ts';
-import { knownOrgKeySeq, noteOrgKeyView, orgKeyView, type OrgKeyView } from './org-key-seq.ts';
+import { freshOrgKeyView, knownOrgKeySeq, noteOrgKeyView, orgKeyView, type OrgKeyView } from './org-key-seq.ts';
+import { countUnknownKey, unknownKeyGate, type UnknownKeyGate } from './unknown-key-throttle.ts';
 
 export type ActiveApiKey = Extract<ApiKeyEntry, { state: 'active' }>;
 
 export type ApiKeyCheck =
-  | { kind: 'accepted'; key: ActiveApiKey; decision: RateLimitDecision }
+  /** planFound: the organisation's plan entry was in the cache; when not, the defaults decided and the caller fills it. */
+  | { kind: 'accepted'; key: ActiveApiKey; decision: RateLimitDecision; planFound: boolean }
   | { kind: 'rate-limited'; decision: Extract<RateLimitDecision, { allowed: false }> }
   /** Unknown in this organisation, revoked or expired: 401, the same answer in every case. */
   | { kind: 'refused' }
-  /** The address spent its refusals (api-key-refused-ip): 429 without a look at the key. */
+  /** The address spent its refusals (api-key-refused-ip in the organisation, api-key-miss-ip across them): 429. */
   | { kind: 'address-limited'; retryAfterSeconds: number }
   | { kind: 'scope-missing' }
   | { kind: 'suspended' }
@@ -36,6 +38,7 @@ export interface ApiKeyRequest {
   /** The route's method and template, as the rate limiter counts it. */
   route: string;
   clientIp: string | undefined;
+  correlationId: string;
 }
 
 type Reply =
@@ -47,6 +50,7 @@ type Reply =
 /**
  * The organisation's view (api_key_seq and state, at most a second old) is read beside the script, so a hit waits for
  * one round trip; an entry older than the view, or none, is read from PostgreSQL, written back, and checked again.
+ * Whatever would read PostgreSQL first passes the address's gate across organisations (unknown-key-throttle.ts).
  * Throws when Redis or PostgreSQL does not answer: the caller fails closed.
  */
 export async function checkApiKey(deps: Deps, request: ApiKeyRequest): Promise<ApiKeyCheck> {
@@ -62,20 +66,59 @@ export async function checkApiKey(deps: Deps, request: ApiKeyRequest): Promise<A
     counterWindows(deps, { userId: `api-key ${keyHash}`, route: request.route, organizationId: request.organizationId }, nowMs),
   ]);
   const run = (minSeq: number) => runCheck(deps, request, { entryKey, refusedWindow, windows, minSeq, nowMs });
-  const [view, first] = await Promise.all([orgKeyView(deps, request.organizationId), run(knownOrgKeySeq(deps, request.organizationId))]);
-  if (view.state === undefined || view.state === 'deleted') return { kind: 'no-organisation' };
-  if (view.state === 'suspended') return { kind: 'suspended' };
+  // PostgreSQL is asked only past the per-address gate (api-key-miss-ip), read once per check and never on a hit whose
+  // view is fresh: an address naming a new organisation each time meets it on every request.
+  let gate: Promise<UnknownKeyGate> | undefined;
+  const gated = () => (gate ??= unknownKeyGate(deps, request));
+  const fresh = freshOrgKeyView(deps, request.organizationId);
+  const viewRead = async (): Promise<OrgKeyView | undefined> =>
+    (await gated()).allowed ? orgKeyView(deps, request.organizationId) : undefined;
+  const [view, first] = await Promise.all([fresh ?? viewRead(), run(knownOrgKeySeq(deps, request.organizationId))]);
+  const result = await settle(deps, request, { entryKey, keyHash, view, first, run, gated, windows });
+  if (fresh === undefined || result.readPostgres) {
+    if (result.check.kind === 'refused' || result.check.kind === 'no-organisation') await countUnknownKey(deps, request);
+  }
+  return result.check;
+}
+
+/** The check once the first script and the view are in: PostgreSQL on a miss or a stale entry, behind the gate. */
+async function settle(
+  deps: Deps,
+  request: ApiKeyRequest,
+  at: {
+    entryKey: string;
+    keyHash: string;
+    view: OrgKeyView | undefined;
+    first: Reply;
+    run: (minSeq: number) => Promise<Reply>;
+    gated: () => Promise<UnknownKeyGate>;
+    windows: CounterWindows;
+  },
+): Promise<{ check: ApiKeyCheck; readPostgres: boolean }> {
+  const { view, first } = at;
+  if (view === undefined) return { check: addressLimited(await at.gated()), readPostgres: false };
+  if (view.state === undefined || view.state === 'deleted') return { check: { kind: 'no-organisation' }, readPostgres: false };
+  if (view.state === 'suspended') return { check: { kind: 'suspended' }, readPostgres: false };
   let reply = first;
   if (reply.kind === 'miss' || (reply.kind === 'entry' && entrySeq(reply.raw) < view.seq)) {
-    const fill = await readFromPostgres(deps, request.organizationId, keyHash);
-    if (fill.view.state !== 'active') return { kind: fill.view.state === 'suspended' ? 'suspended' : 'no-organisation' };
+    const gate = await at.gated();
+    if (!gate.allowed) return { check: addressLimited(gate), readPostgres: false };
+    const fill = await readFromPostgres(deps, request.organizationId, at.keyHash);
+    if (fill.view.state !== 'active') {
+      return { check: { kind: fill.view.state === 'suspended' ? 'suspended' : 'no-organisation' }, readPostgres: true };
+    }
     const ttl = fill.entry.state === 'active' ? API_KEY_ENTRY_TTL_SECONDS : API_KEY_REFUSED_ENTRY_TTL_SECONDS;
-    await redisCall('apiKeys.fill', () => deps.redis.retrySafe.set(entryKey, encodeJson(apiKeyEntrySchema, fill.entry), { ex: ttl }));
-    reply = await run(fill.entry.seq);
+    await redisCall('apiKeys.fill', () => deps.redis.retrySafe.set(at.entryKey, encodeJson(apiKeyEntrySchema, fill.entry), { ex: ttl }));
+    reply = await at.run(fill.entry.seq);
     // Gone again between the write and the check (an eviction, a flush): not known, so not accepted.
     if (reply.kind === 'miss') throw new Error('apiKeys.check: the entry just written was not found');
+    return { check: outcome(reply, at.windows), readPostgres: true };
   }
-  return outcome(reply, windows);
+  return { check: outcome(reply, at.windows), readPostgres: false };
+}
+
+function addressLimited(gate: UnknownKeyGate): ApiKeyCheck {
+  return { kind: 'address-limited', retryAfterSeconds: gate.allowed ? 1 : gate.retryAfterSeconds };
 }
 
 async function runCheck(
@@ -154,7 +197,7 @@ function outcome(reply: Reply, windows: CounterWindows): ApiKeyCheck {
     limits: kinds.map((kind, i) => ({ kind, quota: n[2 + i * 3]!, current: n[3 + i * 3]!, previous: n[4 + i * 3]! })),
     windows,
   });
-  return decision.allowed ? { kind: 'accepted', key: entry, decision } : { kind: 'rate-limited', decision };
+  return decision.allowed ? { kind: 'accepted', key: entry, decision, planFound: n[1] === 1 } : { kind: 'rate-limited', decision };
 }
 
 interface KeyRow {

@@ -29,7 +29,7 @@ function viewsOf(config: Config): Map<string, OrgKeyView> {
 }
 
 /** The last view of `organizationId` while it is younger than a second, without a read; undefined otherwise. */
-function freshOrgKeyView(deps: Deps, organizationId: string): OrgKeyView | undefined {
+export function freshOrgKeyView(deps: Deps, organizationId: string): OrgKeyView | undefined {
   const view = viewsOf(deps.config).get(organizationId);
   return view !== undefined && deps.clock.now() - view.readAtMs < ORG_KEY_SEQ_READ_EVERY_MS ? view : undefined;
 }

@@ -6,7 +6,7 @@ import type { HonoEnv } from '../../http/hono-env.ts';
 import { isUuid } from '../../keys/index.ts';
 import { errorKind } from '../../log/logger.ts';
 import { RedisDefectError } from '../../redis/index.ts';
-import { rateLimitHeaders } from '../../runtime/ratelimit/index.ts';
+import { fillPlanLimitsOnce, rateLimitHeaders } from '../../runtime/ratelimit/index.ts';
 import type { Authentication } from '../authentication.ts';
 import { rateLimitedError, rateLimitTarget } from '../rate-limit-target.ts';
 import { checkApiKey, type ActiveApiKey } from './check-api-key.ts';
@@ -36,6 +36,7 @@ export async function requireApiKey(c: Context<HonoEnv>, next: Next, key: string
       scope,
       route: rateLimitTarget(c, '').route,
       clientIp: c.get('clientIp'),
+      correlationId: c.get('correlationId'),
     });
   } catch (error) {
     if (error instanceof RedisDefectError || error instanceof AppError) throw error;
@@ -61,6 +62,8 @@ export async function requireApiKey(c: Context<HonoEnv>, next: Next, key: string
   c.set('auth', keyAuthentication(check.key));
   await next();
   noteApiKeyUsed(deps, check.key.apiKeyId, c.get('defer'));
+  // As a person's request does: the plan's entry filled after the answer, so the next requests count with the plan.
+  if (!check.planFound) fillPlanLimitsOnce(deps, check.key.organizationId, c.get('correlationId'), c.get('defer'));
   if (c.error === undefined) for (const [name, value] of Object.entries(rateLimitHeaders(check.decision))) c.header(name, value);
 }
 

@@ -48,6 +48,10 @@ export const inviteReceiptSchema = z.lazy(() =>
     invite: z.string(),
     /** Set when an admin cancels while this accept is unfinished: the cancel owns the outcome, nothing gives the invite back. */
     cancelRequestedBy: z.uuid().optional(),
+    /** The organisation's API key that cancelled (kind 'cancel'), when one did: its audit row names the key. */
+    actorApiKeyId: z.uuid().optional(),
+    /** The key beside cancelRequestedBy, when a key asked for that cancel. */
+    cancelRequestedByApiKey: z.uuid().optional(),
     /** A cancel no admin asked for: the invite's creator was removed from the organisation (lib/runtime/invites/cancel-creator-invites.ts). */
     cancelReason: z.enum(['member-removed']).optional(),
   }),

@@ -29,6 +29,7 @@ export const THROTTLE_ACTIONS = [
   'passkey-options-ip',
   'passkey-verify-ip',
   'api-key-refused-ip',
+  'api-key-miss-ip',
 ] as const;
 
 export const throttleKeys = {

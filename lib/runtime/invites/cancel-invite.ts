@@ -20,7 +20,7 @@ import { readConsumed } from './read-consumed.ts';
 export const CANCEL_INVITE = defineScript({
   name: 'invites.cancel',
   keys: ['object', 'orgIndex', 'receipt', 'receiptsIndex'],
-  args: ['emailIndexPrefix', 'member', 'actor', 'attempt', 'correlationId', 'nowMs', 'receiptTtl'],
+  args: ['emailIndexPrefix', 'member', 'actor', 'attempt', 'correlationId', 'nowMs', 'receiptTtl', 'actorKey'],
   source: `
 local object_key = KEYS[1]
 local org_index_key = KEYS[2]
@@ -33,6 +33,8 @@ local attempt = ARGV[4]
 local correlation_id = ARGV[5]
 local now_ms = ARGV[6]
 local receipt_ttl = tonumber(ARGV[7])
+local actor_key = ARGV[8]
+if actor_key == '' then actor_key = nil end
 ${LUA_EMAIL_INDEX_KEY}
 ${LUA_NEW_RECEIPT}
 ${LUA_KEEP_RECEIPT}
@@ -46,6 +48,7 @@ if not value then
   if receipt['kind'] == 'cancel' then return {5, raw_receipt} end
   if not receipt['cancelRequestedBy'] then
     receipt['cancelRequestedBy'] = actor
+    receipt['cancelRequestedByApiKey'] = actor_key
     raw_receipt = cjson.encode(receipt)
     redis.call('SET', receipt_key, raw_receipt, 'KEEPTTL')
   end
@@ -54,7 +57,7 @@ end
 redis.call('DEL', object_key)
 local email_key = email_index_key(email_index_prefix, value)
 if email_key then redis.call('ZREM', email_key, member) end
-local receipt = new_receipt('cancel', actor, attempt, correlation_id, now_ms, value)
+local receipt = new_receipt('cancel', actor, attempt, correlation_id, now_ms, value, nil, actor_key)
 keep_receipt(receipt_key, receipts_index_key, member, receipt, now_ms, receipt_ttl)
 return {1, receipt}
 `,
@@ -64,7 +67,7 @@ export type CancelOutcome = { ok: true } | { ok: false; reason: 'not-active' };
 
 export async function cancelInvite(
   deps: Deps,
-  input: { organizationId: string; inviteId: string; actorUserId: string; correlationId: string },
+  input: { organizationId: string; inviteId: string; actorUserId: string; actorApiKeyId?: string | undefined; correlationId: string },
 ): Promise<CancelOutcome> {
   const { keys } = deps;
   const reply = await runScript(deps.redis.atMostOnce, CANCEL_INVITE, {
@@ -82,6 +85,8 @@ export async function cancelInvite(
       correlationId: input.correlationId,
       nowMs: deps.clock.now(),
       receiptTtl: INVITE_RECEIPT_TTL_SECONDS,
+      // The key that asks, when one does; '' for none (ARGV holds strings only).
+      actorKey: input.actorApiKeyId ?? '',
     },
   });
   const [status, rawReceipt] = Array.isArray(reply) ? reply : [];
@@ -90,7 +95,12 @@ export async function cancelInvite(
   // The admin who first asked (this one, an earlier one whose reply was lost, or the one who marked an accept in
   // flight), under this request's correlation id: the row the admin can find is the one they are answered for.
   const actorUserId = status === 4 ? (receipt.cancelRequestedBy ?? input.actorUserId) : receipt.actorUserId;
-  return finishCancellation(deps, { ...receipt, actorUserId, correlationId: input.correlationId }, record);
+  const actorApiKeyId = status === 4 ? receipt.cancelRequestedByApiKey : receipt.actorApiKeyId;
+  return finishCancellation(
+    deps,
+    { ...withoutKey(receipt), actorUserId, ...(actorApiKeyId === undefined ? {} : { actorApiKeyId }), correlationId: input.correlationId },
+    record,
+  );
 }
 
 /**
@@ -102,6 +112,7 @@ export async function finishCancellation(deps: Deps, receipt: InviteReceipt, rec
   const recorded = await recordCancellation(deps, {
     record,
     actorUserId: receipt.actorUserId,
+    ...(receipt.actorApiKeyId === undefined ? {} : { actorApiKeyId: receipt.actorApiKeyId }),
     correlationId: receipt.correlationId,
     ...(receipt.cancelReason === undefined ? {} : { reason: receipt.cancelReason }),
   });
@@ -109,4 +120,10 @@ export async function finishCancellation(deps: Deps, receipt: InviteReceipt, rec
   // Already cancelled (a repeat) answers the same; accepted first means there was nothing left to cancel.
   if (recorded.reason === 'finished' && recorded.finished.outcome === 'cancelled') return { ok: true };
   return { ok: false, reason: 'not-active' };
+}
+
+/** The receipt without its own key, so the actor passed on is the one worked out for this cancel. */
+function withoutKey(receipt: InviteReceipt): InviteReceipt {
+  const { actorApiKeyId: _ignored, ...rest } = receipt;
+  return rest;
 }

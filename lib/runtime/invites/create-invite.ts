@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { hashEmail, normalizeEmail, toUuidN } from '../../keys/index.ts';
 import { sha256Hex } from '../../crypto/index.ts';
 import { defineScript, encodeJson, runScript } from '../../redis/index.ts';
-import { auditStatement } from '../../pg/audit.ts';
+import { auditActor, auditStatement } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../keys/index.ts';
@@ -68,6 +68,8 @@ export interface CreateInviteInput {
   email: string;
   roleCode: RoleCode;
   createdByUserId: string;
+  /** The organisation's API key that made this request, when one did: the audit row's actor in place of the person. */
+  actorApiKeyId?: string | undefined;
   correlationId: string;
   /** How the token reaches the invitee: 'email' (the caller sends it, lib/runtime/invites/deliver-invite.ts) or 'none'. */
   delivery?: 'email' | 'none';
@@ -112,7 +114,7 @@ export async function createInvite(deps: Deps, input: CreateInviteInput): Promis
     auditStatement(
       {
         action: 'invite.created',
-        actorUserId: input.createdByUserId,
+        ...auditActor(input.createdByUserId, input.actorApiKeyId),
         organizationId: input.organizationId,
         locationId: input.locationId,
         targetId: inviteId,

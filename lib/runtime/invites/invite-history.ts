@@ -9,6 +9,8 @@ export interface InviteHistoryEvent {
   id: string;
   action: string;
   actorUserId: string | null;
+  /** Who did it: a person, the organisation's API key (then actorUserId is null), or no one. */
+  actor: { type: 'user'; userId: string } | { type: 'api_key'; apiKeyId: string } | null;
   inviteId: string | null;
   outletId: string | null;
   occurredAt: string;
@@ -27,6 +29,7 @@ interface HistoryRow {
   at: string;
   action: string;
   actor_user_id: string | null;
+  actor_api_key_id: string | null;
   target_id: string | null;
   location_id: string | null;
   correlation_id: string;
@@ -54,7 +57,7 @@ export async function readInviteHistory(
   }
   const rows = await dbCall('read', 'invites.history', (signal) =>
     deps.db.query<HistoryRow>(
-      `SELECT id, ${AT('US')} AS at_exact, ${AT('MS')} AS at, action, actor_user_id, target_id, location_id, correlation_id,
+      `SELECT id, ${AT('US')} AS at_exact, ${AT('MS')} AS at, action, actor_user_id, actor_api_key_id, target_id, location_id, correlation_id,
               details->>'reason' AS reason
          FROM audit_events
         WHERE organization_id = $1 AND action LIKE 'invite.%' ${before}
@@ -72,6 +75,7 @@ export async function readInviteHistory(
       id: row.id,
       action: row.action,
       actorUserId: row.actor_user_id,
+      actor: actorOf(row),
       inviteId: row.target_id,
       outletId: row.location_id,
       occurredAt: row.at,
@@ -80,4 +84,9 @@ export async function readInviteHistory(
     })),
     nextCursor: rows.length > request.limit && last !== undefined ? encodeHistoryCursor({ at: last.at_exact, id: last.id }) : null,
   };
+}
+
+function actorOf(row: HistoryRow): InviteHistoryEvent['actor'] {
+  if (row.actor_api_key_id !== null) return { type: 'api_key', apiKeyId: row.actor_api_key_id };
+  return row.actor_user_id === null ? null : { type: 'user', userId: row.actor_user_id };
 }

@@ -1,6 +1,6 @@
 // The durable outcome of an invite in PostgreSQL: written with the grant or the cancel audit row, read before anything is given back.
 import { uuidv7 } from 'uuidv7';
-import { auditStatement, conditionalAuditInsert, type AuditEvent } from '../../pg/audit.ts';
+import { auditActor, auditStatement, conditionalAuditInsert, type AuditEvent } from '../../pg/audit.ts';
 import type { PgCallKind } from '../../pg/call-policy.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
@@ -37,6 +37,8 @@ export const CANCEL_REASONS: readonly CancelReason[] = ['member-removed', ...VOI
 interface Attempt {
   record: InviteRecord;
   actorUserId: string;
+  /** The organisation's API key that acted (a cancel), when one did: the audit row names it in place of the person. */
+  actorApiKeyId?: string | undefined;
   correlationId: string;
 }
 
@@ -198,7 +200,7 @@ function auditEvent(
   const { record, actorUserId, correlationId } = attempt;
   return {
     action,
-    actorUserId,
+    ...(actorUserId !== null ? auditActor(actorUserId, attempt.actorApiKeyId) : { actorUserId }),
     organizationId: record.organizationId,
     locationId: record.locationId,
     targetId: record.inviteId,

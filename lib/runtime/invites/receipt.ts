@@ -4,12 +4,14 @@ export { inviteReceiptSchema, type InviteReceipt } from '../../keys/index.ts';
 
 /**
  * Lua: builds the receipt JSON; `consumed` is the invite value that was just removed; `cancel_reason` (optional, nil
- * leaves it out) is a cancel's reason when no admin asked for it.
+ * leaves it out) is a cancel's reason when no admin asked for it; `actor_api_key` (optional, nil leaves it out) the
+ * organisation's API key that cancelled.
  */
 export const LUA_NEW_RECEIPT = `
-local function new_receipt(kind, actor, attempt, correlation_id, now_ms, consumed, cancel_reason)
+local function new_receipt(kind, actor, attempt, correlation_id, now_ms, consumed, cancel_reason, actor_api_key)
   return cjson.encode({ kind = kind, actorUserId = actor, attempt = attempt, correlationId = correlation_id,
-                        consumedAtMs = tonumber(now_ms), invite = consumed, cancelReason = cancel_reason })
+                        consumedAtMs = tonumber(now_ms), invite = consumed, cancelReason = cancel_reason,
+                        actorApiKeyId = actor_api_key })
 end
 `;
 

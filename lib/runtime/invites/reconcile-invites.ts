@@ -127,7 +127,18 @@ export async function reconcileInvites(deps: Deps, options: ReconcileOptions): P
         report.finished += 1;
         continue;
       } else {
-        await finishCancellation(deps, { ...receipt, actorUserId: receipt.cancelRequestedBy ?? receipt.actorUserId }, record);
+        // A cancel marked on an accept's receipt names its own key (or none); a cancel's receipt its own.
+        const actorApiKeyId = receipt.cancelRequestedBy !== undefined ? receipt.cancelRequestedByApiKey : receipt.actorApiKeyId;
+        const { actorApiKeyId: _own, ...rest } = receipt;
+        await finishCancellation(
+          deps,
+          {
+            ...rest,
+            actorUserId: receipt.cancelRequestedBy ?? receipt.actorUserId,
+            ...(actorApiKeyId === undefined ? {} : { actorApiKeyId }),
+          },
+          record,
+        );
       }
       report.finished += 1;
       forget.push(member);

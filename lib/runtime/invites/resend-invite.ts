@@ -3,7 +3,7 @@
 // follows. The old token is refused from that step on: accept compares the stored hash (lib/runtime/invites/accept-invite.ts).
 import { sha256Hex } from '../../crypto/index.ts';
 import { parseHashedSegment, toUuidN } from '../../keys/index.ts';
-import { auditStatement } from '../../pg/audit.ts';
+import { auditActor, auditStatement } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { decodeJson, defineScript, encodeJson, redisCall, runScript } from '../../redis/index.ts';
 import type { Deps } from '../../deps.ts';
@@ -79,6 +79,8 @@ export interface ResendInviteInput {
   organizationId: string;
   inviteId: string;
   actorUserId: string;
+  /** The organisation's API key that made this request, when one did: the audit row's actor in place of the person. */
+  actorApiKeyId?: string | undefined;
   correlationId: string;
 }
 
@@ -112,7 +114,7 @@ export async function resendInvite(deps: Deps, input: ResendInviteInput): Promis
       auditStatement(
         {
           action: 'invite.resent',
-          actorUserId: input.actorUserId,
+          ...auditActor(input.actorUserId, input.actorApiKeyId),
           organizationId: input.organizationId,
           locationId: current.locationId,
           targetId: input.inviteId,

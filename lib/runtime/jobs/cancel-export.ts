@@ -1,6 +1,6 @@
 // jobs.cancelAuditExport: an unfinished export stops for good; its parts go, its row and audit trail stay.
 import type { Deps } from '../../deps.ts';
-import { auditStatement } from '../../pg/audit.ts';
+import { auditActor, auditStatement } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { deleteJobCache } from './job-cache.ts';
 
@@ -15,12 +15,12 @@ export type CancelExportOutcome =
  */
 export async function cancelAuditExport(
   deps: Deps,
-  input: { organizationId: string; jobId: string; actorUserId: string; correlationId: string },
+  input: { organizationId: string; jobId: string; actorUserId: string; actorApiKeyId?: string | undefined; correlationId: string },
 ): Promise<CancelExportOutcome> {
   const audit = auditStatement(
     {
       action: 'audit.export_cancelled',
-      actorUserId: input.actorUserId,
+      ...auditActor(input.actorUserId, input.actorApiKeyId),
       organizationId: input.organizationId,
       locationId: null,
       targetId: input.jobId,

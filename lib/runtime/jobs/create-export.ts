@@ -1,7 +1,7 @@
 // jobs.createAuditExport: a queued export of the organisation's audit events, its row and `audit.export_requested` in one transaction.
 import { uuidv7 } from 'uuidv7';
 import type { Deps } from '../../deps.ts';
-import { auditStatement } from '../../pg/audit.ts';
+import { auditActor, auditStatement } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { JOB_COLUMNS, toJob, type Job, type JobRow } from './job-record.ts';
 import { AUDIT_EXPORT, stallSeconds } from './policy.ts';
@@ -15,7 +15,7 @@ export type CreateExportOutcome = { ok: true; job: Job } | { ok: false; reason: 
  */
 export async function createAuditExport(
   deps: Deps,
-  input: { organizationId: string; requestedByUserId: string; correlationId: string },
+  input: { organizationId: string; requestedByUserId: string; actorApiKeyId?: string | undefined; correlationId: string },
 ): Promise<CreateExportOutcome> {
   const jobId = uuidv7();
   const now = new Date(deps.clock.now());
@@ -38,7 +38,7 @@ export async function createAuditExport(
     auditStatement(
       {
         action: 'audit.export_requested',
-        actorUserId: input.requestedByUserId,
+        ...auditActor(input.requestedByUserId, input.actorApiKeyId),
         organizationId: input.organizationId,
         locationId: null,
         targetId: jobId,

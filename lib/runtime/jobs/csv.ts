@@ -1,12 +1,14 @@
 // The audit export's CSV: RFC 4180 cells (CRLF rows), with cells a spreadsheet would run as a formula defused.
 
-export const AUDIT_CSV_HEADER = 'occurred_at,action,actor_user_id,location_id,target_id,correlation_id,details\r\n';
+export const AUDIT_CSV_HEADER = 'occurred_at,action,actor_user_id,location_id,target_id,correlation_id,details,actor_api_key_id\r\n';
 
 /** One audit event as the export writes it; `details` is the stored JSON object. */
 export interface AuditCsvRow {
   occurredAtUtc: string;
   action: string;
   actorUserId: string | null;
+  /** The organisation's API key that acted (then actorUserId is null); last, so the columns before it keep their places. */
+  actorApiKeyId: string | null;
   locationId: string | null;
   targetId: string | null;
   correlationId: string;
@@ -38,6 +40,7 @@ export function auditCsvLine(row: AuditCsvRow): string {
     row.targetId,
     row.correlationId,
     JSON.stringify(row.details ?? {}),
+    row.actorApiKeyId,
   ];
   return `${cells.map(csvCell).join(',')}\r\n`;
 }

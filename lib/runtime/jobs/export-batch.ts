@@ -14,6 +14,7 @@ interface AuditEventRow {
   at: string;
   action: string;
   actor_user_id: string | null;
+  actor_api_key_id: string | null;
   location_id: string | null;
   target_id: string | null;
   correlation_id: string;
@@ -42,7 +43,7 @@ export async function readBatch(deps: Deps, job: JobRow, limit: number): Promise
   }
   const rows = await dbCall('read', 'jobs.export.read', (signal) =>
     deps.db.query<AuditEventRow>(
-      `SELECT id, ${AT('US')} AS at_exact, ${AT('MS')} AS at, action, actor_user_id, location_id, target_id, correlation_id, details
+      `SELECT id, ${AT('US')} AS at_exact, ${AT('MS')} AS at, action, actor_user_id, actor_api_key_id, location_id, target_id, correlation_id, details
          FROM audit_events
         WHERE organization_id = $1 AND occurred_at < $2::timestamptz ${after}
         ORDER BY occurred_at, id
@@ -57,6 +58,7 @@ export async function readBatch(deps: Deps, job: JobRow, limit: number): Promise
         occurredAtUtc: row.at,
         action: row.action,
         actorUserId: row.actor_user_id,
+        actorApiKeyId: row.actor_api_key_id,
         locationId: row.location_id,
         targetId: row.target_id,
         correlationId: row.correlation_id,

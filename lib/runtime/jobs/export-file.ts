@@ -1,7 +1,7 @@
 // jobs.openAuditExportFile: a finished export's CSV, streamed from its parts, once its download is in the audit trail.
 import type { Deps } from '../../deps.ts';
 import { errorKind } from '../../log/logger.ts';
-import { writeAudit } from '../../pg/audit.ts';
+import { auditActor, writeAudit } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { AUDIT_CSV_HEADER } from './csv.ts';
 import { JOB_COLUMNS, type JobRow, type JobState } from './job-record.ts';
@@ -19,7 +19,7 @@ export type OpenFileOutcome =
  */
 export async function openAuditExportFile(
   deps: Deps,
-  input: { organizationId: string; jobId: string; actorUserId: string; correlationId: string },
+  input: { organizationId: string; jobId: string; actorUserId: string; actorApiKeyId?: string | undefined; correlationId: string },
 ): Promise<OpenFileOutcome> {
   const rows = await dbCall('read', 'jobs.file.open', (signal) =>
     deps.db.query<JobRow & { part_bytes: number[] }>(
@@ -38,7 +38,7 @@ export async function openAuditExportFile(
       deps.db,
       {
         action: 'audit.export_downloaded',
-        actorUserId: input.actorUserId,
+        ...auditActor(input.actorUserId, input.actorApiKeyId),
         organizationId: input.organizationId,
         locationId: null,
         targetId: input.jobId,

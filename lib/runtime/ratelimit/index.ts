@@ -7,4 +7,5 @@ export { refundTenantCount } from './refund-tenant.ts';
 export { withoutTenant, type RateLimitDecision } from './decision.ts';
 export type { RateLimitTarget } from './counters.ts';
 export { viewBlock } from './view-block.ts';
+export { fillPlanLimitsOnce } from './fill-plan-once.ts';
 export { liftBlock } from './lift-block.ts';

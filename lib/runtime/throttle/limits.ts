@@ -69,6 +69,11 @@ export interface ThrottleLimit {
  * api-key-refused-ip, per client address under the organisation's hash tag (counted in the API key check's script,
  * lib/auth/api-keys/check-script.ts): 60 per 15 minutes. A client whose key was revoked or mistyped retries a few
  * times; guessing keys (190 bits) is hopeless anyway, and this bounds what one address costs the stores.
+ * api-key-miss-ip, per client address (platform scope, so across organisations; read before a key check reads
+ * PostgreSQL, counted when such a check ends refused: lib/auth/api-keys/unknown-key-throttle.ts): 60 per 15 minutes.
+ * The per-organisation counter above lives in each organisation's slot, so a forged key sent with a new organisation id
+ * each time would cost PostgreSQL on every request; a real client meets a refusal that reads PostgreSQL a few times a
+ * day (a revoked or mistyped key, cached as refused for a minute after).
  * domain-verify, per organisation: 30 per 10 minutes. An admin retries while DNS propagates, a few times per domain;
  * each verify is an outbound DNS-over-HTTPS request of up to 3 s, so a loop on it is held to one every 20 s.
  */
@@ -96,6 +101,7 @@ export const THROTTLE_LIMITS = {
   'passkey-options-ip': { limit: 100, windowSeconds: 900 },
   'passkey-verify-ip': { limit: 100, windowSeconds: 900 },
   'api-key-refused-ip': { limit: 60, windowSeconds: 900 },
+  'api-key-miss-ip': { limit: 60, windowSeconds: 900 },
 } as const satisfies Partial<Record<ThrottleAction, ThrottleLimit>>;
 
 export type LimitedAction = keyof typeof THROTTLE_LIMITS;
