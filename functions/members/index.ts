@@ -28,6 +28,7 @@ membersFunction.openapi(changeMemberRoleRoute, async (c) => {
   const outcome = await members.changeRole(deps, {
     organizationId,
     adminUserId: admin.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     memberUserId: userId,
     locationId,
     roleCode: body.roleCode,
@@ -44,6 +45,7 @@ membersFunction.openapi(removeMemberRoute, async (c) => {
   const outcome = await members.remove(deps, {
     organizationId,
     adminUserId: admin.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     memberUserId: userId,
     correlationId: c.get('correlationId'),
   });

@@ -16,6 +16,7 @@ export const listMembersRoute = defineRoute({
 export const changeMemberRoleRoute = defineRoute({
   method: 'patch',
   path: '/{userId}',
+  scope: 'members:write',
   summary: 'Change the role a member holds at one scope (OrganizationAdmin); the last organisation-wide admin stays one',
   request: { params: memberParams, body: jsonBody(changeRoleBody) },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'LAST_ADMIN', 'STORE_UNAVAILABLE'],
@@ -25,6 +26,7 @@ export const changeMemberRoleRoute = defineRoute({
 export const removeMemberRoute = defineRoute({
   method: 'delete',
   path: '/{userId}',
+  scope: 'members:write',
   summary: 'Remove a member from the organisation and end their sessions opened in it (OrganizationAdmin)',
   request: { params: memberParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'LAST_ADMIN', 'STORE_UNAVAILABLE'],

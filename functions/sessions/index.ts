@@ -60,6 +60,7 @@ memberSessionsFunction.openapi(revokeMemberRoute, async (c) => {
   const outcome = await revokeMemberSessions(deps, {
     organizationId,
     adminUserId: admin.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     memberUserId: userId,
     correlationId: c.get('correlationId'),
   });

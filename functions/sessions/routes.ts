@@ -51,6 +51,7 @@ export const memberSessionsRoute = defineRoute({
 export const revokeMemberRoute = defineRoute({
   method: 'post',
   path: '/{userId}/sessions/revoke',
+  scope: 'sessions:write',
   summary: "Revoke a member's sessions bound to this organisation (OrganizationAdmin)",
   request: { params: memberParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],

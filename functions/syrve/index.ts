@@ -29,6 +29,7 @@ syrveFunction.openapi(createConnectionRoute, async (c) => {
     organizationId,
     ...body,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   if (!outcome.ok) {
@@ -70,6 +71,7 @@ syrveFunction.openapi(disableConnectionRoute, async (c) => {
     connection,
     enabled: false,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   return c.body(null, 204);
@@ -81,6 +83,7 @@ syrveFunction.openapi(enableConnectionRoute, async (c) => {
     connection,
     enabled: true,
     actorUserId: principal.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     correlationId: c.get('correlationId'),
   });
   return c.body(null, 204);

@@ -14,6 +14,7 @@ import {
 export const createConnectionRoute = defineRoute({
   method: 'post',
   path: '/',
+  scope: 'syrve:write',
   summary: 'Connect a Syrve/iiko RMS server (OrganizationAdmin)',
   request: { params: orgParams, body: jsonBody(createConnectionBody) },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'CONNECTION_EXISTS', 'STORE_UNAVAILABLE'],
@@ -33,6 +34,7 @@ export const listConnectionsRoute = defineRoute({
 export const testConnectionRoute = defineRoute({
   method: 'post',
   path: '/{connectionId}/test',
+  scope: 'syrve:write',
   summary: 'Run one cheap upstream call through the runtime session (OrganizationAdmin)',
   request: { params: connectionParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'CONNECTION_DISABLED', 'STORE_UNAVAILABLE'],
@@ -71,6 +73,7 @@ export const runtimeStateRoute = defineRoute({
 export const disableConnectionRoute = defineRoute({
   method: 'delete',
   path: '/{connectionId}',
+  scope: 'syrve:write',
   summary: 'Disable a connection: deletes its runtime session and logs it out upstream (OrganizationAdmin)',
   request: { params: connectionParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
@@ -80,6 +83,7 @@ export const disableConnectionRoute = defineRoute({
 export const enableConnectionRoute = defineRoute({
   method: 'post',
   path: '/{connectionId}/enable',
+  scope: 'syrve:write',
   summary: 'Enable a connection again; closes its reconnect circuit (OrganizationAdmin)',
   request: { params: connectionParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],

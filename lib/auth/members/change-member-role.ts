@@ -2,7 +2,7 @@
 // and its audit row are one statement; the organisation always keeps an organisation-wide OrganizationAdmin.
 import type { Deps } from '../../deps.ts';
 import type { RoleCode } from '../../keys/index.ts';
-import { computedAuditInsert } from '../../pg/audit.ts';
+import { auditActor, computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { isoUtc, type Member } from './member.ts';
 
@@ -10,6 +10,8 @@ export interface ChangeRoleInput {
   organizationId: string;
   /** The admin, already authorised for the organisation (authorizeOrgAdmin). */
   adminUserId: string;
+  /** The organisation's API key that made this request, when one did: the audit row's actor in place of the admin. */
+  actorApiKeyId?: string | undefined;
   memberUserId: string;
   /** Which of the member's roles changes: the one at this Outlet, or (null) the organisation-wide one. */
   locationId: string | null;
@@ -42,7 +44,7 @@ export async function changeMemberRole(deps: Deps, input: ChangeRoleInput): Prom
   const audit = computedAuditInsert(
     {
       action: 'member.role_changed',
-      actorUserId: input.adminUserId,
+      ...auditActor(input.adminUserId, input.actorApiKeyId),
       organizationId: input.organizationId,
       locationId: input.locationId,
       targetId: input.memberUserId,

@@ -2,7 +2,7 @@
 // session they opened in it, the active contexts that point at it, the member counts they were in and the active
 // invites they created there.
 import type { Deps } from '../../deps.ts';
-import { computedAuditInsert } from '../../pg/audit.ts';
+import { auditActor, computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { MEMBER_COUNT_FORGET_MAX_OUTLETS, tenants } from '../../runtime/tenants/index.ts';
 import { activeContext } from '../context/index.ts';
@@ -14,6 +14,8 @@ export interface RemoveMemberInput {
   organizationId: string;
   /** The admin, already authorised for the organisation (authorizeOrgAdmin). */
   adminUserId: string;
+  /** The organisation's API key that made this request, when one did: the audit row's actor in place of the admin. */
+  actorApiKeyId?: string | undefined;
   memberUserId: string;
   correlationId: string;
 }
@@ -45,7 +47,7 @@ export async function removeMember(deps: Deps, input: RemoveMemberInput): Promis
   const audit = computedAuditInsert(
     {
       action: 'member.removed',
-      actorUserId: input.adminUserId,
+      ...auditActor(input.adminUserId, input.actorApiKeyId),
       organizationId: input.organizationId,
       locationId: null,
       targetId: input.memberUserId,
@@ -99,6 +101,7 @@ export async function removeMember(deps: Deps, input: RemoveMemberInput): Promis
       organizationId: input.organizationId,
       creatorUserId: input.memberUserId,
       actorUserId: input.adminUserId,
+      actorApiKeyId: input.actorApiKeyId,
       correlationId: input.correlationId,
     }),
   ]);

@@ -1,7 +1,7 @@
 // An OrganizationAdmin ends a member's sessions bound to that organisation — every session of this deployment that can
 // act there (docs/design/tenants.md#tenant-isolation) — and only those: an admin of one tenant never ends a user's
 // sessions in another (docs/design/revocation.md#revocation-writes-and-the-active-context).
-import { countedAuditInsert } from '../../pg/audit.ts';
+import { auditActor, countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import { parseRevocationSeq, revocationSeqAfter } from '../../runtime/revocation/index.ts';
@@ -12,6 +12,8 @@ export interface RevokeMemberInput {
   organizationId: string;
   /** The admin, already authorised for the organisation (authorizeOrgAdmin). */
   adminUserId: string;
+  /** The organisation's API key that made this request, when one did: the audit row's actor in place of the admin. */
+  actorApiKeyId?: string | undefined;
   memberUserId: string;
   correlationId: string;
 }
@@ -24,7 +26,7 @@ export async function revokeMemberSessions(deps: Deps, input: RevokeMemberInput)
   const audit = countedAuditInsert(
     {
       action: 'session.revoked_by_admin',
-      actorUserId: input.adminUserId,
+      ...auditActor(input.adminUserId, input.actorApiKeyId),
       organizationId: input.organizationId,
       locationId: null,
       targetId: input.memberUserId,

@@ -17,7 +17,7 @@ const BATCH = 500;
 /**
  * Walks ARGV[10] (rank) .. +ARGV[11] of the organisation's active index. Each live invite whose `createdByUserId` is
  * ARGV[4] is consumed as the cancel script consumes one (object and both index entries removed, a cancel receipt
- * naming the removing admin and the reason `member-removed` written and listed for the reconciler), in the same step.
+ * naming the removing admin, and its API key ARGV[12] when one removed them, with the reason `member-removed` written and listed for the reconciler), in the same step.
  * Every key is derived under the organisation's hash tag (the prefixes carry it). Returns {members read, the rank to
  * go on from, receipt…}. Safe to run twice: a second run finds those invites gone.
  */
@@ -36,6 +36,7 @@ export const CANCEL_CREATOR_INVITES = defineScript({
     'receiptTtl',
     'offset',
     'batch',
+    'actorKey',
   ],
   source: `
 local org_index_key = KEYS[1]
@@ -51,6 +52,8 @@ local now_ms = ARGV[8]
 local receipt_ttl = tonumber(ARGV[9])
 local offset = tonumber(ARGV[10])
 local batch = tonumber(ARGV[11])
+local actor_key = ARGV[12]
+if actor_key == '' then actor_key = nil end
 ${LUA_DASHED_UUID}
 ${LUA_EMAIL_INDEX_KEY}
 ${LUA_NEW_RECEIPT}
@@ -68,7 +71,7 @@ for _, member in ipairs(members) do
     redis.call('ZREM', org_index_key, member)
     local email_key = email_index_key(email_index_prefix, value)
     if email_key then redis.call('ZREM', email_key, member) end
-    local receipt = new_receipt('cancel', actor, attempt, correlation_id, now_ms, value, 'member-removed')
+    local receipt = new_receipt('cancel', actor, attempt, correlation_id, now_ms, value, 'member-removed', actor_key)
     keep_receipt(receipt_prefix .. dashed(member), receipts_index_key, member, receipt, now_ms, receipt_ttl)
     reply[#reply + 1] = receipt
   else
@@ -86,6 +89,8 @@ export interface CancelCreatorInvitesInput {
   creatorUserId: string;
   /** The admin who removed them: the cancels' actor. */
   actorUserId: string;
+  /** The organisation's API key that removed them, when one did: the cancels' audit actor in place of the admin. */
+  actorApiKeyId?: string | undefined;
   correlationId: string;
 }
 
@@ -120,6 +125,7 @@ export async function cancelCreatorInvites(deps: Deps, input: CancelCreatorInvit
           receiptTtl: INVITE_RECEIPT_TTL_SECONDS,
           offset,
           batch: BATCH,
+          actorKey: input.actorApiKeyId ?? '',
         },
       });
       const [read, next, ...taken] = Array.isArray(reply) ? reply : [];
@@ -143,7 +149,13 @@ export async function cancelCreatorInvites(deps: Deps, input: CancelCreatorInvit
     if (record === undefined) return [];
     return [
       cancellationUnlessFinished(
-        { record, actorUserId: input.actorUserId, correlationId: input.correlationId, reason: 'member-removed' },
+        {
+          record,
+          actorUserId: input.actorUserId,
+          ...(input.actorApiKeyId === undefined ? {} : { actorApiKeyId: input.actorApiKeyId }),
+          correlationId: input.correlationId,
+          reason: 'member-removed',
+        },
         at,
       ),
     ];

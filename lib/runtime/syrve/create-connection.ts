@@ -1,7 +1,7 @@
 // syrve.create: checks the base URL against the SSRF policy, seals the password, and records the connection with its audit row in one transaction.
 import { uuidv7 } from 'uuidv7';
 import { sealSecret } from '../../crypto/secret-box.ts';
-import { auditStatement } from '../../pg/audit.ts';
+import { auditActor, auditStatement } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { checkSyrveBaseUrl } from '../../upstream/syrve/index.ts';
 import type { Deps } from '../../deps.ts';
@@ -21,6 +21,8 @@ export interface CreateConnectionInput {
   login: string;
   password: string;
   actorUserId: string;
+  /** The organisation's API key that made this request, when one did: the audit row's actor in place of the admin. */
+  actorApiKeyId?: string | undefined;
   correlationId: string;
 }
 
@@ -57,7 +59,7 @@ export async function createConnection(deps: Deps, input: CreateConnectionInput)
     auditStatement(
       {
         action: 'syrve.connection_created',
-        actorUserId: input.actorUserId,
+        ...auditActor(input.actorUserId, input.actorApiKeyId),
         organizationId: input.organizationId,
         locationId: null,
         targetId: connectionId,

@@ -1,5 +1,5 @@
 // syrve.disable and syrve.enable: the flag and its audit row in PostgreSQL, then the runtime state reset (disable also frees the seat).
-import { auditStatement } from '../../pg/audit.ts';
+import { auditActor, auditStatement } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import type { Deps } from '../../deps.ts';
 import type { SyrveConnection } from './connection.ts';
@@ -9,6 +9,8 @@ export interface SetEnabledInput {
   connection: SyrveConnection;
   enabled: boolean;
   actorUserId: string;
+  /** The organisation's API key that made this request, when one did: the audit row's actor in place of the admin. */
+  actorApiKeyId?: string | undefined;
   correlationId: string;
 }
 
@@ -31,7 +33,7 @@ export async function setEnabled(deps: Deps, input: SetEnabledInput): Promise<vo
           auditStatement(
             {
               action: input.enabled ? 'syrve.connection_enabled' : 'syrve.connection_disabled',
-              actorUserId: input.actorUserId,
+              ...auditActor(input.actorUserId, input.actorApiKeyId),
               organizationId: connection.organizationId,
               locationId: null,
               targetId: connection.connectionId,
