@@ -62,6 +62,7 @@ tenantSettingsFunction.openapi(updateBrandingRoute, async (c) => {
   const outcome = await tenants.updateBranding(deps, {
     organizationId,
     actorUserId: admin.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     change: c.req.valid('json'),
     correlationId: c.get('correlationId'),
   });
@@ -80,6 +81,7 @@ tenantSettingsFunction.openapi(setDomainsRoute, async (c) => {
   const outcome = await tenants.setDomains(deps, {
     organizationId,
     actorUserId: admin.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     domains,
     correlationId: c.get('correlationId'),
   });
@@ -108,6 +110,7 @@ tenantSettingsFunction.openapi(verifyDomainRoute, async (c) => {
   const outcome = await tenants.verifyDomain(deps, {
     organizationId,
     actorUserId: admin.userId,
+    actorApiKeyId: c.get('auth').apiKey?.apiKeyId,
     domain,
     correlationId: c.get('correlationId'),
   });

@@ -37,6 +37,7 @@ export const readSettingsRoute = defineRoute({
 export const updateBrandingRoute = defineRoute({
   method: 'patch',
   path: '/branding',
+  scope: 'settings:write',
   summary: "Change the sign-in page's slug, display name, logo or colour (OrganizationAdmin)",
   request: { params: orgParams, body: jsonBody(brandingBody) },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'SLUG_TAKEN', 'STORE_UNAVAILABLE'],
@@ -46,6 +47,7 @@ export const updateBrandingRoute = defineRoute({
 export const setDomainsRoute = defineRoute({
   method: 'put',
   path: '/domains',
+  scope: 'settings:write',
   summary: "Replace the organisation's custom domains; a new one is pending until verified (OrganizationAdmin)",
   request: { params: orgParams, body: jsonBody(domainsBody) },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'DOMAIN_TAKEN', 'STORE_UNAVAILABLE'],
@@ -65,6 +67,7 @@ export const listDomainsRoute = defineRoute({
 export const verifyDomainRoute = defineRoute({
   method: 'post',
   path: '/domains/{domain}/verify',
+  scope: 'settings:write',
   summary: 'Prove a pending domain by its DNS TXT record, looked up through the configured resolver (OrganizationAdmin)',
   request: { params: domainParams },
   errors: [

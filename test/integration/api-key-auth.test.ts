@@ -184,8 +184,10 @@ describe('what a key never reaches', () => {
         route.template,
       ).toBe(true);
       expect(operation.security).toContainEqual({ apiKeyAuth: scopes });
-      // Reached: the route's own answer (a read's 200, a write's 201, 202 or 204, 404 for a made-up id), never a refusal of the key.
-      expect([200, 201, 202, 204, 404], `${route.method} ${route.template}`).toContain(response.status);
+      // Reached: the route's own answer (a read's 200, a write's 201, 202 or 204, 404 for a made-up id; a domain's verify
+      // 503 NOT_CONFIGURED, as this stack has no resolver), never a refusal of the key.
+      const reached = [200, 201, 202, 204, 404].includes(response.status) || code === 'NOT_CONFIGURED';
+      expect(reached, `${route.method} ${route.template} → ${response.status} ${code ?? ''}`).toBe(true);
     }
     expect(lines.length).toBeGreaterThan(10);
     expect(lines).toEqual(lines.map((line) => line.replace(/→ .*$/, '→ 403 SCOPE_MISSING')));

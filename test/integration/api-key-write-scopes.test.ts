@@ -2,6 +2,8 @@
 // as the audit actor, the rules that guard the organisation (the last admin) hold when a key acts, and a key without
 // the scope, or of another organisation, is refused having spent nothing there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeDoh, type FakeDoh } from '../../local/emulators/doh/index.ts';
+import { API_KEY_SCOPES } from '../../lib/auth/api-keys/scopes.ts';
 import { memberFixtures } from '../support/members.ts';
 import { connectFake, startFakeSyrve, type FakeSyrve } from '../support/syrve.ts';
 import { errorCode, passwordSignIn } from '../support/sessions.ts';
@@ -10,9 +12,11 @@ import { startStack, type TestStack } from '../support/stack.ts';
 let stack: TestStack;
 let m: ReturnType<typeof memberFixtures>;
 let fake: FakeSyrve;
+let doh: FakeDoh;
 beforeAll(async () => {
+  doh = await startFakeDoh();
   stack = await startStack({
-    env: { INVITE_LINK_BASE: 'https://app.example.test/invite' },
+    env: { INVITE_LINK_BASE: 'https://app.example.test/invite', DOMAIN_VERIFY_DOH_URL: doh.url },
     deps: { notifier: { send: async () => undefined } },
   });
   m = memberFixtures(stack);
@@ -21,6 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake?.close();
   await stack?.close();
+  await doh?.close();
 });
 
 type Org = Awaited<ReturnType<TestStack['seedOrganization']>>;
@@ -224,5 +229,46 @@ describe('syrve:write', () => {
     await refusedForOtherOrganisation(org, ['syrve:write'], requests);
     const rows = await stack.db.query('SELECT enabled FROM syrve_connections WHERE organization_id = $1', [org.organizationId]);
     expect(rows.rows).toEqual([{ enabled: true }]);
+  });
+});
+
+describe('settings:write', () => {
+  it('changes the branding, claims a domain and verifies it; each audit row names the key', async () => {
+    const org = await stack.seedOrganization();
+    const { apiKeyId, key } = await makeKey(org, ['settings:write', 'settings:read']);
+    const byKey = [{ actor_user_id: null, actor_api_key_id: apiKeyId, target_id: org.organizationId }];
+    const branded = await stack.request('PATCH', `/orgs/${org.organizationId}/branding`, { token: key, body: { displayName: 'By key' } });
+    expect(branded.status).toBe(200);
+    expect(await auditRows(org.organizationId, 'tenant.branding_updated')).toEqual(byKey);
+    const domain = `key-${crypto.randomUUID().slice(0, 8)}.example`;
+    const put = await stack.request('PUT', `/orgs/${org.organizationId}/domains`, { token: key, body: { domains: [domain] } });
+    expect(put.status).toBe(200);
+    expect(await auditRows(org.organizationId, 'tenant.domains_updated')).toEqual(byKey);
+    const listed = (await (await stack.request('GET', `/orgs/${org.organizationId}/domains`, { token: key })).json()) as {
+      domains: Array<{ domain: string; txtRecord: { name: string; value: string } }>;
+    };
+    const record = listed.domains.find((entry) => entry.domain === domain)!.txtRecord;
+    doh.records.set(record.name, [record.value]);
+    expect((await stack.request('POST', `/orgs/${org.organizationId}/domains/${domain}/verify`, { token: key })).status).toBe(200);
+    expect(await auditRows(org.organizationId, 'tenant.domain_verified')).toEqual(byKey);
+  });
+
+  it("without it, or another organisation's key: refused, nothing spent or written; the sign-in policy refuses every key", async () => {
+    const org = await stack.seedOrganization();
+    const requests: Array<[string, string, Record<string, unknown>?]> = [
+      ['PATCH', `/orgs/${org.organizationId}/branding`, { displayName: 'By key' }],
+      ['PUT', `/orgs/${org.organizationId}/domains`, { domains: ['refused.example'] }],
+      ['POST', `/orgs/${org.organizationId}/domains/refused.example/verify`],
+    ];
+    await refusedWithoutScope(org, 'settings:read', requests);
+    await refusedForOtherOrganisation(org, ['settings:write'], requests);
+    // Even a key holding every scope: the policy decides how people sign in (docs/design/api-keys.md#scopes).
+    const { key } = await makeKey(org, [...API_KEY_SCOPES]);
+    const policy = await stack.request('PUT', `/orgs/${org.organizationId}/sign-in-policy`, {
+      token: key,
+      body: { requireMfa: false, allowedMethods: ['password'] },
+    });
+    expect(await answer(policy)).toEqual([403, 'SCOPE_MISSING']);
+    expect(await auditRows(org.organizationId, 'policy.changed')).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // organisation has verified refuses the whole set. One statement: the removals, the new claims and the audit row; then
 // the resolve entries of every verified domain before are forgotten, so a removed one stops resolving.
 import type { Deps } from '../../deps.ts';
-import { countedAuditInsert } from '../../pg/audit.ts';
+import { auditActor, countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall } from '../../pg/unavailable.ts';
 import { byDomain, newClaimToken, pendingView, verifiedView, type DomainView } from './domain-claims.ts';
 import { invalidateTenant } from './invalidate-tenant.ts';
@@ -21,7 +21,13 @@ interface Row {
 
 export async function setDomains(
   deps: Deps,
-  input: { organizationId: string; actorUserId: string; domains: readonly string[]; correlationId: string },
+  input: {
+    organizationId: string;
+    actorUserId: string;
+    actorApiKeyId?: string | undefined;
+    domains: readonly string[];
+    correlationId: string;
+  },
 ): Promise<SetDomainsOutcome> {
   const now = new Date(deps.clock.now());
   const domains = [...new Set(input.domains)].sort();
@@ -30,7 +36,7 @@ export async function setDomains(
   const audit = countedAuditInsert(
     {
       action: 'tenant.domains_updated',
-      actorUserId: input.actorUserId,
+      ...auditActor(input.actorUserId, input.actorApiKeyId),
       organizationId: input.organizationId,
       locationId: null,
       targetId: input.organizationId,

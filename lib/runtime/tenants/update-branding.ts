@@ -1,7 +1,7 @@
 // tenants.updateBranding: an OrganizationAdmin changes what the sign-in page shows (slug, display name, logo, colour).
 // One statement writes the change and its audit row; then the tenant's cached entries are forgotten (best effort).
 import type { Deps } from '../../deps.ts';
-import { countedAuditInsert } from '../../pg/audit.ts';
+import { auditActor, countedAuditInsert } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { invalidateTenant } from './invalidate-tenant.ts';
 
@@ -33,7 +33,7 @@ interface Row {
 
 export async function updateBranding(
   deps: Deps,
-  input: { organizationId: string; actorUserId: string; change: BrandingChange; correlationId: string },
+  input: { organizationId: string; actorUserId: string; actorApiKeyId?: string | undefined; change: BrandingChange; correlationId: string },
 ): Promise<UpdateBrandingOutcome> {
   const now = new Date(deps.clock.now());
   const { change } = input;
@@ -41,7 +41,7 @@ export async function updateBranding(
   const audit = countedAuditInsert(
     {
       action: 'tenant.branding_updated',
-      actorUserId: input.actorUserId,
+      ...auditActor(input.actorUserId, input.actorApiKeyId),
       organizationId: input.organizationId,
       locationId: null,
       targetId: input.organizationId,

@@ -3,7 +3,7 @@
 // the claim into organization_domains (from then on it resolves), drops every other organisation's claim of the domain
 // and writes `tenant.domain_verified`. Nothing is written on any other outcome (docs/design/tenants.md#domain-verification).
 import type { Deps } from '../../deps.ts';
-import { computedAuditInsert } from '../../pg/audit.ts';
+import { auditActor, computedAuditInsert } from '../../pg/audit.ts';
 import { dbCall, sqlState } from '../../pg/unavailable.ts';
 import { lookupTxt } from '../../upstream/dns/index.ts';
 import { throttle } from '../throttle/index.ts';
@@ -32,7 +32,7 @@ interface ClaimRow {
 
 export async function verifyDomain(
   deps: Deps,
-  input: { organizationId: string; actorUserId: string; domain: string; correlationId: string },
+  input: { organizationId: string; actorUserId: string; actorApiKeyId?: string | undefined; domain: string; correlationId: string },
 ): Promise<VerifyDomainOutcome> {
   const resolver = deps.config.domainVerify;
   if (resolver === undefined) return { ok: false, reason: 'not-configured' };
@@ -78,7 +78,7 @@ export async function verifyDomain(
   const audit = computedAuditInsert(
     {
       action: 'tenant.domain_verified',
-      actorUserId: input.actorUserId,
+      ...auditActor(input.actorUserId, input.actorApiKeyId),
       organizationId: input.organizationId,
       locationId: null,
       targetId: input.organizationId,
