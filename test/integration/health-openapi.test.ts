@@ -187,7 +187,8 @@ it('serves an OpenAPI 3.1 document listing every route the app serves, and nothi
   expect(operation('/ops/tenants/{orgId}/suspend', 'post').security).toEqual([{ operatorAuth: [] }]);
   // A route an API key reaches names its scope as a second requirement (docs/design/api-keys.md#scopes); one it does not, none.
   expect(operation('/orgs/{orgId}/settings', 'get').security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: ['settings:read'] }]);
-  expect(operation('/orgs/{orgId}/branding', 'patch').security).toEqual([{ bearerAuth: [] }]);
+  expect(operation('/orgs/{orgId}/branding', 'patch').security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: ['settings:write'] }]);
+  expect(operation('/orgs/{orgId}/sign-in-policy', 'put').security).toEqual([{ bearerAuth: [] }]);
 });
 
 it('echoes a safe x-correlation-id, stores it in the audit row, and replaces an unsafe one', async () => {
