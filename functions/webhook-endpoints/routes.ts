@@ -26,6 +26,7 @@ export const createEndpointRoute = defineRoute({
 export const listEndpointsRoute = defineRoute({
   method: 'get',
   path: '/',
+  scope: 'webhooks:read',
   summary: "The organisation's webhook endpoints, oldest first (OrganizationAdmin)",
   request: { params: orgParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
@@ -35,6 +36,7 @@ export const listEndpointsRoute = defineRoute({
 export const readEndpointRoute = defineRoute({
   method: 'get',
   path: '/{endpointId}',
+  scope: 'webhooks:read',
   summary: 'One webhook endpoint (OrganizationAdmin)',
   request: { params: endpointParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
@@ -71,6 +73,7 @@ export const rotateSecretRoute = defineRoute({
 export const listDeliveriesRoute = defineRoute({
   method: 'get',
   path: '/{endpointId}/deliveries',
+  scope: 'webhooks:read',
   summary: "An endpoint's deliveries, newest first, one page at a time (OrganizationAdmin)",
   request: { params: endpointParams, query: listDeliveriesQuery },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],

@@ -17,7 +17,11 @@ beforeAll(async () => {
   doh = await startFakeDoh();
   stack = await startStack({
     env: { INVITE_LINK_BASE: 'https://app.example.test/invite', DOMAIN_VERIFY_DOH_URL: doh.url },
-    deps: { notifier: { send: async () => undefined } },
+    deps: {
+      notifier: { send: async () => undefined },
+      // A webhook endpoint's host resolves to a public address; nothing is ever connected to.
+      resolveHost: async (hostname: string) => (hostname === 'hooks.public.example.com' ? ['93.184.216.34'] : []),
+    },
   });
   m = memberFixtures(stack);
   fake = await startFakeSyrve();
@@ -78,7 +82,11 @@ async function lastUsedWritten(apiKeyId: string): Promise<void> {
  */
 async function refusedWithoutScope(org: Org, heldScope: string, requests: Array<[string, string, Record<string, unknown>?]>) {
   const { apiKeyId, key } = await makeKey(org, [heldScope]);
-  const warm = { 'members:read': 'members', 'syrve:read': 'syrve/connections', 'settings:read': 'settings' }[heldScope];
+  const warm = {
+    'members:read': 'members',
+    'syrve:read': 'syrve/connections',
+    'settings:read': 'settings',
+  }[heldScope];
   expect((await stack.request('GET', `/orgs/${org.organizationId}/${warm}`, { token: key })).status).toBe(200);
   await lastUsedWritten(apiKeyId);
   const slot = async () => (await stack.redis.keys(`*:org:{${org.organizationId}}:*`)).sort();
@@ -270,5 +278,54 @@ describe('settings:write', () => {
     });
     expect(await answer(policy)).toEqual([403, 'SCOPE_MISSING']);
     expect(await auditRows(org.organizationId, 'policy.changed')).toEqual([]);
+  });
+});
+
+describe('webhooks:read', () => {
+  it("lists and reads the endpoints and an endpoint's deliveries, never a secret; no key reaches a write", async () => {
+    const org = await stack.seedOrganization();
+    const base = `/orgs/${org.organizationId}/webhook-endpoints`;
+    const made = await stack.request('POST', base, {
+      token: org.adminToken,
+      body: { url: 'https://hooks.public.example.com/runstate', events: ['invite.expired'] },
+    });
+    expect(made.status).toBe(201);
+    const { endpoint, secret } = (await made.json()) as { endpoint: { endpointId: string }; secret: string };
+    const { key } = await makeKey(org, ['webhooks:read']);
+    const reads = [base, `${base}/${endpoint.endpointId}`, `${base}/${endpoint.endpointId}/deliveries`];
+    for (const path of reads) {
+      const response = await stack.request('GET', path, { token: key });
+      expect(response.status, path).toBe(200);
+      const text = await response.text();
+      expect(text, path).not.toContain(secret);
+      if (path !== reads[2]) expect(text, path).toContain(endpoint.endpointId);
+    }
+    // The writes hand out or redirect what a signing secret signs: a person's only, whatever the key holds.
+    const every = await makeKey(org, [...API_KEY_SCOPES]);
+    const before = await auditCounts(org.organizationId);
+    for (const [method, path, body] of [
+      ['POST', base, { url: 'https://hooks.public.example.com/other', events: ['invite.expired'] }],
+      ['PATCH', `${base}/${endpoint.endpointId}`, { description: 'by key' }],
+      ['DELETE', `${base}/${endpoint.endpointId}`],
+      ['POST', `${base}/${endpoint.endpointId}/rotate-secret`],
+      ['POST', `${base}/${endpoint.endpointId}/deliveries/${crypto.randomUUID()}/retry`],
+    ] as Array<[string, string, Record<string, unknown>?]>) {
+      const response = await stack.request(method, path, { token: every.key, ...(body !== undefined ? { body } : {}) });
+      expect(await answer(response), `${method} ${path}`).toEqual([403, 'SCOPE_MISSING']);
+    }
+    expect(await auditCounts(org.organizationId)).toEqual(before);
+  });
+
+  it("without it, or another organisation's key: refused, nothing spent", async () => {
+    const org = await stack.seedOrganization();
+    const base = `/orgs/${org.organizationId}/webhook-endpoints`;
+    const id = crypto.randomUUID();
+    const requests: Array<[string, string, Record<string, unknown>?]> = [
+      ['GET', base],
+      ['GET', `${base}/${id}`],
+      ['GET', `${base}/${id}/deliveries`],
+    ];
+    await refusedWithoutScope(org, 'members:read', requests);
+    await refusedForOtherOrganisation(org, ['webhooks:read'], requests);
   });
 });

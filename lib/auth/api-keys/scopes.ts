@@ -14,6 +14,7 @@ export const API_KEY_SCOPES = [
   'exports:write',
   'settings:read',
   'settings:write',
+  'webhooks:read',
 ] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
