@@ -10,12 +10,20 @@ import type { Clock } from '../../lib/deps.ts';
 import { errorCode, passwordSignIn } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 import { clockReads } from '../support/clock-reads.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 
 let stack: TestStack;
+// A database of its own: the revocation clock is one per database, and another file's revocations moving it would send
+// this file's checks to PostgreSQL (the denylist behind the clock), which the statement counts below would see.
+let scratch: ScratchDatabase;
 beforeAll(async () => {
-  stack = await startStack({ separateRevocationProxy: true });
+  scratch = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+  stack = await startStack({ separateRevocationProxy: true, databaseUrl: scratch.url });
 });
-afterAll(async () => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  await scratch?.drop();
+});
 
 const WINDOW_MS = 60_000;
 /** A fixed instant 30 s into a window, so no run crosses a window edge by accident. */
