@@ -45,6 +45,7 @@ export const listStoresRoute = defineRoute({
   method: 'get',
   path: '/{connectionId}/stores',
   summary: "The RMS server's stores, through the runtime session (OrganizationAdmin)",
+  scope: 'syrve:read',
   request: { params: connectionParams },
   errors: [
     'FORBIDDEN',
@@ -63,6 +64,7 @@ export const runtimeStateRoute = defineRoute({
   method: 'get',
   path: '/{connectionId}/runtime',
   summary: "The connection's runtime state in Redis: session cached, refresh lock, reconnect circuit (OrganizationAdmin)",
+  scope: 'syrve:read',
   request: { params: connectionParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'NOT_FOUND', 'STORE_UNAVAILABLE'],
   responses: {

@@ -240,6 +240,25 @@ describe('syrve:write', () => {
   });
 });
 
+describe('syrve:read', () => {
+  it("reads a connection's stores through the shared session and its runtime state; without it, refused", async () => {
+    const org = await stack.seedOrganization();
+    const connection = await connectFake(stack, org, fake);
+    const base = `/orgs/${org.organizationId}/syrve/connections/${connection.connectionId}`;
+    const { key } = await makeKey(org, ['syrve:read']);
+    const stores = await stack.request('GET', `${base}/stores`, { token: key });
+    expect(stores.status).toBe(200);
+    expect(((await stores.json()) as { stores: unknown[] }).stores.length).toBeGreaterThan(0);
+    const runtime = await stack.request('GET', `${base}/runtime`, { token: key });
+    expect(runtime.status).toBe(200);
+    expect(await runtime.json()).toHaveProperty('session');
+    await refusedWithoutScope(org, 'members:read', [
+      ['GET', `${base}/stores`],
+      ['GET', `${base}/runtime`],
+    ]);
+  });
+});
+
 describe('settings:write', () => {
   it('changes the branding, claims a domain and verifies it; each audit row names the key', async () => {
     const org = await stack.seedOrganization();
