@@ -158,9 +158,11 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- The fan-out. An organisation's row gives its organisation; a row of no organisation (the user's own MFA, password,
--- passkey or sessions) goes to every organisation where its target user holds a role at that moment. For each one with
--- an enabled endpoint subscribed to the type: the event once, and a pending delivery per such endpoint, due at the
--- row's time. No endpoint, nothing written.
+-- passkey or sessions), and every user.* event whatever organisation its row names (a password reset is audited with
+-- its link's organisation, but the password is the account's), goes to every organisation where its target user holds
+-- a role at that moment. A deleted organisation hears nothing more. For each one with an enabled endpoint subscribed to
+-- the type: the event once, and a pending delivery per such endpoint, due at the row's time. No endpoint, nothing
+-- written.
 CREATE FUNCTION webhook_events_from_audit() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -179,9 +181,10 @@ BEGIN
     SELECT e.id AS endpoint_id, e.organization_id
       FROM webhook_endpoints e
      WHERE e.state = 'enabled' AND v_type = ANY (e.events)
-       AND CASE WHEN NEW.organization_id IS NOT NULL THEN e.organization_id = NEW.organization_id
+       AND CASE WHEN NEW.organization_id IS NOT NULL AND v_type NOT LIKE 'user.%' THEN e.organization_id = NEW.organization_id
                 ELSE NEW.target_id IS NOT NULL AND e.organization_id IN (
                   SELECT r.organization_id FROM role_assignments r WHERE r.user_id = NEW.target_id) END
+       AND EXISTS (SELECT 1 FROM organizations o WHERE o.id = e.organization_id AND o.state <> 'deleted')
   ), events AS (
     INSERT INTO webhook_events (id, organization_id, type, occurred_at, audit_event_id, payload)
     SELECT webhook_uuidv7(NEW.occurred_at), o.organization_id, v_type, NEW.occurred_at, NEW.id,

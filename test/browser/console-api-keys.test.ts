@@ -6,12 +6,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { apiKeyHash } from '../../lib/auth/api-keys/key-hash.ts';
-import { setPassword } from '../support/fixtures.ts';
-import { memberFixtures } from '../support/members.ts';
 import { launchChromium, type Browser } from './support/chromium.ts';
 import { startConsoleServer, type ConsoleServer } from './support/console-server.ts';
 import { panelOverflow, readableByScripts } from './support/panel-checks.ts';
-import { signIn, waitForViews } from './support/sign-in.ts';
+import { signIn, signInAsNewViewer } from './support/sign-in.ts';
 
 let server: ConsoleServer;
 let browser: Browser;
@@ -191,16 +189,7 @@ it('kept every key out of storage, readable cookies, the browser console and the
 });
 
 it('tells a member who is no admin that only admins manage API keys, and shows none of them', async () => {
-  const viewer = await memberFixtures(server.stack).addMember(server.admin.organizationId, 'Viewer');
-  const password = `viewer-password-${crypto.randomUUID()}`;
-  await setPassword(server.stack.db, viewer.userId, password);
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  const signInForm = page.locator('#password-form');
-  await signInForm.getByLabel('Organisation (slug or id)').fill(server.admin.slug);
-  await signInForm.getByLabel('Email').fill(viewer.email);
-  await signInForm.getByLabel('Password', { exact: true }).fill(password);
-  await signInForm.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForViews(page);
+  await signInAsNewViewer(page, server);
   expect(await page.locator('#api-keys-error').textContent()).toBe(
     'Only the organisation’s admins (OrganizationAdmin) can see and manage API keys.',
   );

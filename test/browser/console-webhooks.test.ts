@@ -5,11 +5,10 @@
 // sentence; the panel inside its card at 1 280 and 1 366 × 768; and a member who is no admin told so instead.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { setPassword } from '../support/fixtures.ts';
 import { memberFixtures } from '../support/members.ts';
 import { launchChromium, type Browser } from './support/chromium.ts';
 import { startConsoleServer, type ConsoleServer } from './support/console-server.ts';
-import { signIn, waitForViews } from './support/sign-in.ts';
+import { signIn, signInAsNewViewer } from './support/sign-in.ts';
 import { panelOverflow, readableByScripts } from './support/panel-checks.ts';
 
 let server: ConsoleServer;
@@ -228,16 +227,7 @@ it('kept every secret out of storage, readable cookies, the browser console and 
 });
 
 it('tells a member who is no admin that only admins manage endpoints, and shows none of them', async () => {
-  const viewer = await memberFixtures(server.stack).addMember(server.admin.organizationId, 'Viewer');
-  const password = `viewer-password-${crypto.randomUUID()}`;
-  await setPassword(server.stack.db, viewer.userId, password);
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  const form = page.locator('#password-form');
-  await form.getByLabel('Organisation (slug or id)').fill(server.admin.slug);
-  await form.getByLabel('Email').fill(viewer.email);
-  await form.getByLabel('Password', { exact: true }).fill(password);
-  await form.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await waitForViews(page);
+  await signInAsNewViewer(page, server);
   expect(await page.locator('#webhooks-error').textContent()).toBe(
     'Only the organisation’s admins (OrganizationAdmin) can see and manage webhook endpoints.',
   );

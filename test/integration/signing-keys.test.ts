@@ -201,13 +201,12 @@ describe('the stored signing keys', () => {
       stack.neonProxy.faults.clear();
     }
     // The next read waits out the retry gap (10 s): wait for the answer with a deadline.
-    const deadline = Date.now() + 20_000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) {
-      status = (await isolate.request('GET', `/orgs/${organizationId}/invites`, { token: accessToken })).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect(status).toBe(200);
+    await expect
+      .poll(async () => (await isolate.request('GET', `/orgs/${organizationId}/invites`, { token: accessToken })).status, {
+        timeout: 20_000,
+        interval: 250,
+      })
+      .toBe(200);
     expect(isolateLogs.join('\n')).toContain('"cause":"signing keys"');
   }, 30_000);
 
