@@ -90,19 +90,22 @@ syrveFunction.openapi(enableConnectionRoute, async (c) => {
 });
 
 /**
- * The role check and the connection read run side by side; the role's answer comes first, so a caller without the
- * role learns nothing about which connections exist.
+ * The role check and the connection read run side by side for a caller bound to this organisation (a session's `org`
+ * claim, or one of its keys); the role's answer comes first, so a caller without the role learns nothing about which
+ * connections exist. A token without the claim may name any organisation, so its read waits for the role check: a
+ * caller it refuses costs no statement but that one (docs/design/limits.md#outsiders-spend-nothing).
  */
 async function adminAndConnection(
   c: Context<HonoEnv>,
   params: { orgId: string; connectionId: string },
 ): Promise<{ principal: Principal; connection: SyrveConnection }> {
   const deps = c.get('deps');
+  const auth = c.get('auth');
   const ref = { organizationId: params.orgId, connectionId: params.connectionId };
-  const loading = syrve.load(deps, ref);
-  loading.catch(() => undefined);
-  const principal = await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId: ref.organizationId });
-  const connection = await loading;
+  const beside = auth.claimedOrganizationId === ref.organizationId ? syrve.load(deps, ref) : undefined;
+  beside?.catch(() => undefined);
+  const principal = await authorizeOrgAdmin(deps.db, auth, { organizationId: ref.organizationId });
+  const connection = await (beside ?? syrve.load(deps, ref));
   if (connection === undefined) throw errors.NOT_FOUND('no such connection in this organisation');
   return { principal, connection };
 }
