@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_SCOPES } from '../../lib/auth/api-keys/scopes.ts';
 import { apiKeyHash } from '../../lib/auth/api-keys/key-hash.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
+import { newOperator } from '../support/operators.ts';
 import { orgRoutes } from '../support/org-routes.ts';
 import { errorCode } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
@@ -16,11 +17,13 @@ const nextSecond = () => {
   nowMs += 1_001;
 };
 
+const operator = newOperator('ops');
+
 let stack: TestStack;
 beforeAll(async () => {
   // Email delivery configured, so a key's resend can send (the notifier drops every message).
   stack = await startStack({
-    env: { INVITE_LINK_BASE: 'https://app.example.test/invite' },
+    env: { INVITE_LINK_BASE: 'https://app.example.test/invite', OPERATOR_TOKEN_HASHES: operator.entry },
     deps: { clock, notifier: { send: async () => undefined } },
   });
 });
@@ -147,6 +150,42 @@ describe('what a key never reaches', () => {
     expect(await answer(await members(other.organizationId, key))).toEqual([401, 'UNAUTHENTICATED']);
     expect(await stack.redis.keys(`*:org:{${org.organizationId}}:auth:api-key:*`)).toEqual([]);
     expect(await stack.redis.keys(`*:org:{${other.organizationId}}:auth:api-key:*`)).toHaveLength(1);
+  });
+
+  it("another organisation's every scoped route, the key holding every scope: 401, before its rate limits count or anything of it is written", async () => {
+    const org = await stack.seedOrganization();
+    const other = await stack.seedOrganization();
+    const { key } = await makeKey(org, { scopes: [...API_KEY_SCOPES] });
+    const doc = (await (await stack.request('GET', '/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { 'x-scopes'?: string[] }>>;
+    };
+    const scoped = (await orgRoutes(stack)).filter(
+      (route) => doc.paths[route.template]![route.method.toLowerCase()]!['x-scopes'] !== undefined,
+    );
+    expect(scoped.length).toBeGreaterThan(10);
+    const audit = async () =>
+      (await stack.db.query('SELECT count(*)::int AS n FROM audit_events WHERE organization_id = $1', [other.organizationId])).rows[0].n;
+    const auditBefore = await audit();
+    const ip = '127.9.7.1';
+    for (const route of scoped) {
+      const path = route.template.replace(/\{(\w+)\}/g, (_, name: string) =>
+        name === 'orgId' ? other.organizationId : name === 'domain' ? 'walk.example' : crypto.randomUUID(),
+      );
+      const response = await stack.request(route.method, path, {
+        token: key,
+        headers: { [TEST_CLIENT_IP_HEADER]: ip },
+        ...(route.body !== undefined ? { body: route.body } : {}),
+      });
+      expect([route.method, route.template, ...(await answer(response))]).toEqual([route.method, route.template, 401, 'UNAUTHENTICATED']);
+      expect(response.headers.get('ratelimit')).toBeNull();
+    }
+    // No rate-limit counter of the organisation moved (the tenant's, a route's); nothing audited there. What the key left
+    // there is its refusal: the negative entry, and the address's refusal count in the organisation.
+    expect(await stack.redis.keys(`*:org:{${other.organizationId}}:ratelimit:*`)).toEqual([]);
+    expect(await audit()).toBe(auditBefore);
+    expect(await stack.redis.keys(`*:org:{${other.organizationId}}:auth:api-key:*`)).toHaveLength(1);
+    // The organisation's own admin is answered as before.
+    expect((await stack.request('GET', `/orgs/${other.organizationId}/members`, { token: other.adminToken })).status).toBe(200);
   });
 
   it('a malformed key or one whose checksum does not match: 401 before any store', async () => {
@@ -339,6 +378,30 @@ describe('revocation', () => {
     await stack.db.query(`UPDATE organizations SET state = 'suspended', suspension_reason = 'test' WHERE id = $1`, [org.organizationId]);
     nextSecond();
     expect(await answer(await members(org.organizationId, key))).toEqual([403, 'TENANT_SUSPENDED']);
+  });
+
+  it('a deleted organisation’s keys are refused 403 FORBIDDEN within a second of the delete, on every route, for good', async () => {
+    const org = await stack.seedOrganization();
+    const { key } = await makeKey(org, { scopes: [...API_KEY_SCOPES] });
+    expect((await members(org.organizationId, key)).status).toBe(200);
+    const deleted = await stack.request('POST', `/ops/tenants/${org.organizationId}/delete`, {
+      headers: { authorization: `Bearer ${operator.secret}` },
+      body: { reason: 'contract ended' },
+    });
+    expect(deleted.status).toBe(200);
+    nextSecond();
+    expect(await answer(await members(org.organizationId, key))).toEqual([403, 'FORBIDDEN']);
+    for (const path of ['invites', 'settings', 'webhook-endpoints', 'sign-in-policy']) {
+      expect(await answer(await stack.request('GET', `/orgs/${org.organizationId}/${path}`, { token: key })), path).toEqual([
+        403,
+        'FORBIDDEN',
+      ]);
+    }
+    // Its cached entry gone as well (a flush, an eviction): read from PostgreSQL, still refused.
+    const keys = await stack.redis.keys(`*:org:{${org.organizationId}}:*`);
+    if (keys.length > 0) await stack.redis.del(...keys);
+    nextSecond();
+    expect(await answer(await members(org.organizationId, key))).toEqual([403, 'FORBIDDEN']);
   });
 });
 

@@ -9,14 +9,17 @@ import { base32Decode, sha256Hex, totpCode, totpStep } from '../../lib/crypto/in
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { setPassword } from '../support/fixtures.ts';
 import { memberFixtures } from '../support/members.ts';
+import { newOperator } from '../support/operators.ts';
 import { testPasskey, type CeremonyBends, type RegistrationOptions, type SoftwarePasskey } from '../support/passkey-authenticator.ts';
 import { errorCode } from '../support/sessions.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
+const operator = newOperator('ops');
+
 let stack: TestStack;
 let m: ReturnType<typeof memberFixtures>;
 beforeAll(async () => {
-  stack = await startStack({ separateRevocationProxy: true });
+  stack = await startStack({ separateRevocationProxy: true, env: { OPERATOR_TOKEN_HASHES: operator.entry } });
   m = memberFixtures(stack);
 });
 afterAll(async () => stack?.close());
@@ -524,6 +527,25 @@ describe('tenant isolation', () => {
     expect(await answer(await passkeySignIn(a.organizationId, passkey))).toEqual([401, 'PASSKEY_NOT_ACCEPTED']);
     // The control: the same passkey signs in to B.
     expect((await passkeySignIn(member.organizationId, passkey)).status).toBe(200);
+  });
+
+  it('refuses a member signing in with their passkey to their organisation once it is deleted: no session, no counter moved', async () => {
+    const { member, passkey } = await memberWithPasskey();
+    expect((await passkeySignIn(member.organizationId, passkey)).status).toBe(200);
+    const deleted = await stack.request('POST', `/ops/tenants/${member.organizationId}/delete`, {
+      headers: { authorization: `Bearer ${operator.secret}` },
+      body: { reason: 'contract ended' },
+    });
+    expect(deleted.status).toBe(200);
+    const live = () =>
+      stack.db.query('SELECT count(*)::int AS n FROM sessions WHERE organization_id = $1 AND revoked_at IS NULL', [member.organizationId]);
+    expect((await live()).rows).toEqual([{ n: 0 }]);
+    const signCount = (await stack.db.query('SELECT sign_count, last_used_at FROM passkeys WHERE user_id = $1', [member.userId])).rows;
+    expect(await answer(await passkeySignIn(member.organizationId, passkey))).toEqual([401, 'PASSKEY_NOT_ACCEPTED']);
+    expect((await live()).rows).toEqual([{ n: 0 }]);
+    expect((await stack.db.query('SELECT sign_count, last_used_at FROM passkeys WHERE user_id = $1', [member.userId])).rows).toEqual(
+      signCount,
+    );
   });
 });
 
