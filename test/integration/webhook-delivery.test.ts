@@ -16,10 +16,12 @@ import { webhookIdOf } from '../../lib/events/delivery/signature.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../local/fakes/index.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { memberFixtures } from '../support/members.ts';
+import { newOperator } from '../support/operators.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 import { deliveriesOf, emitRoleChange, seedEndpoint } from '../support/webhook-endpoints.ts';
 
 const DAY_MS = 86_400_000;
+const operator = newOperator('ops');
 
 // A database of its own: the scheduled task sends every due delivery it can see.
 let database: ScratchDatabase;
@@ -30,7 +32,7 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
-  stack = await startStack({ databaseUrl: database.url });
+  stack = await startStack({ databaseUrl: database.url, env: { OPERATOR_TOKEN_HASHES: operator.entry } });
 });
 afterAll(async () => {
   await stack?.close();
@@ -358,6 +360,35 @@ describe('signatures and where a delivery goes', () => {
       last_status: null,
       last_error: 'endpoint-disabled',
     });
+  });
+
+  it('sends nothing more once POST /ops/tenants/{orgId}/delete commits: the pending delivery ends unsent, a former member’s later event is none', async () => {
+    const clock = testClock();
+    const org = await stack.seedOrganization();
+    const member = await memberFixtures(stack).addMember(org.organizationId, 'Viewer');
+    const hook = await receiver();
+    const endpoint = await seedEndpoint(stack, org.organizationId, hook.url);
+    await stack.db.query("UPDATE webhook_endpoints SET events = array_append(events, 'user.mfa_enrolled') WHERE id = $1", [
+      endpoint.endpointId,
+    ]);
+    await emitRoleChange(stack, org.organizationId, new Date(clock.now()));
+    const deleted = await stack.request('POST', `/ops/tenants/${org.organizationId}/delete`, {
+      headers: { authorization: `Bearer ${operator.secret}` },
+      body: { reason: 'contract ended' },
+    });
+    expect(deleted.status).toBe(200);
+    // The member keeps their account (and, for the record, their role row): an account-wide event of theirs reaches no
+    // deleted organisation.
+    await stack.db.query(
+      `INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, target_id, action, correlation_id, details)
+       VALUES ($1, $2, $3, NULL, $3, 'mfa.confirmed', 'webhook-delivery-test', '{}')`,
+      [crypto.randomUUID(), new Date(clock.now()).toISOString(), member.userId],
+    );
+    await runTask(isolate(clock));
+    expect(hook.received).toHaveLength(0);
+    expect((await deliveriesOf(stack, endpoint.endpointId)).map(({ state, last_error }) => ({ state, last_error }))).toEqual([
+      { state: 'failed', last_error: 'endpoint-disabled' },
+    ]);
   });
 
   it('keeps the secrets, the payload, the URL and the answer out of every log line and of the delivery row', async () => {
