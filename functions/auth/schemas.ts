@@ -1,11 +1,11 @@
 // Request and response schemas of the auth routes.
 import * as z from 'zod';
 import { MAX_PASSWORD_LENGTH } from '../../lib/auth/password.ts';
-import { uuidId } from '../../lib/http/route-schemas.ts';
+import { emailInput, uuidId } from '../../lib/http/route-schemas.ts';
 
 export const signInBody = z.strictObject({
   organizationId: uuidId,
-  email: z.email().max(254),
+  email: emailInput,
   password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
 });
 

@@ -55,8 +55,14 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex & { 
     socket.destroy();
     return;
   }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = JSON.stringify(errorBody(errors.VALIDATION_FAILED('the request is not valid HTTP')));
+  const answer =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? errors.HEADERS_TOO_LARGE()
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? errors.REQUEST_TIMEOUT()
+        : errors.VALIDATION_FAILED('the request is not valid HTTP');
+  const { status } = answer;
+  const body = JSON.stringify(errorBody(answer));
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
   // The app's security headers too: this answer never passes through it (functions/app.ts).
   const security = Object.entries(SECURITY_HEADERS)

@@ -1,14 +1,14 @@
 // Request and response schemas of the invitation routes.
 import * as z from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../lib/auth/password.ts';
-import { uuidId } from '../../lib/http/route-schemas.ts';
+import { emailInput, uuidId } from '../../lib/http/route-schemas.ts';
 import { ROLE_CODES } from '../../lib/keys/index.ts';
 import { inviteSchema } from '../../lib/runtime/invites/index.ts';
 
 export const inviteParams = z.strictObject({ orgId: uuidId, inviteId: uuidId });
 
 export const createInviteBody = z.strictObject({
-  email: z.email().max(254),
+  email: emailInput,
   roleCode: z.enum(ROLE_CODES),
   locationId: uuidId.nullable().optional(),
   delivery: z
@@ -21,7 +21,7 @@ export const createInviteBody = z.strictObject({
 export const LIST_PAGE = { default: 100, max: 500 } as const;
 
 export const listInvitesQuery = z.strictObject({
-  email: z.email().max(254).optional(),
+  email: emailInput.optional(),
   limit: z.coerce.number().int().min(1).max(LIST_PAGE.max).default(LIST_PAGE.default),
   cursor: z
     .string()

@@ -1,9 +1,9 @@
 // Request schemas of the password-reset routes.
 import * as z from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../lib/auth/password.ts';
-import { uuidId } from '../../lib/http/route-schemas.ts';
+import { emailInput, uuidId } from '../../lib/http/route-schemas.ts';
 
-export const requestResetBody = z.strictObject({ organizationId: uuidId, email: z.email().max(254) });
+export const requestResetBody = z.strictObject({ organizationId: uuidId, email: emailInput });
 
 export const confirmResetBody = z.strictObject({
   token: z.string().min(1).max(128),

@@ -125,13 +125,59 @@ export class ConfigError extends Error {
   }
 }
 
+/** The configuration of `env`, or a ConfigError listing every problem found in it at once (never a value). */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const present = stripEmpty(env);
-  const parsed = envSchemaFor(present).safeParse(present);
+  const schema = envSchemaFor(present);
+  const parsed = schema.safeParse(present);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join('.');
+      return `${name}: ${present[name] === undefined ? 'required, and not set' : issue.message}`;
+    });
+    throw new ConfigError([...problems, ...problemsBetween(schema, present, parsed.error.issues)]);
   }
-  const e = parsed.data;
+  return configFrom(parsed.data);
+}
+
+/** What a required variable that failed its own check stands in as while the others are checked (every problem naming it is dropped). */
+const STAND_IN: Partial<Record<keyof EnvValues, unknown>> = {
+  PORT: 8787,
+  KEY_PREFIX: 'standin',
+  UPSTASH_REDIS_REST_URL: 'https://stand-in.invalid',
+  UPSTASH_REDIS_REST_TOKEN: 'stand-in',
+  DATABASE_URL: 'postgres://stand-in.invalid/db',
+  INDEX_HASH_KEY: 'stand-in',
+};
+
+/**
+ * The checks between variables, over those that did parse, so one look lists every problem rather than a round per
+ * kind (`npm run config:check`). A problem naming a variable that already failed is left out (its own is enough), and
+ * nothing is said when the environment itself (APP_ENV) failed, or a check could not run without what failed.
+ */
+function problemsBetween(
+  schema: ReturnType<typeof envSchemaFor>,
+  present: Record<string, string>,
+  issues: ReadonlyArray<{ path: readonly PropertyKey[] }>,
+): string[] {
+  const failed = [...new Set(issues.map((issue) => String(issue.path[0])))];
+  if (failed.includes('APP_ENV')) return [];
+  const rest = schema
+    .omit(Object.fromEntries(failed.map((name) => [name, true])) as Partial<Record<keyof EnvValues, true>>)
+    .safeParse(present);
+  if (!rest.success) return [];
+  const standIns = Object.fromEntries(failed.flatMap((name) => (name in STAND_IN ? [[name, STAND_IN[name as keyof EnvValues]]] : [])));
+  try {
+    // An optional variable that failed is unset here; a check that still cannot run without it throws, and says nothing.
+    configFrom({ ...rest.data, ...standIns } as unknown as EnvValues);
+  } catch (error) {
+    if (error instanceof ConfigError)
+      return error.problems.filter((problem) => !failed.some((name) => new RegExp(`\\b${name}\\b`).test(problem)));
+  }
+  return [];
+}
+
+function configFrom(e: EnvValues): Config {
   const problems: string[] = [];
   const production = e.APP_ENV === 'staging' || e.APP_ENV === 'prod';
 

@@ -1,13 +1,18 @@
 // Every error code of the HTTP surface with its status and message (docs/api.md#errors): the ErrorCode type, the
 // factories of app-error.ts and each route's OpenAPI error responses (route-errors.ts) are all read from this table.
 interface CatalogEntry {
-  status: 400 | 401 | 403 | 404 | 409 | 410 | 429 | 500 | 502 | 503;
+  status: 400 | 401 | 403 | 404 | 408 | 409 | 410 | 429 | 431 | 500 | 502 | 503;
   /** The message, or what builds it from the thrower's words; a message never repeats a submitted value. */
   message: string | ((...args: never[]) => string);
   /** The answer carries `retry-after`: the factory's one argument, in seconds. */
   retryAfter?: true;
   /** Answered only by the console's own routes, which the OpenAPI document does not describe (docs/console.md). */
   consoleOnly?: true;
+  /**
+   * Answered only by the Node server, for a request its HTTP parser gave up on before any route saw it
+   * (functions/entries/node.ts); the OpenAPI document, which describes routes, does not list it.
+   */
+  nodeServerOnly?: true;
 }
 
 export const ERROR_CATALOG = {
@@ -92,6 +97,8 @@ export const ERROR_CATALOG = {
     message: 'this invitation was not delivered by email, so it cannot create an account; sign in and accept it instead',
   },
   NOT_FOUND: { status: 404, message: (message: string = 'no such active object in this tenant') => message },
+  /** The request's headers and body did not all arrive within the Node server's receive limit (functions/entries/node.ts). */
+  REQUEST_TIMEOUT: { status: 408, message: 'the request did not arrive in full in time; send it again', nodeServerOnly: true },
   MFA_ALREADY_ENROLLED: { status: 409, message: 'this account already has a confirmed TOTP factor' },
   ROLE_CONFLICT: {
     status: 409,
@@ -136,6 +143,12 @@ export const ERROR_CATALOG = {
   INVITE_INVALID: { status: 410, message: 'this invitation is unknown, expired, cancelled or already used' },
   RESET_INVALID: { status: 410, message: 'this reset link is unknown, used or expired; ask for a new one' },
   RATE_LIMITED: { status: 429, message: 'too many attempts; try again after the time in the retry-after header', retryAfter: true },
+  /** The request's headers are over the Node server's size limit (its `maxHeaderSize`, 16 KiB by default). */
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: "the request's headers are larger than this server accepts; send fewer or shorter headers",
+    nodeServerOnly: true,
+  },
   INTERNAL_ERROR: { status: 500, message: 'unexpected error' },
   /** The Syrve/iiko server (`reason` is one of our outcome words, never an upstream body) or the identity provider failed. */
   UPSTREAM_FAILED: {

@@ -15,3 +15,13 @@ export const uuidId = z.uuid().toLowerCase();
 
 /** The path of every route under /orgs/{orgId}. */
 export const orgParams = z.strictObject({ orgId: uuidId });
+
+/**
+ * An email address as a person types it: trimmed and lowercased before it is checked, so `" Admin@Example.com"` is
+ * the address `admin@example.com` (lib/keys/hash-segment.ts's `normalizeEmail`, the one spelling keys and rows hold)
+ * rather than a 400. Checks, not a pipe, so the document still says `format: email`.
+ */
+export const emailInput = z
+  .string()
+  .check(z.trim(), z.toLowerCase(), z.email(), z.maxLength(254))
+  .describe('An email address; surrounding spaces are removed and it is lowercased before it is checked.');

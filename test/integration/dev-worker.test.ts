@@ -9,7 +9,7 @@ import { freePort } from '../../local/processes/free-port.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 import { devWorkerVarsFile } from '../../local/launcher/dev-worker-vars.ts';
 import { stackFile } from '../../local/launcher/stack-file.ts';
-import { DEMO_TOKEN_TTL_SECONDS } from '../../local/launcher/seed.ts';
+import { DEMO, DEMO_OIDC_PROVIDER_ID, DEMO_TOKEN_TTL_SECONDS } from '../../local/launcher/seed.ts';
 import { baseEnv, call, launch, printed, stagingRoot, stop, stopAll, whenReady, type Launched } from '../support/launcher-process.ts';
 import { quietPort } from '../support/quiet-port.ts';
 
@@ -112,8 +112,38 @@ describe('npm run dev:worker', () => {
       status: 200,
       json: { status: 'ok', redis: 'ok', revocation: 'ok', postgres: 'ok', eviction: { redis: 'noeviction', revocation: 'noeviction' } },
     });
-    const listed = await call('GET', `${base}/orgs/${printed(banner, 'ORG')}/invites`, printed(banner, 'ADMIN_TOKEN'));
+    const org = printed(banner, 'ORG');
+    const adminToken = printed(banner, 'ADMIN_TOKEN');
+    const listed = await call('GET', `${base}/orgs/${org}/invites`, adminToken);
     expect(listed.status).toBe(200);
+
+    // As docs/deploy.md says of the banner's lines on this port: sign-in and the Syrve connection work as on npm start;
+    // what the Node server alone has (the mailbox folder, the link bases, the demo identity provider) is missing here.
+    const post = async (path: string, body: unknown, token?: string) => {
+      const response = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: {
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: response.status, json: (await response.json()) as unknown };
+    };
+    const signedIn = await post('/auth/login', { organizationId: org, email: DEMO.adminEmail, password: adminPassword });
+    expect(signedIn).toMatchObject({ status: 200, json: { status: 'signed-in' } });
+    const connection = printed(banner, 'CONNECTION');
+    expect(await post(`/orgs/${org}/syrve/connections/${connection}/test`, undefined, adminToken)).toMatchObject({
+      status: 200,
+      json: { test: 'ok' },
+    });
+    const notConfigured = { status: 503, json: { error: { code: 'NOT_CONFIGURED' } } };
+    expect(await post('/auth/password-reset', { organizationId: org, email: DEMO.adminEmail })).toMatchObject(notConfigured);
+    expect(
+      await post(`/orgs/${org}/invites`, { email: 'someone@example.test', roleCode: 'Viewer', delivery: 'email' }, adminToken),
+    ).toMatchObject(notConfigured);
+    const oidcStart = await fetch(`${base}/auth/oidc/${DEMO_OIDC_PROVIDER_ID}/start?organizationId=${org}`, { redirect: 'manual' });
+    expect(oidcStart.status).toBe(404);
 
     worker.child.kill('SIGTERM');
     await new Promise((resolve) => worker.child.once('exit', resolve));

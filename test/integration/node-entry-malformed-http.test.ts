@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ServerType } from '@hono/node-server';
 import { serveNode } from '../../functions/entries/node.ts';
 import { loadConfig } from '../../lib/config/index.ts';
+import { ERROR_CATALOG, type ErrorCode } from '../../lib/http/error-catalog.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -41,16 +42,22 @@ function parse(answer: string): { status: number; contentType: string | undefine
 }
 
 it.each([
-  ['a control character in a header value', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Correlation-Id: \x07canary-secret\r\n\r\n', 400],
-  ['a header line without a colon', 'GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', 400],
-  ['a malformed request line', 'GET /healthz HTTP/9.x\r\nHost: x\r\n\r\n', 400],
-  ['headers over the size limit', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
-])('%s: a JSON error body, nothing echoed', async (_name, head, status) => {
+  [
+    'a control character in a header value',
+    'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Correlation-Id: \x07canary-secret\r\n\r\n',
+    400,
+    'VALIDATION_FAILED',
+  ],
+  ['a header line without a colon', 'GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', 400, 'VALIDATION_FAILED'],
+  ['a malformed request line', 'GET /healthz HTTP/9.x\r\nHost: x\r\n\r\n', 400, 'VALIDATION_FAILED'],
+  ['headers over the size limit', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+])('%s: a JSON error body with the code of its status, nothing echoed', async (_name, head, status, code) => {
   const answer = parse(await rawRequest(head));
   expect(answer.status).toBe(status);
   expect(answer.contentType).toMatch(/^application\/json/);
   const body = JSON.parse(answer.body) as { error: { code: string; message: string } };
-  expect(body.error.code).toBe('VALIDATION_FAILED');
+  expect(body.error.code).toBe(code);
+  expect(ERROR_CATALOG[code as ErrorCode].status).toBe(status);
   expect(typeof body.error.message).toBe('string');
   expect(answer.body).not.toContain('canary');
   // The app's security headers, though the app never saw the request.
@@ -68,5 +75,6 @@ it('a body announced but never sent is answered 408 with the error body within t
   );
   expect(answer.status).toBe(408);
   expect(answer.contentType).toMatch(/^application\/json/);
+  expect(JSON.parse(answer.body)).toEqual({ error: { code: 'REQUEST_TIMEOUT', message: ERROR_CATALOG.REQUEST_TIMEOUT.message } });
   expect(Date.now() - started).toBeLessThan(13_000);
 }, 20_000);

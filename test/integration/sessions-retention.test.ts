@@ -8,7 +8,7 @@ import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
 import { systemClock } from '../../lib/deps.ts';
-import { RETENTION_BATCH, retentionTask, WEBHOOK_DELIVERY_RETENTION_MS } from '../../lib/runtime/retention/index.ts';
+import { RETENTION_BATCH, RETENTION_PHASES, retentionTask, WEBHOOK_DELIVERY_RETENTION_MS } from '../../lib/runtime/retention/index.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { seedOrganization, setPassword } from '../support/fixtures.ts';
@@ -153,7 +153,7 @@ describe('retention', () => {
     expect(await existing('sessions', keep)).toEqual([...keep].sort());
     expect(await cursor()).toBeNull();
     // Nothing to do but the budget's floor: the cursor read, one batch per phase, the cursor write.
-    expect((await run()).commands).toBe(1 + 7 + 1);
+    expect((await run()).commands).toBe(1 + RETENTION_PHASES.length + 1);
   });
 
   it("deletes a single token's revocation once the token has expired, never one whose token still lives", async () => {

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.ts';
+import { AppError, errors } from '../../lib/http/app-error.ts';
 import { ERROR_CATALOG, ERROR_CODES, type ErrorCode } from '../../lib/http/error-catalog.ts';
 import { offlineDeps } from '../support/offline-deps.ts';
 
@@ -79,17 +80,41 @@ describe('every route of /openapi.json', () => {
   });
 });
 
-it("documents every code of the catalog on some route, except the console's own (not in the document)", () => {
+it("documents every code of the catalog on some route, except the console's own and the Node server's (not in the document)", () => {
   const everywhere = new Set(documented.flatMap(({ byStatus }) => [...codesOfOperation(byStatus)]));
   const consoleOnly = ERROR_CODES.filter((code) => 'consoleOnly' in ERROR_CATALOG[code]);
+  const nodeServerOnly = ERROR_CODES.filter((code) => 'nodeServerOnly' in ERROR_CATALOG[code]);
   expect(consoleOnly).toEqual(['CSRF_REFUSED']);
-  expect([...everywhere].sort()).toEqual(ERROR_CODES.filter((code) => !consoleOnly.includes(code)).sort());
+  expect(nodeServerOnly).toEqual(['REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE']);
+  const undocumented = [...consoleOnly, ...nodeServerOnly];
+  expect([...everywhere].sort()).toEqual(ERROR_CODES.filter((code) => !undocumented.includes(code)).sort());
+});
+
+/** docs/api.md's error table: one [code, status] per row. */
+function apiTableRows(): Array<readonly [string, number]> {
+  const text = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const section = text.slice(text.indexOf('\n## Errors'), text.indexOf('\n## Routes'));
+  return [...section.matchAll(/^\| (\d{3}) +\| `([A-Z_]+)` +\|/gm)].map(([, status, code]) => [code!, Number(status)] as const);
+}
+
+it("answers every code with exactly one status, the catalog's: its factory, every route of the document, every row of docs/api.md", () => {
+  const seen = new Map<string, Set<number>>(ERROR_CODES.map((code) => [code, new Set<number>()]));
+  for (const code of ERROR_CODES) {
+    // Any argument will do: the factory's status never depends on it (lib/http/app-error.ts).
+    const made = (errors[code] as (...args: unknown[]) => AppError)(1);
+    expect(made).toBeInstanceOf(AppError);
+    seen.get(code)!.add(made.status);
+  }
+  for (const { byStatus } of documented) for (const { status, codes } of byStatus) for (const code of codes) seen.get(code)?.add(status);
+  for (const [code, status] of apiTableRows()) seen.get(code)?.add(status);
+  for (const [code, statuses] of seen) expect([code, [...statuses]]).toEqual([code, [ERROR_CATALOG[code as ErrorCode].status]]);
+  // Nothing else has a status of its own: a code of the document or the table is a catalog code.
+  expect(documented.flatMap(({ byStatus }) => byStatus.flatMap(({ codes }) => codes)).filter((code) => !seen.has(code))).toEqual([]);
+  expect(apiTableRows().filter(([code]) => !seen.has(code))).toEqual([]);
 });
 
 it("docs/api.md's error table names every code of the catalog with the catalog's status, and nothing else", () => {
-  const text = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
-  const section = text.slice(text.indexOf('\n## Errors'), text.indexOf('\n## Routes'));
-  const rows = [...section.matchAll(/^\| (\d{3}) +\| `([A-Z_]+)` +\|/gm)].map(([, status, code]) => [code!, Number(status)] as const);
+  const rows = apiTableRows();
   expect(rows.length).toBeGreaterThan(0);
   for (const [code, status] of rows) expect([code, ERROR_CATALOG[code as ErrorCode]?.status]).toEqual([code, status]);
   expect([...new Set(rows.map(([code]) => code))].sort()).toEqual([...ERROR_CODES].sort());

@@ -41,7 +41,7 @@ export const ENDPOINT_DELIVERY_RETENTION_MS = 30 * DAY_MS;
  * backlog cannot keep the others from their turn. Within a phase no position is kept: every row a batch selects it
  * deletes, so the next batch starts where the last one ended.
  */
-const PHASES = [
+export const RETENTION_PHASES = [
   'revoked-sessions',
   'expired-sessions',
   'webhook-deliveries',
@@ -50,8 +50,8 @@ const PHASES = [
   'export-jobs',
   'revoked-tokens',
 ] as const;
-type Phase = (typeof PHASES)[number];
-const phaseSchema = z.enum(PHASES);
+type Phase = (typeof RETENTION_PHASES)[number];
+const phaseSchema = z.enum(RETENTION_PHASES);
 
 interface BatchResult {
   /** Rows deleted (sessions, refresh tokens, webhook ids, export jobs). */
@@ -76,9 +76,9 @@ export const retentionTask: CronTask = {
     if (budget.commandsLeft() < 3 || budget.exhausted()) return { ...report, commands: budget.used() };
     await resumeFromCursor(deps, budget, TASK_NAME, async (stored) => {
       const parsed = phaseSchema.safeParse(stored);
-      const first = parsed.success ? PHASES.indexOf(parsed.data) : 0;
-      for (let turn = 0; turn < PHASES.length; turn++) {
-        const phase = PHASES[(first + turn) % PHASES.length] as Phase;
+      const first = parsed.success ? RETENTION_PHASES.indexOf(parsed.data) : 0;
+      for (let turn = 0; turn < RETENTION_PHASES.length; turn++) {
+        const phase = RETENTION_PHASES[(first + turn) % RETENTION_PHASES.length] as Phase;
         for (;;) {
           // One command stays for the cursor write.
           if (budget.exhausted() || budget.commandsLeft() < 2) return phase;
