@@ -87,7 +87,7 @@ describe('the page and its headers', () => {
     expect(await webauthn.text()).toMatch(/^\/\* \[@simplewebauthn\/browser@13\.3\.0\] \*\//);
     // ua-parser-js's own browser build (1.x, MIT), as the package ships it.
     expect(uaParser.headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(await uaParser.text()).toMatch(/^\/\* UAParser\.js v1\.0\.41\n/);
+    expect(await uaParser.text()).toMatch(/^\(function \(exports, module, define\) \{\n\/\* UAParser\.js v1\.0\.41\n/);
     expect(api.status).toBe(401);
     expect(unknown.status).toBe(404);
     for (const response of [page, js, css, webauthn, uaParser, api, unknown]) {
