@@ -76,3 +76,12 @@ export async function clippedControls(page: Page, selector: string): Promise<str
     return problems;
   }, selector);
 }
+
+/** An error as the console shows it: its words (a capitalised sentence), then the machine code as a detail. */
+export const inWords = (code: string): RegExp => new RegExp(`^[A-Z][^]*[.!?…] code: ${code}$`);
+
+/** The absolute form every date has on hover (its title): `2026-12-07 09:56 UTC`. */
+export const STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/;
+
+/** A relative date as the console writes it: `just now`, `3 min ago`, `in 5 min`, `in 3 months`. */
+export const RELATIVE = /^(just now|(in )?\d+ (min|h|days?|months?|years?)( ago)?)$/;
