@@ -26,7 +26,7 @@ let browser: Browser;
 let fake: FakeSyrve;
 let page: Page;
 /** The admin removed after inviting someone: the history must not show their id, nor any user's. */
-let former: { userId: string };
+let former: { userId: string; token: string };
 
 beforeAll(async () => {
   [server, browser, fake] = await Promise.all([startConsoleServer(), launchChromium(), startFakeSyrve()]);
