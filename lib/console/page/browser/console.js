@@ -230,6 +230,16 @@ function stamp(iso, none = '—') {
   return utc.slice(0, 10) + ' ' + utc.slice(11, 16) + ' UTC';
 }
 
+/** Each unit of `relative`, in seconds, and the count from which the next, larger one says it instead. */
+/** @type {Array<[seconds: number, name: string, upTo: number]>} */
+const RELATIVE_UNITS = [
+  [60, 'min', 60],
+  [3600, 'h', 48],
+  [86400, 'day', 60],
+  [30 * 86400, 'month', 24],
+  [365 * 86400, 'year', Infinity],
+];
+
 /**
  * How long ago (or until) an instant, in words: `just now`, `3 min ago`, `in 2 h`, `5 days ago`, `4 months ago`.
  * @param {number} ms the instant minus now
@@ -237,23 +247,12 @@ function stamp(iso, none = '—') {
 function relative(ms) {
   const seconds = Math.abs(ms) / 1000;
   if (seconds < 45) return 'just now';
-  /** @type {Array<[number, string]>} */
-  const units = [
-    [60, 'min'],
-    [3600, 'h'],
-    [86400, 'day'],
-    [30 * 86400, 'month'],
-    [365 * 86400, 'year'],
-  ];
-  let amount = Math.max(1, Math.round(seconds / 60));
-  let unit = 'min';
-  for (const [size, name] of units) {
-    const limit = name === 'min' ? 60 : name === 'h' ? 48 : name === 'day' ? 60 : name === 'month' ? 24 : Infinity;
-    amount = Math.max(1, Math.round(seconds / size));
-    unit = name;
-    if (amount < limit) break;
+  let words = '';
+  for (const [size, name, upTo] of RELATIVE_UNITS) {
+    const amount = Math.max(1, Math.round(seconds / size));
+    words = amount + ' ' + name + (amount > 1 && size >= 86400 ? 's' : '');
+    if (amount < upTo) break;
   }
-  const words = amount + ' ' + unit + (amount > 1 && (unit === 'day' || unit === 'month' || unit === 'year') ? 's' : '');
   return ms < 0 ? words + ' ago' : 'in ' + words;
 }
 
