@@ -1,6 +1,7 @@
 // The console's layout in headless Chromium, every panel filled with rows: at 1 280 px (two cards a row) and on a
 // 390 px phone, no button, field, select or link is cut off by its card or its table, and no card or the page scrolls
 // sideways. Then, at 1 280 px, it writes docs/console.png, so the screenshot the docs show is the console as it runs now.
+// Last, a Viewer's refusals read in words in each panel, the code a smaller detail after them.
 import { decodeJwt } from 'jose';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -13,8 +14,8 @@ import { memberFixtures } from '../support/members.ts';
 import { connectFake, startFakeSyrve, type FakeSyrve } from '../support/syrve.ts';
 import { launchChromium, type Browser } from './support/chromium.ts';
 import { startConsoleServer, type ConsoleServer } from './support/console-server.ts';
-import { clippedControls, panelOverflow } from './support/panel-checks.ts';
-import { signIn } from './support/sign-in.ts';
+import { clippedControls, inWords, panelOverflow } from './support/panel-checks.ts';
+import { signIn, signInAsNewViewer } from './support/sign-in.ts';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/console.png', import.meta.url));
 const PANELS = ['#invites', '#history', '#members', '#syrve', '#exports', '#passkeys', '#policy', '#webhooks', '#api-keys', '#sessions'];
@@ -159,4 +160,20 @@ it('cuts off no control and scrolls no card sideways on a 390 px phone', async (
     .toBe('block');
   expect(await layoutProblems()).toEqual({});
   await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+it("words a Viewer's refusals in every admin panel, the code as a detail after them", async () => {
+  await signInAsNewViewer(page, server);
+  await page.getByRole('button', { name: 'Start an export' }).click();
+  await expect.poll(() => page.locator('#exports-error').textContent()).toMatch(inWords('FORBIDDEN'));
+  for (const error of ['#invites-error', '#history-error', '#members-error', '#syrve-error', '#policy-error', '#exports-error']) {
+    expect(await page.locator(error).textContent(), error).toMatch(inWords('FORBIDDEN'));
+    expect(await page.locator(`${error} small.code`).textContent(), error).toBe('code: FORBIDDEN');
+  }
+  expect(await page.locator('#api-keys-error').textContent()).toBe(
+    'Only the organisation’s admins (OrganizationAdmin) can see and manage API keys.',
+  );
+  // The refusals fit their cards on a phone too.
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await layoutProblems()).toEqual({});
 });
