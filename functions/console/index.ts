@@ -7,7 +7,7 @@ import { readCookie, writeCookie } from '../../lib/console/cookies.ts';
 import { checkCsrf, pageCsrfToken } from '../../lib/console/csrf.ts';
 import { openDevLoginSession } from '../../lib/console/dev-login.ts';
 import { apiTarget, forwardedRequest, pageResponse, type Dispatch } from '../../lib/console/forward.ts';
-import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell, WEBAUTHN_SCRIPT } from '../../lib/console/page/index.ts';
+import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell, UA_PARSER_SCRIPT, WEBAUTHN_SCRIPT } from '../../lib/console/page/index.ts';
 import { setConsoleHeaders } from '../../lib/console/security-headers.ts';
 import { dropSession, keepSession } from '../../lib/console/session-cookies.ts';
 // Sign-in's own answer shapes: the console reads exactly what POST /auth/login, /auth/mfa/verify and /auth/refresh send.
@@ -59,6 +59,7 @@ export function createConsoleFunction(dispatch: Dispatch): Hono<HonoEnv> {
   );
   consoleFunction.get('/assets/console.js', (c) => c.body(CONSOLE_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   consoleFunction.get('/assets/webauthn.js', (c) => c.body(WEBAUTHN_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  consoleFunction.get('/assets/ua-parser.js', (c) => c.body(UA_PARSER_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   consoleFunction.get('/assets/console.css', (c) => c.body(CONSOLE_STYLE, 200, { 'content-type': 'text/css; charset=utf-8' }));
 
   // Password sign-in: the page's body goes to POST /auth/login as it is, so its validation and refusals are the API's.

@@ -71,8 +71,11 @@ invitesFunction.openapi(inviteHistoryRoute, async (c) => {
   const organizationId = c.req.valid('param').orgId;
   const { limit, cursor } = c.req.valid('query');
   const deps = c.get('deps');
-  await authorizeOrgAdmin(deps.db, c.get('auth'), { organizationId });
-  const page = await invites.history(deps, { organizationId, limit, ...(cursor !== undefined ? { cursor } : {}) });
+  const auth = c.get('auth');
+  await authorizeOrgAdmin(deps.db, auth, { organizationId });
+  // Actors are named to whoever may list the members anyway: an admin, or a key that also holds members:read.
+  const withEmails = auth.apiKey === undefined || auth.apiKey.scopes.includes('members:read');
+  const page = await invites.history(deps, { organizationId, limit, withEmails, ...(cursor !== undefined ? { cursor } : {}) });
   if (!page.ok) throw errors.VALIDATION_FAILED('cursor: not a cursor this history handed out');
   return c.json({ events: page.events, nextCursor: page.nextCursor }, 200);
 });

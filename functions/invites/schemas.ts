@@ -88,6 +88,12 @@ export const inviteHistoryResponse = z.object({
         ])
         .nullable()
         .describe("Who did it: a person, or the organisation's API key (docs/design/api-keys.md); null when no one did"),
+      actorEmail: z
+        .string()
+        .nullable()
+        .describe(
+          "The person's email while they hold a role in this organisation and the caller may list its members (an admin, or an API key with members:read); null otherwise: a former member, a key, no one",
+        ),
       inviteId: z.uuid().nullable(),
       outletId: z.uuid().nullable().describe("The invite's location, null for an organisation-wide invite"),
       occurredAt: z.iso.datetime(),

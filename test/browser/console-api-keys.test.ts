@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { apiKeyHash } from '../../lib/auth/api-keys/key-hash.ts';
 import { launchChromium, type Browser } from './support/chromium.ts';
 import { startConsoleServer, type ConsoleServer } from './support/console-server.ts';
-import { panelOverflow, readableByScripts } from './support/panel-checks.ts';
+import { inWords, panelOverflow, readableByScripts, RELATIVE, STAMP } from './support/panel-checks.ts';
 import { signIn, signInAsNewViewer } from './support/sign-in.ts';
 
 let server: ConsoleServer;
@@ -18,7 +18,6 @@ const consoleLines: string[] = [];
 const refusals: string[] = [];
 /** Every key a dialog showed: searched for everywhere afterwards. */
 const shownKeys: string[] = [];
-const STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/;
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startConsoleServer(), launchChromium()]);
@@ -88,8 +87,11 @@ it('creates a key: shown once with a copy button, then nowhere in the page; Post
   expect(await cells.nth(0).textContent()).toBe('Stock sync120 requests a minute');
   expect(await cells.nth(1).textContent()).toBe(`${key.slice(0, 12)}…`);
   expect(await cells.nth(2).textContent()).toBe('invites:read, members:read');
-  expect(await cells.nth(3).textContent()).toMatch(STAMP);
-  expect(await cells.nth(4).textContent()).toBe(`${nextYear}-03-01 00:00 UTC`);
+  // Dates in words, relative, with the one absolute form on hover whatever the browser's locale.
+  expect(await cells.nth(3).textContent()).toBe('just now');
+  expect(await cells.nth(3).locator('time').getAttribute('title')).toMatch(STAMP);
+  expect(await cells.nth(4).textContent()).toMatch(/^in \d+ (months|year|days)$/);
+  expect(await cells.nth(4).locator('time').getAttribute('title')).toBe(`${nextYear}-03-01 00:00 UTC`);
   expect(await cells.nth(5).textContent()).toBe('never');
 
   const [stored, ...more] = await storedKeys();
@@ -100,13 +102,14 @@ it('creates a key: shown once with a copy button, then nowhere in the page; Post
   // The key the dialog showed is the one that works, and its use shows on the next list.
   expect(await membersWith(key)).toBe(200);
   await page.getByRole('button', { name: 'First page' }).and(page.locator('#api-keys-first')).click();
-  await expect.poll(() => cells.nth(5).textContent()).toMatch(STAMP);
+  await expect.poll(() => cells.nth(5).textContent()).toMatch(RELATIVE);
+  expect(await cells.nth(5).locator('time').getAttribute('title')).toMatch(STAMP);
 });
 
 it('refuses a key with no scope as a sentence, the code after it, and makes nothing', async () => {
   await form().getByLabel('Name').fill('No scope');
   await form().getByRole('button', { name: 'Create API key' }).click();
-  await expect.poll(() => page.locator('#api-keys-error').textContent()).toMatch(/^[A-Z][^]*\. \(VALIDATION_FAILED\)$/);
+  await expect.poll(() => page.locator('#api-keys-error').textContent()).toMatch(inWords('VALIDATION_FAILED'));
   expect(await storedKeys()).toHaveLength(1);
   await form().getByLabel('Name').fill('');
 });
@@ -131,8 +134,10 @@ it('rolls the key with the overlap chosen: the new key shown once, the old one l
     .filter({ hasText: old!.slice(0, 12) })
     .locator('td')
     .nth(4);
-  expect(await oldExpiry.textContent()).toMatch(STAMP);
-  const minutesLeft = (Date.parse((await oldExpiry.textContent())!.replace(' UTC', 'Z').replace(' ', 'T')) - Date.now()) / 60_000;
+  expect(await oldExpiry.textContent()).toMatch(/^in [345] min$/);
+  const until = (await oldExpiry.locator('time').getAttribute('title')) ?? '';
+  expect(until).toMatch(STAMP);
+  const minutesLeft = (Date.parse(until.replace(' UTC', 'Z').replace(' ', 'T')) - Date.now()) / 60_000;
   expect(minutesLeft).toBeGreaterThan(3);
   expect(minutesLeft).toBeLessThanOrEqual(5);
   const stored = await storedKeys();
@@ -148,7 +153,7 @@ it('refuses a second roll of the old key as a sentence beside its row', async ()
   const row = rows().filter({ hasText: old!.slice(0, 12) });
   await expect
     .poll(() => row.locator('output').textContent())
-    .toBe('This API key was already rolled; roll the key that replaced it. (API_KEY_ROLLED)');
+    .toBe('This API key was already rolled; roll the key that replaced it. code: API_KEY_ROLLED');
   expect(await page.locator('#token-dialog').isVisible()).toBe(false);
   expect(await storedKeys()).toHaveLength(2);
 });

@@ -1,12 +1,8 @@
 // The console's two views over the newer API routes, in headless Chromium: the invite history (GET …/invites/history,
 // paged newest first) and each Syrve connection's runtime state (GET …/syrve/connections/{id}/runtime) with "run test".
-// With RUNSTATE_CONSOLE_SCREENSHOT=<file.png> it also saves the screenshot the README shows (docs/console.png).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { uuidv7 } from 'uuidv7';
-import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
-import { systemClock } from '../../lib/deps.ts';
-import { auditExportTask } from '../../lib/runtime/jobs/index.ts';
 import { connectFake, startFakeSyrve, type FakeSyrve } from '../support/syrve.ts';
 import { launchChromium, type Browser } from './support/chromium.ts';
 import { startConsoleServer, type ConsoleServer } from './support/console-server.ts';
@@ -107,30 +103,4 @@ it('shows each Syrve connection runtime state, and Run test fills the session ca
   const html = await page.content();
   expect(html).not.toContain('canary-syrve-');
   expect(html).not.toContain(connection.login + ':');
-});
-
-it('saves the README screenshot when asked (RUNSTATE_CONSOLE_SCREENSHOT)', async () => {
-  const target = process.env.RUNSTATE_CONSOLE_SCREENSHOT;
-  await createThroughForm('new.accountant@example.test');
-  await page.getByRole('button', { name: 'Start an export' }).click();
-  await page
-    .locator('#export-list li')
-    .first()
-    .getByText(/queued|running/)
-    .waitFor();
-  await auditExportTask.run(server.stack.deps, createBudget({ commands: 10_000, timeMs: 30_000 }, systemClock), { correlationId: 'shot' });
-  await page
-    .locator('#export-list li')
-    .first()
-    .getByText(/done 100%/)
-    .waitFor({ timeout: 10_000 });
-  await page.getByRole('button', { name: 'Newest' }).click();
-  await page.locator('#history-rows tr').first().getByText('invite.created').waitFor();
-  if (target !== undefined && target !== '') {
-    // Wide enough that the history's six columns fit without their own scroll bar.
-    await page.setViewportSize({ width: 1500, height: 900 });
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: target, fullPage: true });
-    console.log(`console screenshot saved to ${target}`);
-  }
 });

@@ -10,6 +10,7 @@ import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
 import { memberFixtures } from '../support/members.ts';
 import { launchChromium, type Browser } from './support/chromium.ts';
 import { startConsoleServer, type ConsoleServer } from './support/console-server.ts';
+import { inWords, RELATIVE } from './support/panel-checks.ts';
 import { signIn } from './support/sign-in.ts';
 
 /** Would set a mark on <body> if the page ever parsed it as markup (the CSP would then refuse the handler too). */
@@ -81,7 +82,7 @@ it('lists the members: one row per role held, with email, role, outlet and when 
     [accountant.email, 'Accountant', 'whole organisation'],
     [outletViewer.email, 'Viewer', 'Main'],
   ]);
-  for (const [, , , joined] of rows) expect(joined).toMatch(/\d/);
+  for (const [, , , joined] of rows) expect(joined).toMatch(RELATIVE);
   expect(await page.locator('#members-error').textContent()).toBe('');
   expect(await page.getByRole('button', { name: 'Next page of members' }).isDisabled()).toBe(true);
 });
@@ -102,7 +103,7 @@ it('refuses to demote the last admin: LAST_ADMIN next to the row, the role still
   const row = page.locator('#member-rows tr', { hasText: server.admin.email });
   await page.getByLabel(`Role of ${who}`, { exact: true }).selectOption('Accountant');
   await page.getByRole('button', { name: `Save the role of ${who}` }).click();
-  await row.locator('output', { hasText: /^LAST_ADMIN: / }).waitFor();
+  await row.locator('output', { hasText: inWords('LAST_ADMIN') }).waitFor();
   expect(await page.getByLabel(`Role of ${who}`, { exact: true }).inputValue()).toBe('OrganizationAdmin');
   expect(await m.rolesOf(server.admin.userId, server.admin.organizationId)).toEqual([
     { role_code: 'OrganizationAdmin', location_id: null },
@@ -144,7 +145,10 @@ it('shows your sessions, newest first, with this one marked and no End button on
   // This browser's session: the first opened, so the last row; ended by Sign out, not from here.
   expect(await rows.nth(2).getAttribute('aria-current')).toBe('true');
   expect(await current.textContent()).toContain('This session');
-  expect(await current.textContent()).toContain('HeadlessChrome');
+  // Named by ua-parser-js, with the device class below and the raw User-Agent on hover.
+  const client = current.locator('td').nth(2);
+  expect(await client.textContent()).toMatch(/^Chrome Headless \d+ on Linuxdesktop$/);
+  expect(await client.getAttribute('title')).toContain('HeadlessChrome/');
   expect(await current.getByRole('button').count()).toBe(0);
   const other = page.locator('#session-rows tr', { hasText: 'second-sign-in/1.0' });
   expect(await other.textContent()).toContain('password');

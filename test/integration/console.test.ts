@@ -69,6 +69,7 @@ describe('the page and its headers', () => {
     const html = await page.text();
     // Nothing inline: the one script and the one stylesheet come from /console itself.
     expect(html).toContain('<script defer src="/console/assets/webauthn.js"></script>');
+    expect(html).toContain('<script defer src="/console/assets/ua-parser.js"></script>');
     expect(html).toContain('<script type="module" src="/console/assets/console.js"></script>');
     expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
     expect(html).not.toMatch(/\sstyle=|<style/);
@@ -76,6 +77,7 @@ describe('the page and its headers', () => {
     const js = await console.send('GET', '/console/assets/console.js');
     const css = await console.send('GET', '/console/assets/console.css');
     const webauthn = await console.send('GET', '/console/assets/webauthn.js');
+    const uaParser = await console.send('GET', '/console/assets/ua-parser.js');
     const api = await console.send('GET', '/console/api/auth/memberships');
     const unknown = await console.send('GET', '/console/nothing-here');
     expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
@@ -83,9 +85,12 @@ describe('the page and its headers', () => {
     // @simplewebauthn/browser's own bundle, as the package ships it.
     expect(webauthn.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await webauthn.text()).toMatch(/^\/\* \[@simplewebauthn\/browser@13\.3\.0\] \*\//);
+    // ua-parser-js's own browser build (1.x, MIT), as the package ships it.
+    expect(uaParser.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await uaParser.text()).toMatch(/^\(function \(exports, module, define\) \{\n\/\* UAParser\.js v1\.0\.41\n/);
     expect(api.status).toBe(401);
     expect(unknown.status).toBe(404);
-    for (const response of [page, js, css, webauthn, api, unknown]) {
+    for (const response of [page, js, css, webauthn, uaParser, api, unknown]) {
       expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('x-frame-options')).toBe('DENY');

@@ -1,8 +1,10 @@
 // The invite history: every invite.* audit event of the organisation exactly once across its pages, newest first, while
-// new ones are written; only the organisation's admins; bad cursors and limits refused; no token or email in any answer.
+// new ones are written; only the organisation's admins; bad cursors and limits refused; no token or invitee email in any
+// answer; an actor's email only while they are a member here and only to a caller who may list the members.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { writeAudit } from '../../lib/pg/audit.ts';
+import { memberFixtures } from '../support/members.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
@@ -17,6 +19,7 @@ interface HistoryEvent {
   id: string;
   action: string;
   actorUserId: string | null;
+  actorEmail: string | null;
   inviteId: string | null;
   outletId: string | null;
   occurredAt: string;
@@ -102,10 +105,12 @@ describe('GET /orgs/{orgId}/invites/history', () => {
     expect(accepted).toMatchObject({ actorUserId: person.userId.toLowerCase(), outletId: null });
     expect(cancel).toMatchObject({ actorUserId: org.adminId, correlationId: 'history-cancel-1' });
     expect(first).toMatchObject({ actorUserId: org.adminId, actor: { type: 'user', userId: org.adminId }, outletId: org.locationId });
+    expect(first?.actorEmail).toBe(org.adminEmail);
     for (const event of body.events) {
       expect(Object.keys(event).sort()).toEqual([
         'action',
         'actor',
+        'actorEmail',
         'actorUserId',
         'correlationId',
         'id',
@@ -276,5 +281,57 @@ describe('GET /orgs/{orgId}/invites/history', () => {
       expect(all).not.toContain(invite.token.slice(4));
       expect(all.toLowerCase()).not.toContain(invite.email.toLowerCase());
     }
+  });
+
+  it('names an actor by email only while they are a member here, and only to a caller who may list the members', async () => {
+    const org = await stack.seedOrganization();
+    const other = await stack.seedOrganization();
+    const people = memberFixtures(stack);
+    const admin = await people.addMember(org.organizationId, 'OrganizationAdmin');
+    const removed = await people.addMember(org.organizationId, 'OrganizationAdmin');
+    const byAdmin = await createInvite({ ...org, adminToken: admin.token });
+    const byRemoved = await createInvite({ ...org, adminToken: removed.token });
+    expect((await people.remove(org.organizationId, removed.userId, org.adminToken)).status).toBe(204);
+    // A row naming someone who belongs to another organisation only: this history must not tell who they are.
+    await writeAudit(
+      stack.deps.db,
+      {
+        action: 'invite.created',
+        actorUserId: other.adminId,
+        organizationId: org.organizationId,
+        locationId: null,
+        targetId: uuidv7(),
+        correlationId: 'outsider-row',
+      },
+      new Date(),
+    );
+    const emails = (body: HistoryPage) =>
+      Object.fromEntries(body.events.filter((e) => e.action === 'invite.created').map((e) => [e.inviteId ?? '', e.actorEmail]));
+    const outsiderRow = (body: HistoryPage) => body.events.find((e) => e.correlationId === 'outsider-row');
+
+    const asAdmin = (await page(org, '?limit=100')).body;
+    expect(emails(asAdmin)[byAdmin.inviteId]).toBe(admin.email);
+    expect(emails(asAdmin)[byRemoved.inviteId]).toBeNull();
+    expect(outsiderRow(asAdmin)).toMatchObject({ actorUserId: other.adminId, actorEmail: null });
+    expect(JSON.stringify(asAdmin)).not.toContain(other.adminEmail);
+
+    const makeKey = async (scopes: string[]) => {
+      const response = await stack.request('POST', `/orgs/${org.organizationId}/api-keys`, {
+        token: org.adminToken,
+        body: { name: `history ${scopes.join(' ')}`, scopes },
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { key: string }).key;
+    };
+    // A key that may not list the members reads the history, but no one in it is named.
+    const historyOnly = (await page(org, '?limit=100', await makeKey(['invites:read']))).body;
+    expect(historyOnly.events.length).toBe(asAdmin.events.length);
+    expect(historyOnly.events.every((e) => e.actorEmail === null)).toBe(true);
+    expect(JSON.stringify(historyOnly)).not.toContain(admin.email);
+    // With members:read too, it learns no more than the member list tells it.
+    const withMembers = (await page(org, '?limit=100', await makeKey(['invites:read', 'members:read']))).body;
+    expect(emails(withMembers)[byAdmin.inviteId]).toBe(admin.email);
+    expect(emails(withMembers)[byRemoved.inviteId]).toBeNull();
+    expect(outsiderRow(withMembers)?.actorEmail).toBeNull();
   });
 });

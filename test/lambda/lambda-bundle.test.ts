@@ -129,6 +129,20 @@ describe('the Lambda bundle', () => {
     );
   });
 
+  it("carries ua-parser-js's browser build, read by its path in node_modules, in its wrapper", async () => {
+    const result = await build({
+      ...SST_LIKE,
+      entryPoints: [join(REPO_ROOT, 'lib/console/page/ua-parser-script.ts')],
+      plugins: lambdaPlugins,
+      write: false,
+    });
+    const file = join(outDir, 'ua-parser-script.mjs');
+    await writeFile(file, result.outputFiles[0]!.contents);
+    const { UA_PARSER_SCRIPT } = (await import(file)) as { UA_PARSER_SCRIPT: string };
+    const shipped = await readFile(join(REPO_ROOT, 'node_modules/ua-parser-js/dist/ua-parser.min.js'), 'utf8');
+    expect(UA_PARSER_SCRIPT).toBe(`(function (exports, module, define) {\n${shipped}\n})();\n`);
+  });
+
   it('loads under Node and exports the HTTP handler and the scheduled one', async () => {
     const module = (await import(await writeLambda(withPlugins.built, join(outDir, 'lambda')))) as Record<string, unknown>;
     expect(typeof module.handler).toBe('function');

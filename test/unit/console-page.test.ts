@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.ts';
 import { loadConfig } from '../../lib/config/index.ts';
 import { createDeps } from '../../lib/create-deps.ts';
-import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell, WEBAUTHN_SCRIPT } from '../../lib/console/page/index.ts';
+import { CONSOLE_SCRIPT, CONSOLE_STYLE, consoleShell, UA_PARSER_SCRIPT, WEBAUTHN_SCRIPT } from '../../lib/console/page/index.ts';
 import { testSigningKeys } from '../support/signing-keys.ts';
 
 const production = (appEnv: 'staging' | 'prod', extra: Record<string, string> = {}) => ({
@@ -37,6 +37,11 @@ describe('the page', () => {
     const bundle = new URL('../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', import.meta.url);
     expect(WEBAUTHN_SCRIPT).toBe(readFileSync(bundle, 'utf8'));
     expect(() => new Script(WEBAUTHN_SCRIPT)).not.toThrow();
+    // ua-parser-js's browser build likewise (shielded from the page's named elements), with no eval the CSP would refuse.
+    const parser = new URL('../../node_modules/ua-parser-js/dist/ua-parser.min.js', import.meta.url);
+    expect(UA_PARSER_SCRIPT).toBe(`(function (exports, module, define) {\n${readFileSync(parser, 'utf8')}\n})();\n`);
+    expect(() => new Script(UA_PARSER_SCRIPT)).not.toThrow();
+    expect(UA_PARSER_SCRIPT).not.toMatch(/\beval\(|new Function/);
   });
 
   it('has no inline script or style, and refuses a CSRF token that is not base64url', () => {

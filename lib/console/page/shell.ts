@@ -31,6 +31,7 @@ export function consoleShell(facts: ShellFacts): string {
 <title>runstate console</title>
 <link rel="stylesheet" href="/console/assets/console.css">
 <script defer src="/console/assets/webauthn.js"></script>
+<script defer src="/console/assets/ua-parser.js"></script>
 <script type="module" src="/console/assets/console.js"></script>
 </head>
 <body>

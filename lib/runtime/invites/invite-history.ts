@@ -11,6 +11,11 @@ export interface InviteHistoryEvent {
   actorUserId: string | null;
   /** Who did it: a person, the organisation's API key (then actorUserId is null), or no one. */
   actor: { type: 'user'; userId: string } | { type: 'api_key'; apiKeyId: string } | null;
+  /**
+   * The person's email while they hold a role in this organisation and the caller may list its members (withEmails);
+   * null otherwise: a removed member, a user of another organisation only, a key or no one.
+   */
+  actorEmail: string | null;
   inviteId: string | null;
   outletId: string | null;
   occurredAt: string;
@@ -30,6 +35,7 @@ interface HistoryRow {
   action: string;
   actor_user_id: string | null;
   actor_api_key_id: string | null;
+  actor_email: string | null;
   target_id: string | null;
   location_id: string | null;
   correlation_id: string;
@@ -45,20 +51,28 @@ const AT = (format: string) => `to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM
  */
 export async function readInviteHistory(
   deps: Deps,
-  request: { organizationId: string; limit: number; cursor?: string },
+  request: { organizationId: string; limit: number; cursor?: string; withEmails: boolean },
 ): Promise<InviteHistoryPage> {
-  const params: unknown[] = [request.organizationId, request.limit + 1];
+  const params: unknown[] = [request.organizationId, request.limit + 1, request.withEmails];
   let before = '';
   if (request.cursor !== undefined) {
     const position = decodeHistoryCursor(request.cursor);
     if (position === undefined) return { ok: false, reason: 'bad-cursor' };
-    before = 'AND (occurred_at, id) < ($3::timestamptz, $4::uuid)';
+    before = 'AND (occurred_at, id) < ($4::timestamptz, $5::uuid)';
     params.push(position.at, position.id);
   }
   const rows = await dbCall('read', 'invites.history', (signal) =>
     deps.db.query<HistoryRow>(
+      // The email only of a person who holds a role here now: a member of another organisation only, or one removed
+      // since, stays unnamed, so the history never tells one organisation who belongs to another.
       `SELECT id, ${AT('US')} AS at_exact, ${AT('MS')} AS at, action, actor_user_id, actor_api_key_id, target_id, location_id, correlation_id,
-              details->>'reason' AS reason
+              details->>'reason' AS reason,
+              CASE WHEN $3::boolean AND actor_api_key_id IS NULL THEN
+                (SELECT u.email FROM users u
+                  WHERE u.id = audit_events.actor_user_id
+                    AND EXISTS (SELECT 1 FROM role_assignments r
+                                 WHERE r.user_id = audit_events.actor_user_id AND r.organization_id = $1))
+              END AS actor_email
          FROM audit_events
         WHERE organization_id = $1 AND action LIKE 'invite.%' ${before}
         ORDER BY occurred_at DESC, id DESC
@@ -76,6 +90,7 @@ export async function readInviteHistory(
       action: row.action,
       actorUserId: row.actor_user_id,
       actor: actorOf(row),
+      actorEmail: row.actor_email,
       inviteId: row.target_id,
       outletId: row.location_id,
       occurredAt: row.at,

@@ -33,6 +33,9 @@ export interface HistoryEvent {
   occurredAt: string;
   action: string;
   actorUserId: string | null;
+  actor: { type: 'user'; userId: string } | { type: 'api_key'; apiKeyId: string } | null;
+  /** Set only for a member of this organisation, and only to a caller who may list the members. */
+  actorEmail: string | null;
   inviteId: string | null;
   outletId: string | null;
   correlationId: string;
@@ -125,3 +128,13 @@ export interface ApiKey {
   lastUsedAt: string | null;
   rateLimitPerMinute: number | null;
 }
+
+/** What the console reads of ua-parser-js 1.x's result (its browser build sets globalThis.UAParser). */
+export interface UAParserResult {
+  browser: { name?: string; major?: string };
+  os: { name?: string; version?: string };
+  /** undefined for a desktop browser; else mobile, tablet, console, smarttv, wearable or embedded. */
+  device: { type?: string };
+}
+
+export type UAParserConstructor = new (userAgent: string) => { getResult(): UAParserResult };

@@ -1,10 +1,10 @@
 // The runstate console's one script, served as it is written (lib/console/page/script.ts). Every call goes to
 // /console/…: the server keeps the session in HttpOnly cookies, so this script never sees a token or keeps a password;
-// API errors are shown as the API words them.
+// API errors are shown in the API's words, with the machine code as a detail (showError).
 
 /**
  * @import { ApiKey, Connection, Context, Delivery, HistoryEvent, Invite, Job, Member, Membership, Passkey, Runtime, Session, SignInPolicy,
- *   WebhookEndpoint } from './api-shapes.ts'
+ *   UAParserConstructor, WebhookEndpoint } from './api-shapes.ts'
  */
 
 /**
@@ -104,11 +104,32 @@ async function errorOf(response) {
   return new ApiError(response.status, 'HTTP_' + response.status, response.statusText || 'the request failed');
 }
 
-/** @param {unknown} error */
+/**
+ * An error in words: the API's message as a sentence (capitalised, with its full stop); the code is not in it.
+ * @param {unknown} error
+ */
 function describe(error) {
-  if (error instanceof ApiError) return error.code + ': ' + error.message;
   const message = typeof error === 'object' && error !== null && 'message' in error ? error.message : undefined;
-  return String(message || error);
+  const text = String(message || error);
+  const words = text.charAt(0).toUpperCase() + text.slice(1);
+  return words + (/[.!?…]$/.test(words) ? '' : '.');
+}
+
+/**
+ * Shows an error in `element`: its words first, then the API's machine code as a smaller detail for whoever reports
+ * it (`code: LAST_ADMIN`). `before`, if given, leads the words.
+ * @param {HTMLElement} element
+ * @param {unknown} error
+ * @param {string} [before]
+ */
+function showError(element, error, before = '') {
+  element.replaceChildren((before ? before + ' ' : '') + describe(error));
+  if (error instanceof ApiError) {
+    const code = document.createElement('small');
+    code.className = 'code';
+    code.textContent = 'code: ' + error.code;
+    element.append(' ', code);
+  }
 }
 
 /**
@@ -147,7 +168,7 @@ async function api(method, path, body) {
   if (response.status === 401 && (await refreshSession())) response = await consoleFetch('/console/api' + path, { method, body });
   if (response.status === 401) {
     const error = await errorOf(response);
-    showSignIn(describe(error));
+    showSignIn(error);
     throw error;
   }
   if (!response.ok) throw await errorOf(response);
@@ -196,9 +217,69 @@ function short(id) {
   return id ? '…' + id.slice(-8) : '—';
 }
 
-/** @param {string} iso */
-function when(iso) {
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+// ——— dates: one format for the page, whatever the browser's locale or zone ———
+
+/**
+ * The absolute form, unambiguous and the same everywhere: `2026-12-07 09:56 UTC`.
+ * @param {string | null} iso
+ * @param {string} [none]
+ */
+function stamp(iso, none = '—') {
+  if (!iso) return none;
+  const utc = new Date(iso).toISOString();
+  return utc.slice(0, 10) + ' ' + utc.slice(11, 16) + ' UTC';
+}
+
+/** Each unit of `relative`, in seconds, and the count from which the next, larger one says it instead. */
+/** @type {Array<[seconds: number, name: string, upTo: number]>} */
+const RELATIVE_UNITS = [
+  [60, 'min', 60],
+  [3600, 'h', 48],
+  [86400, 'day', 60],
+  [30 * 86400, 'month', 24],
+  [365 * 86400, 'year', Infinity],
+];
+
+/**
+ * How long ago (or until) an instant, in words: `just now`, `3 min ago`, `in 2 h`, `5 days ago`, `4 months ago`.
+ * @param {number} ms the instant minus now
+ */
+function relative(ms) {
+  const seconds = Math.abs(ms) / 1000;
+  if (seconds < 45) return 'just now';
+  let words = '';
+  for (const [size, name, upTo] of RELATIVE_UNITS) {
+    const amount = Math.max(1, Math.round(seconds / size));
+    words = amount + ' ' + name + (amount > 1 && size >= 86400 ? 's' : '');
+    if (amount < upTo) break;
+  }
+  return ms < 0 ? words + ' ago' : 'in ' + words;
+}
+
+/**
+ * A date as the page shows it: relative in words, the absolute form on hover (title); redrawn by the page's timer.
+ * @param {string} iso
+ * @param {string} [prefix] words before it (`expired `)
+ */
+function dateElement(iso, prefix = '') {
+  const time = document.createElement('time');
+  time.dateTime = iso;
+  time.title = stamp(iso);
+  time.dataset.relative = prefix;
+  time.textContent = prefix + relative(Date.parse(iso) - Date.now());
+  return time;
+}
+
+/**
+ * A table cell holding a date (or `none` when there is none).
+ * @param {string | null} iso
+ * @param {string} [none]
+ * @param {string} [className]
+ */
+function dateCell(iso, none = '—', className) {
+  const td = cell(iso ? '' : none, className);
+  if (iso) td.append(dateElement(iso));
+  return td;
 }
 
 /** @param {number} ms */
@@ -217,13 +298,13 @@ function outletName(locationId) {
   for (const membership of state.memberships) {
     for (const location of membership.locations) if (location.locationId === locationId) return location.name;
   }
-  return short(locationId);
+  return 'another outlet';
 }
 
 /** @param {string} organizationId */
 function organizationName(organizationId) {
   const membership = state.memberships.find((m) => m.organizationId === organizationId);
-  return membership ? membership.name : short(organizationId);
+  return membership ? membership.name : 'another organisation';
 }
 
 /**
@@ -242,22 +323,56 @@ function orgPath(suffix) {
   return '/orgs/' + state.organizationId + suffix;
 }
 
-/** @param {string} text */
-function notice(text) {
-  $('notice').textContent = text;
+/**
+ * @param {string} text
+ * @param {unknown} [error] shown after the text, in words with its code as a detail
+ */
+function notice(text, error) {
+  if (error === undefined) $('notice').textContent = text;
+  else showError($('notice'), error, text);
+}
+
+// ——— narrow cards ———
+
+// Each body cell carries its column's heading (data-label): a card too narrow for its table shows each row as a
+// stack of labelled lines (style.ts), so no control is cut off on a phone. Set here once for every table, as rows are drawn.
+new MutationObserver((records) => {
+  /** @type {Set<HTMLTableSectionElement>} */
+  const bodies = new Set();
+  for (const record of records) {
+    const body = record.target instanceof Element ? record.target.closest('tbody') : null;
+    if (body instanceof HTMLTableSectionElement) bodies.add(body);
+  }
+  for (const body of bodies) labelCells(body);
+}).observe($('views'), { childList: true, subtree: true });
+
+/** @param {HTMLTableSectionElement} body */
+function labelCells(body) {
+  const head = body.closest('table')?.tHead?.rows[0];
+  if (!head) return;
+  // A heading only screen readers get (the actions column) labels nothing.
+  const labels = [...head.cells].map((th) => (th.querySelector('.visually-hidden') ? '' : (th.textContent ?? '').trim()));
+  for (const row of body.rows) {
+    let column = 0;
+    for (const td of row.cells) {
+      td.dataset.label = td.colSpan > 1 ? '' : (labels[column] ?? '');
+      column += td.colSpan;
+    }
+  }
 }
 
 // ——— sign-in ———
 
-/** @param {string} message */
-function showSignIn(message) {
+/** @param {unknown} [error] why the form is shown again, if for a reason */
+function showSignIn(error) {
   $('views').hidden = true;
   $('context').hidden = true;
   $('sign-out').hidden = true;
   $('sign-in').hidden = false;
   $('password-form').hidden = false;
   $('mfa-form').hidden = true;
-  $('sign-in-error').textContent = message || '';
+  if (error) showError($('sign-in-error'), error);
+  else $('sign-in-error').textContent = '';
   field(byId('password-form', HTMLFormElement), 'organization').focus();
 }
 
@@ -303,7 +418,7 @@ byId('password-form', HTMLFormElement).addEventListener('submit', async (event) 
     await start();
   } catch (error) {
     password.value = '';
-    $('sign-in-error').textContent = describe(error);
+    showError($('sign-in-error'), error);
   }
 });
 
@@ -324,7 +439,7 @@ $('passkey-sign-in').addEventListener('click', async () => {
     csrfToken = (await answer.json()).csrfToken;
     await start();
   } catch (error) {
-    $('sign-in-error').textContent = describe(error);
+    showError($('sign-in-error'), error);
   }
 });
 
@@ -338,7 +453,7 @@ byId('mfa-form', HTMLFormElement).addEventListener('submit', async (event) => {
     csrfToken = (await response.json()).csrfToken;
     await start();
   } catch (error) {
-    $('sign-in-error').textContent = describe(error);
+    showError($('sign-in-error'), error);
   }
 });
 
@@ -350,7 +465,7 @@ $('sign-out').addEventListener('click', async () => {
     if (!response.ok) throw await errorOf(response);
   } catch (error) {
     // The session may still be live (the server kept its cookies): say so, and keep the button for another try.
-    notice('Sign-out did not complete: you are still signed in. Try again. (' + describe(error) + ')');
+    notice('Sign-out did not complete: you are still signed in. Try again.', error);
     return;
   } finally {
     button.disabled = false;
@@ -417,7 +532,7 @@ async function useContext(organizationId, locationId) {
     const error = await errorOf(response);
     // A sign-in that organisation does not accept (or a session that ended): sign in there, the form filled in.
     if (error.code === 'SIGN_IN_REQUIRED' || response.status === 401) {
-      showSignIn(describe(error));
+      showSignIn(error);
       if (error.code === 'SIGN_IN_REQUIRED') field(byId('password-form', HTMLFormElement), 'organization').value = organizationId;
     }
     throw error;
@@ -440,7 +555,7 @@ $('context').addEventListener('submit', async (event) => {
     );
     await loadViews();
   } catch (error) {
-    $('context-status').textContent = describe(error);
+    showError($('context-status'), error);
   }
 });
 
@@ -458,6 +573,7 @@ async function loadInvites() {
         const expires = document.createElement('time');
         expires.dateTime = invite.expiresAtUtc;
         expires.dataset.expires = invite.expiresAtUtc;
+        expires.title = stamp(invite.expiresAtUtc);
         expires.textContent = duration(Date.parse(invite.expiresAtUtc) - Date.now());
         const when = cell('');
         when.append(expires);
@@ -467,7 +583,7 @@ async function loadInvites() {
           ' ',
           button('Cancel', () => cancelInvite(invite), 'Cancel the invite for ' + invite.email),
         );
-        tr.append(cell(invite.email), cell(invite.roleCode), cell(outletName(invite.locationId)), when, actions);
+        tr.append(cell(invite.email, 'email'), cell(invite.roleCode), cell(outletName(invite.locationId)), when, actions);
         return tr;
       }),
     );
@@ -479,13 +595,17 @@ async function loadInvites() {
       rows.append(tr);
     }
   } catch (error) {
-    $('invites-error').textContent = describe(error);
+    showError($('invites-error'), error);
   }
 }
 
-// The live countdown: one timer for every row; a row that reaches zero is gone on the next list.
+// The page's one timer: the live countdown of every invite (a row that reaches zero is gone on the next list), and
+// every relative date ("3 min ago") kept true.
 let expiredSeen = false;
 setInterval(() => {
+  for (const time of /** @type {NodeListOf<HTMLTimeElement>} */ (document.querySelectorAll('time[data-relative]'))) {
+    time.textContent = (time.dataset.relative ?? '') + relative(Date.parse(time.dateTime) - Date.now());
+  }
   for (const time of /** @type {NodeListOf<HTMLTimeElement>} */ (document.querySelectorAll('time[data-expires]'))) {
     const left = Date.parse(time.dataset.expires ?? '') - Date.now();
     time.textContent = duration(left);
@@ -527,7 +647,7 @@ byId('invite-form', HTMLFormElement).addEventListener('submit', async (event) =>
     // Last, once the lists are drawn, as for every other action.
     notice(deliveryNotice('Invite for ' + email, created.delivery));
   } catch (error) {
-    $('invites-error').textContent = describe(error);
+    showError($('invites-error'), error);
   }
 });
 
@@ -650,7 +770,7 @@ async function cancelInvite(invite) {
     await api('DELETE', orgPath('/invites/' + invite.inviteId));
     cancelled = true;
   } catch (error) {
-    $('invites-error').textContent = describe(error);
+    showError($('invites-error'), error);
   }
   await Promise.all([loadInvites(), loadHistory(null)]);
   $('invites-refresh').focus();
@@ -672,7 +792,7 @@ async function resendInvite(invite) {
     const resent = await json('POST', orgPath('/invites/' + invite.inviteId + '/resend'));
     delivery = resent.delivery;
   } catch (error) {
-    $('invites-error').textContent = describe(error);
+    showError($('invites-error'), error);
   }
   await Promise.all([loadInvites(), loadHistory(null)]);
   refocus($('invite-rows'), 'Resend the invite for ' + invite.email, $('invites-refresh'));
@@ -699,9 +819,9 @@ async function loadHistory(cursor) {
         const correlation = cell(e.correlationId.length > 20 ? short(e.correlationId) : e.correlationId, 'mono');
         correlation.title = e.correlationId;
         tr.append(
-          cell(when(e.occurredAt)),
+          dateCell(e.occurredAt),
           cell(e.action, 'mono'),
-          cell(short(e.actorUserId), 'mono'),
+          cell(actorName(e), 'email'),
           cell(short(e.inviteId), 'mono'),
           cell(outletName(e.outletId)),
           correlation,
@@ -711,9 +831,20 @@ async function loadHistory(cursor) {
     );
     byId('history-older', HTMLButtonElement).disabled = !nextCursor;
   } catch (error) {
-    $('history-error').textContent = describe(error);
+    showError($('history-error'), error);
     byId('history-older', HTMLButtonElement).disabled = true;
   }
+}
+
+/**
+ * Who did it, as a person reads it: a member by email (the API names only members of this organisation, to admins);
+ * anyone else who once acted here is "a former member". No id is shown.
+ * @param {HistoryEvent} event
+ */
+function actorName(event) {
+  if (event.actor?.type === 'api_key') return 'an API key';
+  if (event.actorEmail) return event.actorEmail;
+  return event.actorUserId === null ? 'no one (automatic)' : 'a former member';
 }
 
 $('history-newest').addEventListener('click', () => void loadHistory(null));
@@ -741,7 +872,7 @@ async function loadMembers(cursor) {
     }
     byId('members-next', HTMLButtonElement).disabled = !nextCursor;
   } catch (error) {
-    $('members-error').textContent = describe(error);
+    showError($('members-error'), error);
     byId('members-next', HTMLButtonElement).disabled = true;
   }
 }
@@ -773,7 +904,7 @@ function memberRow(member) {
     ' ',
     result,
   );
-  tr.append(cell(member.email), roleCell, cell(scope), cell(when(member.joinedAt)), actions);
+  tr.append(cell(member.email, 'email'), roleCell, cell(scope), dateCell(member.joinedAt), actions);
   return tr;
 }
 
@@ -790,7 +921,7 @@ async function changeRole(member, select, result) {
   } catch (error) {
     // Nothing changed: the select shows the role still held, the refusal beside it.
     select.value = member.roleCode;
-    result.textContent = describe(error);
+    showError(result, error);
     return;
   }
   // The notice comes once the list shows the change, so nothing acts on rows about to be replaced.
@@ -815,7 +946,7 @@ async function removeMember(member, result) {
   try {
     await api('DELETE', orgPath('/members/' + member.userId));
   } catch (error) {
-    result.textContent = describe(error);
+    showError(result, error);
     return;
   }
   await loadMembers(state.membersCursor);
@@ -845,37 +976,39 @@ function runtimeCells(runtime) {
 
 /**
  * @param {Connection} connection
- * @param {string} [resultText]
+ * @param {{ text: string } | { error: unknown }} [outcome] the last test's, shown beside its button
  * @returns {Promise<HTMLTableRowElement>}
  */
-async function connectionRow(connection, resultText) {
+async function connectionRow(connection, outcome) {
   const tr = document.createElement('tr');
   const name = cell(connection.name + (connection.enabled ? '' : ' (disabled)'));
   const result = document.createElement('output');
   result.className = 'muted';
-  result.textContent = resultText || '';
+  if (outcome && 'error' in outcome) showError(result, outcome.error);
+  else result.textContent = outcome ? outcome.text : '';
   /** @type {HTMLTableCellElement[]} */
   let cells;
   try {
     cells = runtimeCells(await json('GET', orgPath('/syrve/connections/' + connection.connectionId + '/runtime')));
   } catch (error) {
-    const failed = cell(describe(error), 'error');
+    const failed = cell('', 'error');
+    showError(failed, error);
     failed.colSpan = 3;
     cells = [failed];
   }
   const test = async () => {
     result.textContent = 'testing…';
-    /** @type {string} */
-    let text;
+    /** @type {{ text: string } | { error: unknown }} */
+    let shown;
     try {
       /** @type {{ test: string, session: string }} */
       const outcome = await json('POST', orgPath('/syrve/connections/' + connection.connectionId + '/test'));
-      text = 'test ' + outcome.test + ', session ' + outcome.session;
+      shown = { text: 'test ' + outcome.test + ', session ' + outcome.session };
     } catch (error) {
-      text = describe(error);
+      shown = { error };
     }
     // The row again, with the runtime state the test left behind.
-    const next = await connectionRow(connection, text);
+    const next = await connectionRow(connection, shown);
     tr.replaceWith(next);
     next.querySelector('button')?.focus();
   };
@@ -900,7 +1033,7 @@ async function loadSyrve() {
       $('syrve-rows').append(tr);
     }
   } catch (error) {
-    $('syrve-error').textContent = describe(error);
+    showError($('syrve-error'), error);
   }
 }
 
@@ -943,7 +1076,7 @@ async function download(job, item) {
   } catch (error) {
     const failed = document.createElement('span');
     failed.className = 'error';
-    failed.textContent = describe(error);
+    showError(failed, error);
     item.append(failed);
   }
 }
@@ -962,7 +1095,7 @@ async function watchJob(item, jobId) {
       renderJob(item, job);
       if (job.state !== 'queued' && job.state !== 'running') return;
     } catch (error) {
-      $('exports-error').textContent = describe(error);
+      showError($('exports-error'), error);
       return;
     }
   }
@@ -978,7 +1111,7 @@ $('export-start').addEventListener('click', async () => {
     $('export-list').prepend(item);
     void watchJob(item, job.jobId);
   } catch (error) {
-    $('exports-error').textContent = describe(error);
+    showError($('exports-error'), error);
   }
 });
 
@@ -991,7 +1124,7 @@ async function loadSessions() {
     const { sessions } = await json('GET', '/auth/sessions');
     $('session-rows').replaceChildren(...sessions.map(sessionRow));
   } catch (error) {
-    $('sessions-error').textContent = describe(error);
+    showError($('sessions-error'), error);
   }
 }
 
@@ -1013,20 +1146,45 @@ function sessionRow(session) {
     const result = document.createElement('output');
     result.className = 'error';
     actions.append(
-      button('End', () => endSession(session, result), 'End the session opened ' + when(session.createdAt)),
+      button('End', () => endSession(session, result), 'End the session opened ' + stamp(session.createdAt)),
       ' ',
       result,
     );
   }
   tr.append(
-    cell(when(session.createdAt)),
-    cell(when(session.lastSeenAt)),
-    cell(session.userAgent ?? 'not recorded', session.userAgent ? 'agent' : 'muted'),
+    dateCell(session.createdAt),
+    dateCell(session.lastSeenAt),
+    clientCell(session.userAgent),
     cell(session.method ?? '—'),
     cell(organizationName(session.organizationId)),
     actions,
   );
   return tr;
+}
+
+/**
+ * ua-parser-js's browser build (/console/assets/ua-parser.js, a classic script loaded before this one), or undefined
+ * if it did not load: then the raw string is shown.
+ * @type {UAParserConstructor | undefined}
+ */
+const UAParser = Reflect.get(globalThis, 'UAParser');
+
+/**
+ * A session's client as a person names it: `Chrome 156 on Linux`, its device class below (`desktop`, `mobile`,
+ * `tablet`, …), and the raw User-Agent on hover. The User-Agent is whatever the client sent: it only ever goes in as text.
+ * @param {string | null} userAgent
+ */
+function clientCell(userAgent) {
+  if (!userAgent) return cell('not recorded', 'muted');
+  const parsed = UAParser ? new UAParser(userAgent).getResult() : undefined;
+  const browser = parsed?.browser.name ? parsed.browser.name + (parsed.browser.major ? ' ' + parsed.browser.major : '') : '';
+  const system = parsed?.os.name ? parsed.os.name + (parsed.os.version ? ' ' + parsed.os.version : '') : '';
+  const named = browser && system ? browser + ' on ' + system : browser || system;
+  // ua-parser-js names no type for a desktop browser (docs/console.md#your-sessions-client).
+  const device = parsed ? (parsed.device.type ?? 'desktop') : undefined;
+  const td = named ? twoLineCell(named, device, 'agent') : cell(userAgent, 'agent');
+  td.title = userAgent;
+  return td;
 }
 
 /**
@@ -1037,9 +1195,9 @@ async function endSession(session, result) {
   result.textContent = '';
   try {
     await api('DELETE', '/auth/sessions/' + session.id);
-    notice('Ended the session opened ' + when(session.createdAt) + '.');
+    notice('Ended the session opened ' + stamp(session.createdAt) + '.');
   } catch (error) {
-    result.textContent = describe(error);
+    showError(result, error);
     return;
   }
   await loadSessions();
@@ -1057,7 +1215,7 @@ async function loadPasskeys() {
     const { passkeys } = await json('GET', '/auth/passkeys');
     $('passkey-rows').replaceChildren(...passkeys.map(passkeyRow));
   } catch (error) {
-    $('passkeys-error').textContent = describe(error);
+    showError($('passkeys-error'), error);
   }
 }
 
@@ -1084,8 +1242,8 @@ function passkeyRow(passkey) {
   );
   tr.append(
     nameCell,
-    cell(when(passkey.createdAt)),
-    cell(passkey.lastUsedAt ? when(passkey.lastUsedAt) : 'never'),
+    dateCell(passkey.createdAt),
+    dateCell(passkey.lastUsedAt, 'never'),
     cell(passkey.transports.join(', ') || '—'),
     actions,
   );
@@ -1122,7 +1280,7 @@ byId('passkey-form', HTMLFormElement).addEventListener('submit', async (event) =
     notice('Registered the passkey ' + passkey.name + '.');
   } catch (error) {
     clearStepUp();
-    $('passkeys-error').textContent = describe(error);
+    showError($('passkeys-error'), error);
   }
 });
 
@@ -1139,7 +1297,7 @@ async function renamePasskey(passkey, name, result) {
     await loadPasskeys();
     notice('Renamed the passkey ' + passkey.name + ' to ' + renamed.passkey.name + '.');
   } catch (error) {
-    result.textContent = describe(error);
+    showError(result, error);
   }
 }
 
@@ -1154,7 +1312,7 @@ async function removePasskey(passkey, result) {
     clearStepUp();
   } catch (error) {
     clearStepUp();
-    result.textContent = describe(error);
+    showError(result, error);
     return;
   }
   await loadPasskeys();
@@ -1187,7 +1345,7 @@ async function loadPolicy() {
     showPolicy(await json('GET', orgPath('/sign-in-policy')));
   } catch (error) {
     form.hidden = true;
-    $('policy-error').textContent = describe(error);
+    showError($('policy-error'), error);
   }
 }
 
@@ -1212,21 +1370,11 @@ byId('policy-form', HTMLFormElement).addEventListener('submit', async (event) =>
     );
   } catch (error) {
     // A refusal (SIGN_IN_POLICY_LOCKOUT, VALIDATION_FAILED) changed nothing: the boxes stay as chosen, to correct.
-    $('policy-error').textContent = describe(error);
+    showError($('policy-error'), error);
   }
 });
 
-// ——— errors in words, dates in one format (the webhook and API key panels) ———
-
-/**
- * An error as a sentence: the API's message first, its code after, in brackets, for whoever reports it.
- * @param {unknown} error
- */
-function sentence(error) {
-  if (!(error instanceof ApiError)) return describe(error);
-  const text = error.message.charAt(0).toUpperCase() + error.message.slice(1);
-  return text + (/[.!?]$/.test(text) ? '' : '.') + ' (' + error.code + ')';
-}
+// ——— shared by the webhook and API key panels ———
 
 /**
  * Whether the API refused because this person is not an admin of the organisation (not a suspension, not a lost session).
@@ -1234,17 +1382,6 @@ function sentence(error) {
  */
 function notAdmin(error) {
   return error instanceof ApiError && error.status === 403 && error.code === 'FORBIDDEN';
-}
-
-/**
- * One fixed format whatever the browser's locale: `2026-12-07 17:05 UTC`.
- * @param {string | null} iso
- * @param {string} [none]
- */
-function stamp(iso, none = '—') {
-  if (!iso) return none;
-  const utc = new Date(iso).toISOString();
-  return utc.slice(0, 10) + ' ' + utc.slice(11, 16) + ' UTC';
 }
 
 /**
@@ -1300,7 +1437,8 @@ async function loadWebhooks() {
     $('webhook-form').hidden = true;
     $('webhook-list').hidden = true;
     closeDeliveries();
-    $('webhooks-error').textContent = notAdmin(error) ? ADMINS_ONLY + 'webhook endpoints.' : sentence(error);
+    if (notAdmin(error)) $('webhooks-error').textContent = ADMINS_ONLY + 'webhook endpoints.';
+    else showError($('webhooks-error'), error);
   }
 }
 
@@ -1389,7 +1527,7 @@ byId('webhook-form', HTMLFormElement).addEventListener('submit', async (event) =
     });
     notice('Added the endpoint ' + created.endpoint.url + '.');
   } catch (error) {
-    $('webhooks-error').textContent = sentence(error);
+    showError($('webhooks-error'), error);
   }
 });
 
@@ -1427,7 +1565,7 @@ async function rotateSecret(endpoint, result) {
     );
     notice('Rotated the secret of ' + endpoint.url + '.');
   } catch (error) {
-    result.textContent = sentence(error);
+    showError(result, error);
   }
 }
 
@@ -1441,7 +1579,7 @@ async function setEndpointState(endpoint, wanted, result) {
   try {
     await json('PATCH', orgPath('/webhook-endpoints/' + endpoint.endpointId), { state: wanted });
   } catch (error) {
-    result.textContent = sentence(error);
+    showError(result, error);
     return;
   }
   await loadWebhooks();
@@ -1473,7 +1611,7 @@ async function deleteEndpoint(endpoint, result) {
   try {
     await api('DELETE', orgPath('/webhook-endpoints/' + endpoint.endpointId));
   } catch (error) {
-    result.textContent = sentence(error);
+    showError(result, error);
     return;
   }
   await loadWebhooks();
@@ -1520,7 +1658,7 @@ async function loadDeliveries(cursor) {
       $('delivery-rows').append(emptyRow('No deliveries yet: one is made for each event the endpoint is sent.', 7));
     byId('deliveries-older', HTMLButtonElement).disabled = page.nextCursor === null;
   } catch (error) {
-    $('deliveries-error').textContent = sentence(error);
+    showError($('deliveries-error'), error);
   }
 }
 
@@ -1553,12 +1691,12 @@ function deliveryRow(endpoint, delivery) {
     );
   }
   tr.append(
-    cell(stamp(delivery.createdAt)),
+    dateCell(delivery.createdAt),
     cell(delivery.eventType, 'mono'),
     cell(delivery.state, delivery.state === 'succeeded' ? 'state-on' : delivery.state === 'failed' ? 'state-bad' : 'state-off'),
     cell(String(delivery.attempts)),
     cell(lastResult(delivery), 'wrap'),
-    cell(stamp(delivery.nextAttemptAt)),
+    dateCell(delivery.nextAttemptAt),
     actions,
   );
   return tr;
@@ -1574,7 +1712,7 @@ async function retryDelivery(endpoint, delivery, result) {
   try {
     await api('POST', orgPath('/webhook-endpoints/' + endpoint.endpointId + '/deliveries/' + delivery.deliveryId + '/retry'));
   } catch (error) {
-    result.textContent = sentence(error);
+    showError(result, error);
     return;
   }
   await loadDeliveries(deliveriesShown.cursor);
@@ -1611,7 +1749,8 @@ async function loadApiKeys(cursor) {
   } catch (error) {
     $('api-key-form').hidden = true;
     $('api-key-list').hidden = true;
-    $('api-keys-error').textContent = notAdmin(error) ? ADMINS_ONLY + 'API keys.' : sentence(error);
+    if (notAdmin(error)) $('api-keys-error').textContent = ADMINS_ONLY + 'API keys.';
+    else showError($('api-keys-error'), error);
   }
 }
 
@@ -1631,12 +1770,23 @@ function apiKeyRow(key) {
     twoLineCell(key.name, key.rateLimitPerMinute === null ? undefined : key.rateLimitPerMinute + ' requests a minute', 'wrap'),
     cell(key.prefix + '…', 'mono'),
     cell(key.scopes.join(', '), 'wrap'),
-    cell(stamp(key.createdAt)),
-    cell(key.expiresAt === null ? 'never' : (expired ? 'expired ' : '') + stamp(key.expiresAt), expired ? 'state-bad' : ''),
-    cell(stamp(key.lastUsedAt, 'never')),
+    dateCell(key.createdAt),
+    expiryCell(key.expiresAt, expired),
+    dateCell(key.lastUsedAt, 'never'),
     actions,
   );
   return tr;
+}
+
+/**
+ * When a key stops: `never`, `in 3 months`, or `expired 2 h ago` (in red); the absolute form on hover.
+ * @param {string | null} expiresAt
+ * @param {boolean} expired
+ */
+function expiryCell(expiresAt, expired) {
+  const td = cell(expiresAt === null ? 'never' : '', expired ? 'state-bad' : '');
+  if (expiresAt !== null) td.append(dateElement(expiresAt, expired ? 'expired ' : ''));
+  return td;
 }
 
 /**
@@ -1681,7 +1831,7 @@ byId('api-key-form', HTMLFormElement).addEventListener('submit', async (event) =
     showApiKey(key, 'New API key ' + created.apiKey.name);
     notice('Created the API key ' + created.apiKey.name + ' (' + created.apiKey.prefix + '…).');
   } catch (error) {
-    $('api-keys-error').textContent = sentence(error);
+    showError($('api-keys-error'), error);
   }
 });
 
@@ -1730,7 +1880,7 @@ async function rollApiKey(key, result) {
         (overlap.seconds === 0 ? 'now.' : 'in ' + overlap.words + '.'),
     );
   } catch (error) {
-    result.textContent = sentence(error);
+    showError(result, error);
   }
 }
 
@@ -1750,7 +1900,7 @@ async function revokeApiKey(key, result) {
   try {
     await api('DELETE', orgPath('/api-keys/' + key.apiKeyId));
   } catch (error) {
-    result.textContent = sentence(error);
+    showError(result, error);
     return;
   }
   await loadApiKeys(apiKeyPages.cursor);
@@ -1819,7 +1969,7 @@ async function start() {
 
 if (meta('signed-in') === 'yes') {
   start().catch((error) => {
-    if (!(error instanceof ApiError && error.status === 401)) notice(describe(error));
+    if (!(error instanceof ApiError && error.status === 401)) notice('The console could not load.', error);
   });
 } else {
   showSignIn('');
