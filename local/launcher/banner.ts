@@ -267,7 +267,7 @@ function operatorLines(tokenFile: string, curl: string): string[] {
   return [
     `# 1. Operators act on every tenant with a secret of their own, not a JWT; npm start made one in ${tokenFile} (0600) and`,
     "#    configured only its SHA-256 (OPERATOR_TOKEN_HASHES). The operator reads the demo organisation's rate-limit blocks: 200.",
-    `printf 'authorization: Bearer %s\n' "$(cat ${shellQuote(tokenFile)})" | ${curl} -H @- "$BASE/ops/tenants/$ORG/rate-limit"`,
+    `printf 'authorization: Bearer %s\\n' "$(cat ${shellQuote(tokenFile)})" | ${curl} -H @- "$BASE/ops/tenants/$ORG/rate-limit"`,
   ];
 }
 
