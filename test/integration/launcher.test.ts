@@ -110,7 +110,7 @@ function newDataDir(): string {
 }
 
 describe('npm start with REDIS_URL and DATABASE_URL', () => {
-  it('prints a flow that works: sign-in and refresh, invites, then the Syrve test, stores and rotation; seeding repeats; SIGTERM stops it; a restart keeps the password and the connection working', async () => {
+  it('prints a flow that works: sign-in and refresh, invites, then the Syrve test, stores and rotation; seeding repeats; SIGTERM stops it; a restart through npm keeps the password and the connection working, and Ctrl-C stops it with exit 0', async () => {
     const dataDir = newDataDir();
     const port = await quietPort();
     const databaseUrl = inject('databaseUrl');
