@@ -1,4 +1,5 @@
 // The text `npm start` prints when ready: where things are, the demo tenant and connection, tokens, and curl lines to paste.
+import { displayPath } from './data-dir.ts';
 import type { SeedResult } from './seed.ts';
 
 export const READY_PREFIX = 'runstate is ready on ';
@@ -34,7 +35,7 @@ export interface BannerFacts {
   mailboxDir: string;
   /** A password the breached-password check refuses (npm start's fake lists it); undefined when the check is off or not the fake. */
   breachedPassword?: string | undefined;
-  /** The dev operator secret's file (local/launcher/dev-operator.ts), as the user would type it; undefined when npm start made none. */
+  /** The dev operator secret's file (local/launcher/dev-operator.ts), absolute, so the step works from any folder; undefined when npm start made none. */
   operatorTokenFile?: string | undefined;
   /** Where this text is kept (written before it is printed), as the user would type it. */
   walkthroughFile: string;
@@ -265,7 +266,7 @@ function resetLines(f: BannerFacts, curl: string, json: string): string[] {
  */
 function operatorLines(tokenFile: string, curl: string): string[] {
   return [
-    `# 1. Operators act on every tenant with a secret of their own, not a JWT; npm start made one in ${tokenFile} (0600) and`,
+    `# 1. Operators act on every tenant with a secret of their own, not a JWT; npm start made one in ${displayPath(tokenFile)} (0600) and`,
     "#    configured only its SHA-256 (OPERATOR_TOKEN_HASHES). The operator reads the demo organisation's rate-limit blocks: 200.",
     `printf 'authorization: Bearer %s\\n' "$(cat ${shellQuote(tokenFile)})" | ${curl} -H @- "$BASE/ops/tenants/$ORG/rate-limit"`,
   ];

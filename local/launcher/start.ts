@@ -210,7 +210,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       stagedDataDir: database.stagedDataDir,
       mailboxDir,
       breachedPassword: config.passwordBreach.mode === 'off' ? undefined : breach.breachedPassword,
-      operatorTokenFile: operator.file !== undefined ? displayPath(operator.file) : undefined,
+      operatorTokenFile: operator.file,
       walkthroughFile: displayPath(walkthroughFile),
       services: [
         ['HTTP', `${baseUrl} (APP_ENV=${config.appEnv}; OpenAPI at ${baseUrl}/openapi.json, health at ${baseUrl}/healthz)`],
