@@ -1,4 +1,5 @@
 // The text `npm start` prints when ready: where things are, the demo tenant and connection, tokens, and curl lines to paste.
+import { displayPath } from './data-dir.ts';
 import type { SeedResult } from './seed.ts';
 
 export const READY_PREFIX = 'runstate is ready on ';
@@ -34,6 +35,10 @@ export interface BannerFacts {
   mailboxDir: string;
   /** A password the breached-password check refuses (npm start's fake lists it); undefined when the check is off or not the fake. */
   breachedPassword?: string | undefined;
+  /** The dev operator secret's file (local/launcher/dev-operator.ts), absolute, so the step works from any folder; undefined when npm start made none. */
+  operatorTokenFile?: string | undefined;
+  /** Where this text is kept (written before it is printed), as the user would type it. */
+  walkthroughFile: string;
   services: Array<[label: string, description: string]>;
   stoppers: string[];
   notes: string[];
@@ -49,6 +54,8 @@ export interface SignInFacts {
 }
 
 const STEP = /^# \d+\./;
+const INVITE_STEP = 'The admin invites';
+const ACCEPT_STEP = 'The newcomer accepts';
 const CONTINUATION = /^# {4}(?=\S)/;
 
 export function readyBanner(f: BannerFacts): string {
@@ -62,14 +69,14 @@ export function readyBanner(f: BannerFacts): string {
   const walkthrough = [
     ...tenantLines(f, curl),
     ...(f.signIn !== undefined ? signInLines(f, f.signIn, curl, json) : []),
-    `# 1. The admin invites ${f.invitee.email} as Accountant of the outlet: 201, and the invite token, shown this once.`,
+    `# 1. ${INVITE_STEP} ${f.invitee.email} as Accountant of the outlet: 201, and the invite token, shown this once.`,
     `CREATED=$(${curl} -X POST "$BASE/orgs/$ORG/invites" ${asAdmin} ${json} \\`,
     `  -d "{\\"email\\":\\"${f.invitee.email}\\",\\"roleCode\\":\\"Accountant\\",\\"locationId\\":\\"$LOCATION\\"}"); echo "$CREATED"`,
     `INVITE_TOKEN=$(echo "$CREATED" | sed -n 's/.*"token":"\\([^"]*\\)".*/\\1/p'); echo "INVITE_TOKEN=$INVITE_TOKEN"`,
     `INVITE_ID=$(echo "$CREATED" | sed -n 's/.*"inviteId":"\\([^"]*\\)".*/\\1/p')`,
     '# 2. The admin lists the active invites: 200.',
     `${curl} "$BASE/orgs/$ORG/invites" ${asAdmin}`,
-    '# 3. The newcomer accepts with the invite token: 200, and the role is granted in PostgreSQL.',
+    `# 3. ${ACCEPT_STEP} with the invite token: 200, and the role is granted in PostgreSQL.`,
     accept,
     '# 4. The same accept again, as a client would retry after a lost reply: the same 200, and nothing is granted twice.',
     accept,
@@ -78,7 +85,9 @@ export function readyBanner(f: BannerFacts): string {
     ...webhookLines(curl, asAdmin, json),
     ...syrveLines(f, curl, asAdmin),
     ...resetLines(f, curl, json),
+    ...(f.operatorTokenFile !== undefined ? operatorLines(f.operatorTokenFile, curl) : []),
   ];
+  const steps = numbered(walkthrough);
   return [
     `${READY_PREFIX}${f.baseUrl}`,
     '',
@@ -93,7 +102,7 @@ export function readyBanner(f: BannerFacts): string {
           })`,
         ]
       : []),
-    `  invitee       ${f.invitee.email}  (not a member yet)`,
+    `  invitee       ${f.invitee.email}  (invited in step ${stepOf(steps, INVITE_STEP)}, a member from step ${stepOf(steps, ACCEPT_STEP)} on)`,
     '',
     ...(f.consoleLink !== undefined
       ? [
@@ -116,14 +125,15 @@ export function readyBanner(f: BannerFacts): string {
     `NEWCOMER_ID=${f.invitee.userId}`,
     `RECEIVER=${f.webhookReceiverUrl}`,
     ...(f.signIn !== undefined ? [`ADMIN_PASSWORD=${shellWord(f.signIn.password)}`] : []),
-    ...numbered(walkthrough),
+    ...steps,
     '',
     'Services:',
     ...f.services.map(([label, description]) => `  ${label.padEnd(width)}  ${description}`),
     '',
     `Data lives in ${f.dataDir}${f.stagedDataDir !== undefined ? `, PostgreSQL's in ${f.stagedDataDir}` : ''} ` +
       `(set RUNSTATE_DATA_DIR to put it elsewhere; delete ${f.stagedDataDir !== undefined ? 'both' : 'it'} to start afresh).`,
-    `${STOP_PREFIX} (or SIGTERM) stops everything this launcher started: ${f.stoppers.join(', ')}.`,
+    `This text is kept in ${f.walkthroughFile} (0600: it holds the demo tokens${f.signIn !== undefined ? ' and password' : ''}) until the next start.`,
+    `${STOP_PREFIX} (or SIGTERM) stops everything this launcher started, then exits 0: ${f.stoppers.join(', ')}. A second Ctrl-C while it stops exits 1 at once.`,
   ].join('\n');
 }
 
@@ -169,6 +179,12 @@ function numbered(lines: string[]): string[] {
     if (STEP.test(line)) return line.replace(STEP, `# ${(step += 1)}.`);
     return CONTINUATION.test(line) ? line.replace(CONTINUATION, `#${' '.repeat(String(step).length + 3)}`) : line;
   });
+}
+
+/** The number the walkthrough gives the step whose text starts with `text`. */
+function stepOf(steps: string[], text: string): number {
+  const step = steps.find((line) => STEP.test(line) && line.includes(`. ${text}`));
+  return Number(/^# (\d+)\./.exec(step ?? '')?.[1]);
 }
 
 /** "15-minute", or "90-second" for a lifetime that is no whole number of minutes. */
@@ -241,6 +257,18 @@ function resetLines(f: BannerFacts, curl: string, json: string): string[] {
           `  | ${curl} -X POST "$BASE/auth/password-reset/confirm" ${json} --data-binary @-`,
         ]
       : []),
+  ];
+}
+
+/**
+ * An operator route with the dev operator secret: the secret goes from its file to curl through printf (a builtin) and a
+ * pipe, so it is in no process's argv and never printed.
+ */
+function operatorLines(tokenFile: string, curl: string): string[] {
+  return [
+    `# 1. Operators act on every tenant with a secret of their own, not a JWT; npm start made one in ${displayPath(tokenFile)} (0600) and`,
+    "#    configured only its SHA-256 (OPERATOR_TOKEN_HASHES). The operator reads the demo organisation's rate-limit blocks: 200.",
+    `printf 'authorization: Bearer %s\\n' "$(cat ${shellQuote(tokenFile)})" | ${curl} -H @- "$BASE/ops/tenants/$ORG/rate-limit"`,
   ];
 }
 

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { fullEnvSchema } from '../../lib/config/schema.ts';
 import { appSecrets, loadDevSecrets } from './dev-secrets.ts';
+import { provideDevOperator } from './dev-operator.ts';
 import { displayPath } from './data-dir.ts';
 import { findRunningStack } from './stack-file.ts';
 import { DEMO_TOKEN_TTL_SECONDS } from './seed.ts';
@@ -14,7 +15,7 @@ export function devWorkerVarsFile(dataDir: string): string {
 
 /**
  * What the app under `npm start` runs with, in the same order of precedence: lib/config's variables set in this
- * environment (APP_ENV, KEY_PREFIX, REVOCATION_…), the stores npm start wrote to stack.json, then the dev secrets
+ * environment (APP_ENV, KEY_PREFIX, REVOCATION_…, else the dev operator's digest), the stores npm start wrote to stack.json, then the dev secrets
  * (this environment's first, else dev-secrets.json). The launcher's own demo passwords stay out, as they do there.
  */
 export async function devWorkerVars(dataDir: string, env: Record<string, string | undefined>): Promise<Record<string, string>> {
@@ -32,8 +33,16 @@ export async function devWorkerVars(dataDir: string, env: Record<string, string 
     // PORT is the Node server's; wrangler dev has its own.
     if (name !== 'PORT' && value !== undefined && value !== '') fromEnv[name] = value;
   }
-  // As npm start runs the app: its 12-hour demo tokens must pass here too (local/launcher/start.ts).
-  return { APP_ENV: 'dev', ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS), ...fromEnv, ...stack.stores, ...secrets };
+  // As npm start runs the app: its 12-hour demo tokens must pass here too (local/launcher/start.ts), and in dev its
+  // operator secret (the digest only; local/launcher/dev-operator.ts).
+  return {
+    APP_ENV: 'dev',
+    ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
+    ...provideDevOperator(dataDir, env).env,
+    ...fromEnv,
+    ...stack.stores,
+    ...secrets,
+  };
 }
 
 /**

@@ -12,6 +12,9 @@ import { demoConnectionPort, seedDemoConnection } from './seed-syrve.ts';
 import { seedDemoPassword } from './seed-password.ts';
 import { startDemoUpstream } from './demo-upstream.ts';
 import { readyBanner } from './banner.ts';
+import { LAUNCHER_HELP, parseLauncherArgs } from './help.ts';
+import { provideDevOperator } from './dev-operator.ts';
+import { writePrivateFile } from './private-file.ts';
 import { devConsoleLink } from './console-link.ts';
 import { startCronTimer } from './cron.ts';
 import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
@@ -75,6 +78,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
 
   const dataDir = ensureDataDir(resolveDataDir(env));
   const secrets = await loadDevSecrets(dataDir, env);
+  const operator = provideDevOperator(dataDir, env);
   const redis = await provideRedis(env, dataDir, stack, say);
   checkpoint();
   const database = await openDatabase(env, dataDir, stack, say);
@@ -119,6 +123,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     ...oidc.env,
     ...dns.env,
     ...breach.env,
+    ...operator.env,
   });
   const tokenOptions: DemoTokenOptions = {
     ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
@@ -173,8 +178,10 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   const baseUrl = `http://127.0.0.1:${config.port}`;
   const consoleLink = await devConsoleLink(config, seed, baseUrl);
   const secretsFile = displayPath(secrets.file);
+  const walkthroughFile = join(dataDir, 'walkthrough.txt');
   phase = 'ready';
-  say(
+  await sayKept(
+    walkthroughFile,
     readyBanner({
       baseUrl,
       seed,
@@ -203,6 +210,8 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
       stagedDataDir: database.stagedDataDir,
       mailboxDir,
       breachedPassword: config.passwordBreach.mode === 'off' ? undefined : breach.breachedPassword,
+      operatorTokenFile: operator.file,
+      walkthroughFile: displayPath(walkthroughFile),
       services: [
         ['HTTP', `${baseUrl} (APP_ENV=${config.appEnv}; OpenAPI at ${baseUrl}/openapi.json, health at ${baseUrl}/healthz)`],
         ['Redis', redis.description],
@@ -221,6 +230,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
         ['Cron', cron?.description ?? 'off (RUNSTATE_CRON_INTERVAL_SECONDS=0)'],
         ['DNS', dns.description],
         ['Breaches', breach.description],
+        ['Operators', operator.description],
         [
           'Mailbox',
           `${displayPath(mailboxDir)}: password-reset links and emailed invitations land here, one JSON file (0600) per message; nothing is sent`,
@@ -242,6 +252,12 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   );
 }
 
+/** Prints the walkthrough once, kept first where the scheduler's lines cannot scroll it away (0600: it holds the demo tokens and password). */
+async function sayKept(file: string, text: string): Promise<void> {
+  await writePrivateFile(file, `${text}\n`);
+  say(text);
+}
+
 /** One delivery as the receiver saw it: whether the package verified it, its id, and the event (ids and safe details only). */
 function describeDelivery(delivery: ReceivedDelivery): string {
   const verified =
@@ -257,6 +273,15 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+const args = parseLauncherArgs(process.argv.slice(2));
+if (args.action === 'help') {
+  console.log(LAUNCHER_HELP);
+  process.exit(0);
+}
+if (args.action === 'refuse') {
+  console.error(`npm start: ${args.problem}\n\n${LAUNCHER_HELP}`);
+  process.exit(2);
+}
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 // A crash still stops redis-server and PostgreSQL, so no orphan keeps the data folder busy for the next start.

@@ -1,5 +1,6 @@
 // `npm run dev:worker` end to end: npm start on a data folder, then the worker under `wrangler dev` against its stores,
 // given everything through a 0600 file in that folder, never through argv or the terminal.
+import { createHash } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,9 +100,12 @@ describe('npm run dev:worker', () => {
       [...readFileSync(varsFile, 'utf8').matchAll(/^([A-Z_]+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!] as const),
     );
     const { SYRVE_DEMO_PASSWORD: demoPassword, DEMO_ADMIN_PASSWORD: adminPassword, ...appSecrets } = secrets;
+    const operatorSecret = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
     expect(vars).toEqual({
       APP_ENV: 'dev',
       ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
+      // npm start's dev operator, by its digest only.
+      OPERATOR_TOKEN_HASHES: `dev:${createHash('sha256').update(operatorSecret).digest('hex')}`,
       ...stack.stores,
       ...appSecrets,
     });
@@ -116,6 +120,9 @@ describe('npm run dev:worker', () => {
     const adminToken = printed(banner, 'ADMIN_TOKEN');
     const listed = await call('GET', `${base}/orgs/${org}/invites`, adminToken);
     expect(listed.status).toBe(200);
+    // The operator routes take npm start's dev operator secret here too.
+    const limits = await call('GET', `${base}/ops/tenants/${printed(banner, 'ORG')}/rate-limit`, operatorSecret);
+    expect(limits.status).toBe(200);
 
     // As docs/deploy.md says of the banner's lines on this port: sign-in and the Syrve connection work as on npm start;
     // what the Node server alone has (the mailbox folder, the link bases, the demo identity provider) is missing here.
@@ -149,6 +156,7 @@ describe('npm run dev:worker', () => {
     await new Promise((resolve) => worker.child.once('exit', resolve));
     expect(existsSync(varsFile)).toBe(false);
     for (const value of [
+      operatorSecret,
       ...Object.values(appSecrets),
       demoPassword!,
       adminPassword!,

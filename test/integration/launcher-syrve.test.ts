@@ -244,6 +244,7 @@ describe("the banner's Syrve lines", () => {
     secretsFile: '.data/dev-secrets.json',
     dataDir: '.data',
     mailboxDir: '/tmp/mailbox',
+    walkthroughFile: '.data/walkthrough.txt',
     services: [['HTTP', 'x']],
     stoppers: ['HTTP server'],
     notes: [],

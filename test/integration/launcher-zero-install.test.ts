@@ -59,7 +59,7 @@ describe('npm start with only Node', () => {
       /^ {2}Redis +js-redis-server \d+\.\d+\.\d+ \(redis-6\.2 profile\), embedded in this process on 127\.0\.0\.1:\d+/,
     );
     expect(redisLine).toContain(`saved to ${join(dataDir, 'redis', EMBEDDED_SNAPSHOT_FILE)} on stop`);
-    expect(banner).toMatch(/stops everything this launcher started: .*Redis REST proxy, embedded Redis\./);
+    expect(banner).toMatch(/stops everything this launcher started, then exits 0: .*Redis REST proxy, embedded Redis\./);
     const base = `http://127.0.0.1:${port}`;
     const health = await fetch(`${base}/healthz`);
     // The embedded engine's INFO memory names no maxmemory_policy: health says unknown rather than guess.
@@ -95,6 +95,7 @@ describe('npm start with only Node', () => {
       '204',
       '202',
       '400',
+      '200',
     ]);
     expect(stdout).toMatch(/^\{"test":"ok","session":"acquired"\}$/m);
     expect(stdout).toMatch(/^RESET_TOKEN=rsp_[A-Za-z0-9_-]{43}$/m);

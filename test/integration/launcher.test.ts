@@ -10,6 +10,7 @@ import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { verifyPassword } from '../../lib/auth/password.ts';
+import { READY_PREFIX, STOP_PREFIX } from '../../local/launcher/banner.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 import { DEMO } from '../../local/launcher/seed.ts';
 import { DEMO_SYRVE } from '../../local/launcher/seed-syrve.ts';
@@ -18,6 +19,7 @@ import { quietPort } from '../support/quiet-port.ts';
 import {
   baseEnv,
   call,
+  interrupt,
   launch,
   portIsClosed,
   printed,
@@ -108,7 +110,7 @@ function newDataDir(): string {
 }
 
 describe('npm start with REDIS_URL and DATABASE_URL', () => {
-  it('prints a flow that works: sign-in and refresh, invites, then the Syrve test, stores and rotation; seeding repeats; SIGTERM stops it; a restart keeps the password and the connection working', async () => {
+  it('prints a flow that works: sign-in and refresh, invites, then the Syrve test, stores and rotation; seeding repeats; SIGTERM stops it; a restart through npm keeps the password and the connection working, and Ctrl-C stops it with exit 0', async () => {
     const dataDir = newDataDir();
     const port = await quietPort();
     const databaseUrl = inject('databaseUrl');
@@ -198,6 +200,7 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
       '204',
       '202',
       '400',
+      '200',
     ]);
     // The role change's delivery reached the receiver npm start runs on loopback, which verified it with the package and
     // printed it; the endpoint's secret went to it through a pipe and is printed nowhere.
@@ -230,6 +233,31 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     const newPassword = /^NEW_PW=([0-9a-f]{32})$/m.exec(curlOut)?.[1] as string;
     expect(newPassword).toBeDefined();
 
+    // The operator step: npm start made a dev operator secret (0600, the right shape) and configured its digest; the
+    // pasted line read it from the file and got the organisation's rate-limit blocks.
+    const operatorFile = join(dataDir, 'operator-token');
+    expect(statSync(operatorFile).mode & 0o777).toBe(0o600);
+    const operatorSecret = readFileSync(operatorFile, 'utf8').trim();
+    expect(operatorSecret).toMatch(/^rsop_[A-Za-z0-9_-]{43}$/);
+    expect(banner).toMatch(/^ {2}Operators +operator "dev", its secret in \S+operator-token \(0600/m);
+    expect(curlOut).toContain(`{"organizationId":"${org}","limits":[`);
+
+    // The walkthrough is kept, 0600, exactly as printed (from the ready line to the Ctrl-C line), and the banner says where.
+    const walkthroughFile = join(dataDir, 'walkthrough.txt');
+    expect(statSync(walkthroughFile).mode & 0o777).toBe(0o600);
+    const kept = readFileSync(walkthroughFile, 'utf8');
+    const printedWalkthrough = new RegExp(`^${READY_PREFIX}[\\s\\S]*?\\n${STOP_PREFIX}[^\\n]*\\n`, 'm').exec(launcher.output())?.[0];
+    expect(kept).toBe(printedWalkthrough);
+    expect(banner).toContain(`This text is kept in ${walkthroughFile} (0600: it holds the demo tokens and password) until the next start.`);
+    expect(banner).toMatch(
+      /^Ctrl-C \(or SIGTERM\) stops everything this launcher started, then exits 0: .*A second Ctrl-C while it stops exits 1 at once\.$/m,
+    );
+    // The invitee's summary names the steps that invite and admit them, in the order printed.
+    const [, invitedAt, memberAt] =
+      /^ {2}invitee +newcomer@demo\.runstate\.test {2}\(invited in step (\d+), a member from step (\d+) on\)$/m.exec(banner) ?? [];
+    expect(banner).toMatch(new RegExp(`^# ${invitedAt}\\. The admin invites newcomer@`, 'm'));
+    expect(banner).toMatch(new RegExp(`^# ${memberAt}\\. The newcomer accepts with the invite token`, 'm'));
+
     // Secrets: kept 0600 in the data folder, and none of them (nor the rotated password) is ever printed.
     const secretsFile = join(dataDir, 'dev-secrets.json');
     expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
@@ -247,8 +275,9 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     expect(keptPassword).toBe(adminPassword);
     const outputWithoutBanner = passwordLines.reduce((text, line) => text.replace(`${line}\n`, ''), launcher.output());
     expect(outputWithoutBanner).not.toContain(adminPassword);
-    for (const value of [...Object.values(neverPrinted), newPassword]) {
+    for (const value of [...Object.values(neverPrinted), newPassword, operatorSecret]) {
       expect(launcher.output()).not.toContain(value);
+      expect(kept).not.toContain(value);
       expect(curlOut.replace(`NEW_PW=${newPassword}`, '')).not.toContain(value);
     }
     expect(launcher.output()).not.toContain(secrets.SECRETS_KEYS!.slice('dev:'.length));
@@ -344,7 +373,8 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
 
     // Restarted: the same connection on the same fake port, which learns the rotated password from the row (it was only
     // told over its account route, which a restart forgets), so the test passes with no step of the walkthrough repeated.
-    const restarted = launch(env, running);
+    // This time as a person runs it, `npm start` in a terminal, stopped below with Ctrl-C.
+    const restarted = launch(env, running, REPO_ROOT, { viaNpm: true });
     const secondBanner = await whenReady(restarted);
     // The data folder's password again: seeded back over the changed one, and it signs in; the changed one no longer does.
     expect(printed(secondBanner, 'ADMIN_PASSWORD')).toBe(adminPassword);
@@ -366,7 +396,13 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     await db2.end();
     expect(rows.rows).toEqual([{ base_url: upstream, login: 'demo', credential_version: 2 }]);
     expect(restarted.output()).not.toContain(newPassword);
-    expect(await stop(restarted)).toBe(0);
+    // The same operator secret, made once per data folder, and the walkthrough file rewritten with this start's text.
+    expect(readFileSync(operatorFile, 'utf8').trim()).toBe(operatorSecret);
+    expect(readFileSync(walkthroughFile, 'utf8')).not.toBe(kept);
+    // Ctrl-C reaches the whole foreground group (npm, its shell, tsx, the launcher): a clean stop, and npm exits 0.
+    expect(await interrupt(restarted)).toBe(0);
+    expect(restarted.output()).toMatch(/^SIGINT: stopping$/m);
+    expect(restarted.output()).toMatch(/stopped HTTP server[\s\S]*stopped Redis REST proxy/);
   }, 150_000);
 });
 
@@ -419,4 +455,28 @@ describe('npm start with nothing configured', () => {
     expect(await stop(second)).toBe(0);
     expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   }, 120_000);
+});
+
+describe('npm start -- --help', () => {
+  it('prints the options and the environment and exits 0 starting nothing; an unknown option prints the help to stderr and exits 2', async () => {
+    // A data folder that does not exist yet: starting anything would create it.
+    const dataDir = join(newDataDir(), 'never-made');
+    const env = baseEnv({ RUNSTATE_DATA_DIR: dataDir, PORT: String(await quietPort()) });
+    for (const flag of ['--help', '-h']) {
+      const { stdout } = await run('npm', ['start', '-s', '--', flag], { cwd: REPO_ROOT, env, timeout: 30_000 });
+      expect(stdout).toMatch(/^Usage: npm start \[-- --help\]$/m);
+      expect(stdout).toMatch(/^ {2}-h, --help +print this help and exit 0; nothing is started$/m);
+      expect(stdout).toMatch(/^ {2}RUNSTATE_DATA_DIR +the data folder/m);
+      expect(stdout).not.toContain(READY_PREFIX);
+    }
+    const refused = await run('npm', ['start', '-s', '--', '--port', '9000'], { cwd: REPO_ROOT, env, timeout: 30_000 }).then(
+      () => undefined,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(2);
+    expect(refused?.stdout).toBe('');
+    expect(refused?.stderr).toMatch(/^npm start: Unknown option '--port'/m);
+    expect(refused?.stderr).toMatch(/^Usage: npm start \[-- --help\]$/m);
+    expect(existsSync(dataDir)).toBe(false);
+  }, 60_000);
 });

@@ -1,6 +1,5 @@
 // Runs `npm start` (the launcher) as a child process for tests: follow what it prints, wait for the banner, stop it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { READY_PREFIX, STOP_PREFIX } from '../../local/launcher/banner.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 
@@ -15,16 +14,19 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
 }
 
-/** Starts the launcher of the checkout at `root` (default: this one) and records it in `running` for clean-up. */
-export function launch(env: NodeJS.ProcessEnv, running: Launched[], root = REPO_ROOT): Launched {
-  // tsx itself, not `npx tsx`: npm exec does not pass SIGTERM on, and the test needs the launcher's own exit code.
-  const tsx = join(root, 'node_modules', '.bin', 'tsx');
-  // As package.json's start script: with the hook that gives the console's script as text (local/raw-text/).
-  const child = spawn(tsx, ['--import', './local/raw-text/register.mjs', 'local/launcher/start.ts'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * Starts the launcher of the checkout at `root` (default: this one) and records it in `running` for clean-up. With
+ * `viaNpm`, as a person types it: `npm start`, in a process group of its own, as a terminal's foreground job is (so
+ * `interrupt` can send Ctrl-C's SIGINT to the whole group, npm and its shell included).
+ */
+export function launch(env: NodeJS.ProcessEnv, running: Launched[], root = REPO_ROOT, { viaNpm = false } = {}): Launched {
+  // As package.json's start script, one node process with tsx's loader (no tsx CLI parent, which SIGKILLs a child slow
+  // to acknowledge a signal): the hook gives the console's script as text (local/raw-text/). Not `npx`: npm exec does not
+  // pass SIGTERM on, and the test needs the launcher's own exit code.
+  const [command, args]: [string, string[]] = viaNpm
+    ? ['npm', ['start']]
+    : [process.execPath, ['--import', 'tsx', '--import', './local/raw-text/register.mjs', 'local/launcher/start.ts']];
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: viaNpm });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -60,6 +62,12 @@ export function printed(banner: string, name: string): string {
 
 export async function stop(launched: Launched): Promise<number | null> {
   launched.child.kill('SIGTERM');
+  return launched.exit;
+}
+
+/** Ctrl-C in the terminal: SIGINT to every process of the group `launch(…, { viaNpm: true })` made; its exit code. */
+export async function interrupt(launched: Launched): Promise<number | null> {
+  process.kill(-launched.child.pid!, 'SIGINT');
   return launched.exit;
 }
 

@@ -1,4 +1,5 @@
 // What `npm run dev:worker` hands wrangler dev: composed from stack.json and the dev secrets, written 0600, never echoed.
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ const STORES = {
   databaseUrl: 'postgres://postgres:pg-password@127.0.0.1:41002/runstate',
   neonLocalProxyUrl: 'http://127.0.0.1:41003',
 };
+const operatorSecret = `rsop_${'b'.repeat(43)}`;
 const SECRETS = {
   AUTH_JWT_SECRET: 'dev-hs256-secret-0123456789abcdef0123',
   INDEX_HASH_KEY: 'dev-index-hash-key-0123456789abcdef0123',
@@ -39,6 +41,7 @@ describe('devWorkerVars', () => {
     await writeStackFile(dataDir, STORES, teardown);
     expect((await stat(stackFile(dataDir))).mode & 0o777).toBe(0o600);
 
+    await writeFile(join(dataDir, 'operator-token'), `${operatorSecret}\n`, { mode: 0o600 });
     const vars = await devWorkerVars(dataDir, {
       KEY_PREFIX: 'demo',
       PORT: '9999',
@@ -48,6 +51,8 @@ describe('devWorkerVars', () => {
     expect(vars).toEqual({
       APP_ENV: 'dev',
       ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
+      // The dev operator npm start made in this data folder: its digest, never the secret.
+      OPERATOR_TOKEN_HASHES: `dev:${createHash('sha256').update(operatorSecret).digest('hex')}`,
       KEY_PREFIX: 'demo',
       UPSTASH_REDIS_REST_URL: STORES.redis.url,
       UPSTASH_REDIS_REST_TOKEN: STORES.redis.token,
@@ -58,6 +63,11 @@ describe('devWorkerVars', () => {
       SECRETS_KEYS: SECRETS.SECRETS_KEYS,
       WEBHOOK_SECRET: SECRETS.WEBHOOK_SECRET,
     });
+
+    expect(Object.values(vars)).not.toContain(operatorSecret);
+    // Operators configured in the environment bring their own secrets: theirs, not the dev one.
+    const configured = await devWorkerVars(dataDir, { OPERATOR_TOKEN_HASHES: `alice:${'a'.repeat(64)}` });
+    expect(configured.OPERATOR_TOKEN_HASHES).toBe(`alice:${'a'.repeat(64)}`);
 
     // Stopping npm start removes the file: nothing to point a worker at any more.
     await teardown.run();
