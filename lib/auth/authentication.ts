@@ -31,7 +31,7 @@ export interface Authentication {
    */
   noteRoleCheck(check: Promise<unknown>): void;
   /** Set when the caller is an API key (lib/auth/api-keys/require-api-key.ts), already checked for this route and organisation. */
-  readonly apiKey?: { apiKeyId: string };
+  readonly apiKey?: { apiKeyId: string; scopes: readonly string[] };
 }
 
 /**

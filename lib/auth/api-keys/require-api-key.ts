@@ -76,6 +76,6 @@ function keyAuthentication(key: ActiveApiKey): Authentication {
     claimedOrganizationId: key.organizationId,
     principal: () => Promise.resolve({ ...principal }),
     noteRoleCheck: () => undefined,
-    apiKey: { apiKeyId: key.apiKeyId },
+    apiKey: { apiKeyId: key.apiKeyId, scopes: key.scopes },
   };
 }
