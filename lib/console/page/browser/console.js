@@ -912,8 +912,8 @@ $('syrve-refresh').addEventListener('click', () => void loadSyrve());
 let exportsCursor = /** @type {string | null} */ (null);
 
 /**
- * An export's line: who asked, when, its state in words (a queued one says when the scheduled run that starts it is
- * due: exports run only there, docs/design/jobs.md), its progress and, once done, its file.
+ * An export's line: its state in words (a queued one says when the scheduled run that starts it is due: exports run
+ * only there, docs/design/jobs.md), its progress, who asked and when, and, once done, its file.
  * @param {HTMLLIElement} item
  * @param {Job} job
  * @param {Job['requestedBy']} [requestedBy] who asked, when the answer (POST, the single read) does not say
@@ -926,28 +926,26 @@ function renderJob(item, job, requestedBy) {
   bar.value = job.progressPercent;
   bar.setAttribute('aria-label', 'Export ' + short(job.jobId) + ' progress');
   const label = document.createElement('span');
-  label.textContent = `${short(job.jobId)} ${job.state} ${job.progressPercent}% (${job.rowsDone} of ${job.rowsTotal} rows)`;
+  label.textContent = short(job.jobId) + ' ' + jobStatus(job);
   label.className = 'mono';
-  const status = document.createElement('span');
-  status.textContent = jobStatus(job);
   const origin = document.createElement('span');
   origin.className = 'muted';
-  origin.textContent = 'started ' + when(job.createdAtUtc) + (by ? ' by ' + requester(by) : '');
-  item.replaceChildren(label, bar, status, origin);
+  origin.textContent =
+    'started ' + when(job.createdAtUtc) + (by ? ' by ' + requester(by) : '') + (job.finishedAtUtc ? ', ended ' + when(job.finishedAtUtc) : '');
+  item.replaceChildren(label, bar, origin);
   if (job.state === 'done') item.append(button('Download CSV', () => download(job, item), 'Download export ' + short(job.jobId)));
 }
 
 /** @param {Job} job */
 function jobStatus(job) {
+  const rows = `(${job.rowsDone} of ${job.rowsTotal} rows)`;
   if (job.state === 'queued') {
     const at = job.expectedStartBy ? new Date(job.expectedStartBy) : null;
-    const time = at ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : '';
-    return 'queued — starts at the next scheduled run' + (time ? ', about ' + time : '');
+    const time = at ? ', about ' + at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : '';
+    return `queued — starts at the next scheduled run${time} ${rows}`;
   }
-  if (job.state === 'running' && job.stalled) return 'stalled — the next scheduled run resumes it';
-  if (job.state === 'running') return 'running';
-  if (job.state === 'done') return 'finished ' + (job.finishedAtUtc ? when(job.finishedAtUtc) : '');
-  return job.state;
+  const stalled = job.state === 'running' && job.stalled ? ' — stalled, the next scheduled run resumes it' : '';
+  return `${job.state} ${job.progressPercent}% ${rows}${stalled}`;
 }
 
 /** @param {NonNullable<Job['requestedBy']>} by */
