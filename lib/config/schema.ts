@@ -110,7 +110,7 @@ const ENV_FIELDS = {
   /**
    * How often the deployment's trigger runs the scheduled function, in seconds: it fires at every whole multiple of it
    * (UTC), as wrangler.toml's and sst.config.ts's crons do. Only said here, never scheduled by it: a queued export's
-   * expected start and the stall threshold follow from it (docs/design/jobs.md#when-an-export-starts).
+   * expected start and the stall threshold follow from it (docs/design/jobs.md#background-jobs-the-audit-export).
    */
   CRON_INTERVAL_SECONDS: () => z.coerce.number().int().min(1).max(86_400).optional(),
   /** The admin console at /console (docs/console.md): on by default in dev only. */

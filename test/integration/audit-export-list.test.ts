@@ -56,7 +56,9 @@ interface Page {
 const SCHEDULE_MS = 300_000;
 
 async function run() {
-  return auditExportTask.run(stack.deps, createBudget({ commands: 10_000, timeMs: 30_000 }, systemClock), { correlationId: `run-${uuidv7()}` });
+  return auditExportTask.run(stack.deps, createBudget({ commands: 10_000, timeMs: 30_000 }, systemClock), {
+    correlationId: `run-${uuidv7()}`,
+  });
 }
 
 async function requestExport(org: Org, token = org.adminToken): Promise<Listed> {
@@ -176,7 +178,11 @@ describe('the list', () => {
       { type: 'user', userId: leaver.userId, email: null },
       { type: 'api_key', apiKeyId: exportsOnly.apiKeyId },
     ]);
-    expect((await list(org, '', withMembers.key)).exports[0]?.requestedBy).toEqual({ type: 'user', userId: org.adminId, email: org.adminEmail });
+    expect((await list(org, '', withMembers.key)).exports[0]?.requestedBy).toEqual({
+      type: 'user',
+      userId: org.adminId,
+      email: org.adminEmail,
+    });
 
     // Once removed, a former member is an id: the admin no longer sees their email in the member list either.
     const removed = await stack.request('DELETE', `/orgs/${org.organizationId}/members/${leaver.userId}`, { token: org.adminToken });
@@ -221,7 +227,9 @@ describe('tenant isolation', () => {
       expect(refused.headers.get('ratelimit-policy') ?? '').not.toContain('tenant');
     }
     await expect.poll(() => counted(victim.organizationId), { timeout: 5_000 }).toBe(before);
-    expect((await stack.db.query('SELECT count(*)::int AS n FROM jobs WHERE organization_id = $1', [victim.organizationId])).rows[0].n).toBe(1);
+    expect(
+      (await stack.db.query('SELECT count(*)::int AS n FROM jobs WHERE organization_id = $1', [victim.organizationId])).rows[0].n,
+    ).toBe(1);
     const viewer = await m.addMember(victim.organizationId, 'Viewer');
     const asViewer = await stack.request('GET', `/orgs/${victim.organizationId}/audit/exports`, { token: viewer.token });
     expect([asViewer.status, await errorCode(asViewer)]).toEqual([403, 'FORBIDDEN']);

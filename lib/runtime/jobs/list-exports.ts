@@ -15,7 +15,9 @@ export const exportRequesterSchema = z.discriminatedUnion('type', [
     email: z
       .string()
       .nullable()
-      .describe("Null when the caller may not list the organisation's members (an API key without members:read) or the person is no longer one."),
+      .describe(
+        "Null when the caller may not list the organisation's members (an API key without members:read) or the person is no longer one.",
+      ),
   }),
   z.strictObject({ type: z.literal('api_key'), apiKeyId: z.uuid() }),
 ]);

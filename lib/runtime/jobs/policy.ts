@@ -18,7 +18,7 @@ export const AUDIT_EXPORT = {
  * schedule interval and a TTL when the schedule is longer (the deployments' 5 minutes). A job handed back by its run's
  * budget waits for the next scheduled run, which comes within one interval (the tasks before this one take seconds,
  * well inside a TTL), so it never shows as stalled meanwhile; one whose cache expired without a heartbeat has had a
- * whole TTL more before it shows as stalled and is taken over (docs/design/jobs.md#ttl-stalls-resume).
+ * whole TTL more before it shows as stalled and is taken over (docs/design/jobs.md#background-jobs-the-audit-export, "TTL, stalls, resume").
  */
 export function stallSeconds(config: Pick<Config, 'jobCacheTtlSeconds' | 'cron'>): number {
   return Math.max(2 * config.jobCacheTtlSeconds, config.cron.intervalSeconds + config.jobCacheTtlSeconds);

@@ -15,5 +15,7 @@ export async function readAuditExport(deps: Deps, ref: { organizationId: string;
   const cached = await readJobCache(deps, ref);
   if (cached !== undefined) return { ok: true, job: cached };
   const row = await loadJob(deps, ref);
-  return row === undefined ? { ok: false, reason: 'not-found' } : { ok: true, job: toJob(row, nextScheduledRunAt(deps.config, deps.clock.now())) };
+  return row === undefined
+    ? { ok: false, reason: 'not-found' }
+    : { ok: true, job: toJob(row, nextScheduledRunAt(deps.config, deps.clock.now())) };
 }

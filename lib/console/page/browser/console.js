@@ -931,7 +931,10 @@ function renderJob(item, job, requestedBy) {
   const origin = document.createElement('span');
   origin.className = 'muted';
   origin.textContent =
-    'started ' + when(job.createdAtUtc) + (by ? ' by ' + requester(by) : '') + (job.finishedAtUtc ? ', ended ' + when(job.finishedAtUtc) : '');
+    'started ' +
+    when(job.createdAtUtc) +
+    (by ? ' by ' + requester(by) : '') +
+    (job.finishedAtUtc ? ', ended ' + when(job.finishedAtUtc) : '');
   item.replaceChildren(label, bar, origin);
   if (job.state === 'done') item.append(button('Download CSV', () => download(job, item), 'Download export ' + short(job.jobId)));
 }
