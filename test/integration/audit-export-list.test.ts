@@ -1,6 +1,7 @@
 // The export list (GET /orgs/{orgId}/audit/exports) through the real app on real Redis and PostgreSQL: every export of
 // the organisation newest first in keyset pages, who asked (a person, by email where the caller may list members, or an
-// API key), a queued export's expected start from the configured schedule, and outsiders refused at no cost to the tenant.
+// API key), a queued export's expected start from the configured schedule, an export waiting between two runs not
+// shown stalled, and outsiders refused at no cost to the tenant.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
 import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
@@ -12,6 +13,8 @@ import { startStack, type TestStack } from '../support/stack.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 
 let stack: TestStack;
+/** A 1 s cache TTL and a 3 s schedule: the stall threshold is then the interval and a TTL (4 s), not twice the TTL (2 s). */
+let slowSchedule: TestStack;
 let m: ReturnType<typeof memberFixtures>;
 /** Its own database: the task claims exports of any organisation, so another file's must not be there, nor these in theirs. */
 let database: ScratchDatabase;
@@ -19,10 +22,12 @@ let database: ScratchDatabase;
 beforeAll(async () => {
   database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
   stack = await startStack({ separateRevocationProxy: true, databaseUrl: database.url });
+  slowSchedule = await startStack({ env: { JOB_CACHE_TTL_SECONDS: '1', CRON_INTERVAL_SECONDS: '3' }, databaseUrl: database.url });
   m = memberFixtures(stack);
 });
 afterAll(async () => {
   await stack?.close();
+  await slowSchedule?.close();
   await database?.drop();
 });
 
@@ -83,8 +88,8 @@ async function makeKey(org: Org, scopes: string[]): Promise<{ apiKeyId: string; 
   return { apiKeyId: made.apiKey.apiKeyId, key: made.key };
 }
 
-async function seedEvents(organizationId: string, count: number) {
-  await stack.db.query(
+async function seedEvents(organizationId: string, count: number, s: TestStack = stack) {
+  await s.db.query(
     `INSERT INTO audit_events (id, occurred_at, actor_user_id, organization_id, location_id, target_id, action, correlation_id, details)
      SELECT gen_random_uuid(), now() - interval '1 day' + g * interval '1 millisecond', NULL, $1, NULL, gen_random_uuid(),
             'invite.created', 'list-' || g, '{}'::jsonb
@@ -203,6 +208,43 @@ describe('the list', () => {
     const membersOnly = await makeKey(org, ['members:read']);
     const refused = await stack.request('GET', `/orgs/${org.organizationId}/audit/exports`, { token: membersOnly.key });
     expect([refused.status, await errorCode(refused)]).toEqual([403, 'SCOPE_MISSING']);
+  });
+});
+
+describe('between two runs', () => {
+  it('an export handed back by its run is not stalled until one schedule interval and a TTL have passed without a heartbeat', async () => {
+    const org = await slowSchedule.seedOrganization();
+    await seedEvents(org.organizationId, 600, slowSchedule);
+    const created = await requestExport(org);
+    // One batch (claim, cache, read, commit, cache, hand back): the job waits for the next run, running at 500 of 600.
+    const budget = createBudget({ commands: 6, timeMs: 30_000 }, systemClock);
+    expect(await auditExportTask.run(slowSchedule.deps, budget, { correlationId: `run-${uuidv7()}` })).toMatchObject({ visited: 1 });
+    const heartbeatAge = async () =>
+      Number(
+        (await slowSchedule.db.query('SELECT extract(epoch FROM now() - heartbeat_at) AS age FROM jobs WHERE id = $1', [created.jobId]))
+          .rows[0].age,
+      );
+    // Polled until it shows stalled; each answer's heartbeat age is read right after it, on PostgreSQL's clock.
+    const waiting: number[] = [];
+    let stalledAt: number | undefined;
+    await expect
+      .poll(
+        async () => {
+          const response = await slowSchedule.request('GET', `/orgs/${org.organizationId}/audit/exports/${created.jobId}`, {
+            token: org.adminToken,
+          });
+          const { job } = (await response.json()) as { job: Listed & { source: string } };
+          const age = await heartbeatAge();
+          if (job.stalled) stalledAt = age;
+          else if (job.source === 'database') waiting.push(age);
+          return job.stalled;
+        },
+        { timeout: 15_000, interval: 100 },
+      )
+      .toBe(true);
+    expect(stalledAt).toBeGreaterThanOrEqual(4);
+    // Past twice the TTL (what the threshold was) it still waited for its run, not stalled.
+    expect(Math.max(...waiting)).toBeGreaterThan(2.5);
   });
 });
 
