@@ -84,9 +84,11 @@ export default $config({
       timeout: '29 seconds',
     });
 
-    // The scheduled function every 5 minutes, as wrangler.toml's [triggers] (the period is justified there).
+    // The scheduled function every 5 minutes, as wrangler.toml's [triggers] (the period is justified there), on the same
+    // whole minutes (UTC), which is what CRON_INTERVAL_SECONDS (300 by default) tells the app: a rate() would start
+    // wherever the deploy happened, and a queued export's expected start (docs/design/jobs.md) would be off by up to 5 min.
     new sst.aws.CronV2('Cleanup', {
-      schedule: 'rate(5 minutes)',
+      schedule: 'cron(0/5 * * * ? *)',
       // A failed run is not retried: the next one, 5 minutes later, resumes every task from its cursor.
       retries: 0,
       function: {

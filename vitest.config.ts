@@ -15,7 +15,7 @@ const throughCluster = [
   'test/integration/api-keys.test.ts',
   'test/integration/api-key-auth.test.ts',
   'test/integration/active-context.test.ts',
-  'test/integration/audit-export.test.ts',
+  'test/integration/audit-export{,-list}.test.ts',
   'test/integration/console.test.ts',
   'test/integration/cron-invite-cleanup.test.ts',
   'test/integration/cron-run.test.ts',

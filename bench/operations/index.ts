@@ -7,6 +7,7 @@ import { contextGetBench, contextGetStateMissingBench, contextSwitchBench, revoc
 import { cronCleanupBench } from './cron.ts';
 import { denylistRepairBench } from './denylist-repair.ts';
 import { embeddedRedisBench } from './embedded-redis.ts';
+import { listExportsBench } from './exports.ts';
 import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
@@ -55,6 +56,7 @@ export const operationBenches: OperationBench[] = [
   ...changeRoleBenches,
   oidcStartBench,
   jobsClaimBench,
+  listExportsBench,
   healthBench,
 ];
 

@@ -1,9 +1,10 @@
-// The audit export function: request an export, follow its progress, download or cancel it (OrganizationAdmin of the organisation).
+// The audit export function: request an export, list them, follow its progress, download or cancel it (OrganizationAdmin of the organisation).
 import { defineFunction } from '../../lib/auth/define-function.ts';
+import { mayReadMembers } from '../../lib/auth/members/may-read-members.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { errors } from '../../lib/http/app-error.ts';
 import { jobs } from '../../lib/runtime/jobs/index.ts';
-import { cancelExportRoute, createExportRoute, exportFileRoute, readExportRoute } from './routes.ts';
+import { cancelExportRoute, createExportRoute, exportFileRoute, listExportsRoute, readExportRoute } from './routes.ts';
 
 export const auditExportsFunction = defineFunction({ prefix: '/orgs/:orgId/audit/exports', auth: 'bearer' });
 
@@ -19,6 +20,22 @@ auditExportsFunction.openapi(createExportRoute, async (c) => {
   });
   if (!outcome.ok) throw errors.EXPORT_LIMIT_REACHED(outcome.maxUnfinished);
   return c.json({ job: outcome.job }, 202);
+});
+
+auditExportsFunction.openapi(listExportsRoute, async (c) => {
+  const { orgId: organizationId } = c.req.valid('param');
+  const { limit, cursor } = c.req.valid('query');
+  const deps = c.get('deps');
+  const auth = c.get('auth');
+  await authorizeOrgAdmin(deps.db, auth, { organizationId });
+  const page = await jobs.listAuditExports(deps, {
+    organizationId,
+    limit,
+    ...(cursor !== undefined ? { cursor } : {}),
+    showEmails: mayReadMembers(auth),
+  });
+  if (!page.ok) throw errors.VALIDATION_FAILED('cursor: not a cursor this list handed out');
+  return c.json({ exports: page.exports, nextCursor: page.nextCursor }, 200);
 });
 
 auditExportsFunction.openapi(readExportRoute, async (c) => {

@@ -1,7 +1,7 @@
 // Route definitions (OpenAPI) of the audit export function.
 import { defineRoute } from '../../lib/auth/define-function.ts';
 import { jsonContent, orgParams } from '../../lib/http/route-schemas.ts';
-import { csvFile, jobParams, jobResponse } from './schemas.ts';
+import { csvFile, exportListResponse, jobParams, jobResponse, listExportsQuery } from './schemas.ts';
 
 export const createExportRoute = defineRoute({
   method: 'post',
@@ -11,6 +11,16 @@ export const createExportRoute = defineRoute({
   request: { params: orgParams },
   errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'EXPORT_LIMIT_REACHED', 'STORE_UNAVAILABLE'],
   responses: { 202: { description: 'queued', ...jsonContent(jobResponse) } },
+});
+
+export const listExportsRoute = defineRoute({
+  method: 'get',
+  path: '/',
+  scope: 'exports:read',
+  summary: "The organisation's audit exports, newest first, with their state, progress and who asked (OrganizationAdmin)",
+  request: { params: orgParams, query: listExportsQuery },
+  errors: ['FORBIDDEN', 'TENANT_SUSPENDED', 'STORE_UNAVAILABLE'],
+  responses: { 200: { description: 'one page of exports', ...jsonContent(exportListResponse) } },
 });
 
 export const readExportRoute = defineRoute({

@@ -1,11 +1,30 @@
 // Request and response schemas of the audit export routes.
 import * as z from 'zod';
 import { uuidId } from '../../lib/http/route-schemas.ts';
-import { jobSchema } from '../../lib/runtime/jobs/index.ts';
+import { jobSchema, listedExportSchema } from '../../lib/runtime/jobs/index.ts';
 
 export const jobParams = z.strictObject({ orgId: uuidId, jobId: uuidId });
 
 export const jobResponse = z.object({ job: jobSchema });
+
+/** Page size of the export list: the default and the most one call may ask for (docs/api.md, Audit exports). */
+export const EXPORT_PAGE = { default: 20, max: 100 } as const;
+
+export const listExportsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(EXPORT_PAGE.max).default(EXPORT_PAGE.default),
+  cursor: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional()
+    .describe("The previous page's nextCursor, as it was given."),
+});
+
+export const exportListResponse = z.object({
+  exports: z.array(listedExportSchema).describe('Newest first: every state, finished ones until retention deletes them.'),
+  nextCursor: z.string().nullable().describe('Pass as ?cursor= for the next (older) page; null when this page is the last.'),
+});
 export const csvFile = z
   .string()
   .describe(

@@ -39,6 +39,8 @@ export const EXPORT_RETENTION_DAYS = 7;
 /** Per task and run: enough for a few hundred index members or sessions, small enough for one Worker invocation. */
 export const CRON_TASK_COMMAND_BUDGET = 1_000;
 export const CRON_TASK_TIME_BUDGET_MS = 5_000;
+/** The deployments' schedule, every whole 5 minutes: wrangler.toml's and sst.config.ts's crons (test/unit/deploy-config.test.ts holds them to it). */
+export const CRON_INTERVAL_SECONDS = 300;
 
 export interface RestEndpoint {
   url: string;
@@ -108,7 +110,8 @@ export interface Config {
   /** Browser origins answered with CORS headers (CORS_ORIGINS), each exact; empty: no CORS headers at all. */
   corsOrigins: readonly string[];
   syrve: { sessionCacheSeconds: number; reconnectCooldownSeconds: number };
-  cron: { taskCommandBudget: number; taskTimeBudgetMs: number };
+  /** intervalSeconds: how often the deployment runs the scheduled function, on whole multiples of it (CRON_INTERVAL_SECONDS). */
+  cron: { taskCommandBudget: number; taskTimeBudgetMs: number; intervalSeconds: number };
   jobCacheTtlSeconds: number;
   /** The admin console at /console (CONSOLE_ENABLED; default: on in dev, off elsewhere). */
   console: { enabled: boolean };
@@ -360,6 +363,7 @@ function configFrom(e: EnvValues): Config {
     cron: {
       taskCommandBudget: e.CRON_TASK_COMMAND_BUDGET ?? CRON_TASK_COMMAND_BUDGET,
       taskTimeBudgetMs: e.CRON_TASK_TIME_BUDGET_MS ?? CRON_TASK_TIME_BUDGET_MS,
+      intervalSeconds: e.CRON_INTERVAL_SECONDS ?? CRON_INTERVAL_SECONDS,
     },
     jobCacheTtlSeconds: e.JOB_CACHE_TTL_SECONDS ?? JOB_CACHE_TTL_SECONDS,
     console: { enabled: e.CONSOLE_ENABLED === undefined ? e.APP_ENV === 'dev' : e.CONSOLE_ENABLED === 'true' },

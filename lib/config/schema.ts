@@ -107,6 +107,12 @@ const ENV_FIELDS = {
   /** What one scheduled task may spend per run: Redis commands and SQL statements, and milliseconds. */
   CRON_TASK_COMMAND_BUDGET: () => z.coerce.number().int().min(10).max(100_000).optional(),
   CRON_TASK_TIME_BUDGET_MS: () => z.coerce.number().int().min(100).max(60_000).optional(),
+  /**
+   * How often the deployment's trigger runs the scheduled function, in seconds: it fires at every whole multiple of it
+   * (UTC), as wrangler.toml's and sst.config.ts's crons do. Only said here, never scheduled by it: a queued export's
+   * expected start and the stall threshold follow from it (docs/design/jobs.md#background-jobs-the-audit-export).
+   */
+  CRON_INTERVAL_SECONDS: () => z.coerce.number().int().min(1).max(86_400).optional(),
   /** The admin console at /console (docs/console.md): on by default in dev only. */
   CONSOLE_ENABLED: () => z.enum(['true', 'false']).optional(),
   /** Passkeys' relying party: the domain credentials are scoped to, and the exact origins of the pages that run a ceremony (comma-separated); required outside dev. */

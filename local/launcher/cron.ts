@@ -17,15 +17,21 @@ const DEFAULT_INTERVAL_SECONDS = 60;
 // A launcher setting, not the app's: deployments schedule the function themselves (wrangler.toml, sst.config.ts).
 const intervalSchema = z.coerce.number().int().min(0).max(86_400).default(DEFAULT_INTERVAL_SECONDS);
 
-/**
- * Undefined when RUNSTATE_CRON_INTERVAL_SECONDS is 0. The next run is armed only when the last one ended, so two
- * never overlap in this process; the run lock keeps it apart from any other process on the same Redis.
- */
-export function startCronTimer(config: Config, env: Record<string, string | undefined>): CronHandle | undefined {
+/** The timer's period in seconds (0: off), which the launcher also hands the app as CRON_INTERVAL_SECONDS. */
+export function cronTimerSeconds(env: Record<string, string | undefined>): number {
   const raw = env.RUNSTATE_CRON_INTERVAL_SECONDS;
   const parsed = intervalSchema.safeParse(raw === '' ? undefined : raw);
   if (!parsed.success) throw new Error('RUNSTATE_CRON_INTERVAL_SECONDS: whole seconds, 0 to 86400 (0 turns the timer off)');
-  const seconds = parsed.data;
+  return parsed.data;
+}
+
+/**
+ * Undefined when RUNSTATE_CRON_INTERVAL_SECONDS is 0. The next run is armed only when the last one ended, so two
+ * never overlap in this process; the run lock keeps it apart from any other process on the same Redis. Runs start on
+ * whole multiples of the period, as a deployment's cron does, so the app's CRON_INTERVAL_SECONDS says when the next is.
+ */
+export function startCronTimer(config: Config, env: Record<string, string | undefined>): CronHandle | undefined {
+  const seconds = cronTimerSeconds(env);
   if (seconds === 0) return undefined;
 
   // Its own Deps, as a separate invocation gets on Workers or Lambda; the lines go to this terminal like the app's.
@@ -35,7 +41,8 @@ export function startCronTimer(config: Config, env: Record<string, string | unde
   let timer: NodeJS.Timeout | undefined;
 
   const arm = (): void => {
-    if (!stopping.signal.aborted) timer = setTimeout(tick, seconds * 1000);
+    const periodMs = seconds * 1000;
+    if (!stopping.signal.aborted) timer = setTimeout(tick, periodMs - (Date.now() % periodMs));
   };
   const tick = (): void => {
     running = runScheduled(deps, { trigger: 'timer', signal: stopping.signal })

@@ -16,7 +16,7 @@ import { LAUNCHER_HELP, parseLauncherArgs } from './help.ts';
 import { provideDevOperator } from './dev-operator.ts';
 import { writePrivateFile } from './private-file.ts';
 import { devConsoleLink } from './console-link.ts';
-import { startCronTimer } from './cron.ts';
+import { cronTimerSeconds, startCronTimer } from './cron.ts';
 import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
 import { neonProxyFor, openDatabase } from './database.ts';
 import { withPgClient } from './pg-session.ts';
@@ -113,6 +113,8 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
     DATABASE_URL: database.url,
     NEON_LOCAL_PROXY_URL: neonLocalProxyUrl,
     ACCESS_TOKEN_MAX_LIFETIME_SECONDS: devAccessTokenMaxLifetime(env),
+    // The app says when a queued export starts from the schedule that runs it: here, the timer below.
+    ...(cronTimerSeconds(env) > 0 ? { CRON_INTERVAL_SECONDS: String(cronTimerSeconds(env)) } : {}),
     // Reset links point at this server's own reset page, from configuration (never from a request's Host).
     PASSWORD_RESET_LINK_BASE: env.PASSWORD_RESET_LINK_BASE || `http://127.0.0.1:${port.success ? port.data : 8787}/auth/password-reset`,
     // Invite links likewise point at this server's own invite page.

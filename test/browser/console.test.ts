@@ -200,10 +200,23 @@ it('says "failed — use Resend" when the email cannot be sent, and the invite s
   expect(emailedTokens).toHaveLength(3);
 });
 
-it('starts an audit export, shows its progress, and downloads the CSV with both invite events', async () => {
+it('starts an audit export, says when it will start, still lists it after a reload, and downloads the CSV with both invite events', async () => {
   await page.getByRole('button', { name: 'Start an export' }).click();
-  const item = page.locator('#export-list li').first();
-  await item.getByText(/queued|running/).waitFor();
+  const started = page.locator('#export-list li').first();
+  // Queued until the scheduled function's next run, which is due on the whole 5 minutes (CRON_INTERVAL_SECONDS).
+  const queued = started.getByText(/queued — starts at the next scheduled run, about \d{1,2}:\d{2}/);
+  await queued.waitFor();
+  const minutes = Number(/:(\d{2})/.exec((await queued.textContent()) ?? '')?.[1]);
+  expect(minutes % 5).toBe(0);
+  const jobId = await started.getAttribute('data-job-id');
+  expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
+
+  // A reload (or another tab) lists it from the API, with who started it.
+  await page.reload();
+  await waitForViews(page);
+  const item = page.locator(`#export-list li[data-job-id="${jobId}"]`);
+  await item.getByText(/queued — starts at the next scheduled run/).waitFor();
+  await item.getByText(`by ${server.admin.email}`).waitFor();
   // The scheduled function writes the file (npm start runs it on a timer; here once, now).
   const report = await auditExportTask.run(server.stack.deps, createBudget({ commands: 10_000, timeMs: 30_000 }, systemClock), {
     correlationId: 'browser-export',

@@ -13,7 +13,10 @@ import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } fro
 
 /** The cache's default TTL; the denylist behind a proxy of its own, so a refused main Redis leaves auth working. */
 let stack: TestStack;
-/** JOB_CACHE_TTL_SECONDS=1: the cache expires 1 s after a heartbeat and the job is stalled after 2 s. */
+/**
+ * JOB_CACHE_TTL_SECONDS=1 and a 1 s schedule: the cache expires 1 s after a heartbeat and the job is stalled after 2 s
+ * (with the deployments' 5-minute schedule it would be 301 s: lib/runtime/jobs/policy.ts).
+ */
 let short: TestStack;
 
 /** Its own database: a run claims the export of any organisation, so another file's jobs must not be there. */
@@ -22,7 +25,7 @@ let database: ScratchDatabase;
 beforeAll(async () => {
   database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
   stack = await startStack({ separateRevocationProxy: true, databaseUrl: database.url });
-  short = await startStack({ env: { JOB_CACHE_TTL_SECONDS: '1' }, databaseUrl: database.url });
+  short = await startStack({ env: { JOB_CACHE_TTL_SECONDS: '1', CRON_INTERVAL_SECONDS: '1' }, databaseUrl: database.url });
 });
 afterAll(async () => {
   await stack?.close();

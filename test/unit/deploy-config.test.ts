@@ -37,6 +37,7 @@ const PLAIN_SETTINGS = [
   'SYRVE_RECONNECT_COOLDOWN_SECONDS',
   'CRON_TASK_COMMAND_BUDGET',
   'CRON_TASK_TIME_BUDGET_MS',
+  'CRON_INTERVAL_SECONDS',
   'ACCESS_TOKEN_MAX_LIFETIME_SECONDS',
   'ACCESS_TOKEN_TTL_SECONDS',
   'SESSION_TTL_SECONDS',
@@ -140,6 +141,13 @@ describe('wrangler.toml', () => {
     for (const env of [undefined, 'staging']) {
       expect(unstable_readConfig({ config: WRANGLER_TOML, env }).triggers).toEqual({ crons: ['*/5 * * * *'] });
     }
+  });
+
+  it("and so does sst.config.ts, on the same whole minutes, which is the schedule CRON_INTERVAL_SECONDS' default says", async () => {
+    const sst = await readFile(join(REPO_ROOT, 'sst.config.ts'), 'utf8');
+    expect(sst).toContain("schedule: 'cron(0/5 * * * ? *)'");
+    // A queued export's expected start is computed from it (lib/runtime/cron-task/next-run.ts).
+    expect(loadConfig({ APP_ENV: 'prod', ...PROD_SECRETS }).cron.intervalSeconds).toBe(5 * 60);
   });
 
   it('gives staging its own worker and APP_ENV, every var the top level sets, and the same code and alias', () => {

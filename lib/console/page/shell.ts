@@ -126,6 +126,7 @@ export function consoleShell(facts: ShellFacts): string {
   <button id="export-start" type="button">Start an export</button>
   <p id="exports-error" class="error" role="alert"></p>
   <ul id="export-list" class="plain"></ul>
+  <button id="export-older" type="button" hidden>Older exports</button>
 </section>
 
 <section id="passkeys" aria-labelledby="passkeys-title">

@@ -74,5 +74,5 @@ export async function readJobCache(deps: Deps, ref: { organizationId: string; jo
   }
   const entry = decodeJson(jobCacheSchema, raw);
   if (entry === undefined || entry.jobId !== ref.jobId || entry.organizationId !== ref.organizationId) return undefined;
-  return { ...entry, stalled: false, finishedAtUtc: null, fileBytes: null, source: 'cache' };
+  return { ...entry, stalled: false, finishedAtUtc: null, fileBytes: null, expectedStartBy: null, source: 'cache' };
 }

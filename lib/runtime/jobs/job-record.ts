@@ -25,6 +25,13 @@ export const jobSchema = z.strictObject({
   createdAtUtc: z.string(),
   finishedAtUtc: z.string().nullable(),
   fileBytes: z.number().int().min(0).nullable().describe('Size of the CSV once the export is done; null before.'),
+  expectedStartBy: z
+    .string()
+    .nullable()
+    .describe(
+      'Queued only: when the next scheduled run is due (the deployment says its schedule in CRON_INTERVAL_SECONDS); it ' +
+        'starts the export unless exports of other organisations, served in turns, are ahead. Null in every other state.',
+    ),
   source: z.enum(['cache', 'database']),
 });
 
@@ -68,7 +75,11 @@ export function progressPercent(state: JobState, rowsDone: number, rowsTotal: nu
   return Math.min(99, Math.floor((rowsDone * 100) / rowsTotal));
 }
 
-export function toJob(row: JobRow): Job {
+/**
+ * The row as the API shows it. `nextRunAt`: when the scheduled function runs next (lib/runtime/cron-task/next-run.ts),
+ * shown on a queued job; null where the answer needs none (a running job's cache entry).
+ */
+export function toJob(row: JobRow, nextRunAt: Date | null): Job {
   return {
     jobId: row.id,
     organizationId: row.organization_id,
@@ -85,6 +96,7 @@ export function toJob(row: JobRow): Job {
     createdAtUtc: new Date(row.created_at).toISOString(),
     finishedAtUtc: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
     fileBytes: row.state === 'done' ? Number(row.file_bytes) : null,
+    expectedStartBy: row.state === 'queued' && nextRunAt !== null ? nextRunAt.toISOString() : null,
     source: 'database',
   };
 }

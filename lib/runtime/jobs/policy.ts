@@ -14,10 +14,12 @@ export const AUDIT_EXPORT = {
 } as const;
 
 /**
- * A running job with no heartbeat for this long is stalled, and a run's claim on it lapses: twice the cache TTL. A job
- * paused by its run's budget keeps its cache until the next scheduled run (every minute) resumes it; one whose cache
- * expired without a heartbeat has had a whole TTL more before it shows as stalled and is taken over.
+ * A running job with no heartbeat for this long is stalled, and a run's claim on it lapses: twice the cache TTL, or one
+ * schedule interval and a TTL when the schedule is longer (the deployments' 5 minutes). A job handed back by its run's
+ * budget waits for the next scheduled run, which comes within one interval (the tasks before this one take seconds,
+ * well inside a TTL), so it never shows as stalled meanwhile; one whose cache expired without a heartbeat has had a
+ * whole TTL more before it shows as stalled and is taken over (docs/design/jobs.md#background-jobs-the-audit-export, "TTL, stalls, resume").
  */
-export function stallSeconds(config: Pick<Config, 'jobCacheTtlSeconds'>): number {
-  return 2 * config.jobCacheTtlSeconds;
+export function stallSeconds(config: Pick<Config, 'jobCacheTtlSeconds' | 'cron'>): number {
+  return Math.max(2 * config.jobCacheTtlSeconds, config.cron.intervalSeconds + config.jobCacheTtlSeconds);
 }

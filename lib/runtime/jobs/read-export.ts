@@ -1,5 +1,6 @@
 // jobs.readAuditExport: a job's progress from the cache while it runs, from its row otherwise.
 import type { Deps } from '../../deps.ts';
+import { nextScheduledRunAt } from '../cron-task/next-run.ts';
 import { readJobCache } from './job-cache.ts';
 import { loadJob, toJob, type Job } from './job-record.ts';
 
@@ -14,5 +15,7 @@ export async function readAuditExport(deps: Deps, ref: { organizationId: string;
   const cached = await readJobCache(deps, ref);
   if (cached !== undefined) return { ok: true, job: cached };
   const row = await loadJob(deps, ref);
-  return row === undefined ? { ok: false, reason: 'not-found' } : { ok: true, job: toJob(row) };
+  return row === undefined
+    ? { ok: false, reason: 'not-found' }
+    : { ok: true, job: toJob(row, nextScheduledRunAt(deps.config, deps.clock.now())) };
 }

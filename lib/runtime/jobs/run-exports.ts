@@ -114,5 +114,5 @@ async function workExport(
 
 /** The cache gets the heartbeat the row just recorded (PostgreSQL's clock), so both say the same time. */
 function heartbeat(deps: Deps, row: JobRow): Promise<boolean> {
-  return writeJobCache(deps, { ...toJob(row), heartbeatAtUtc: new Date(row.heartbeat_at ?? deps.clock.now()).toISOString() });
+  return writeJobCache(deps, { ...toJob(row, null), heartbeatAtUtc: new Date(row.heartbeat_at ?? deps.clock.now()).toISOString() });
 }

@@ -60,6 +60,13 @@ export interface Job {
   rowsDone: number;
   rowsTotal: number;
   stalled: boolean;
+  createdAtUtc: string;
+  finishedAtUtc: string | null;
+  /** Queued: when the scheduled run that should start it is due. */
+  expectedStartBy: string | null;
+  requestedByUserId: string;
+  /** In the list's items only (GET …/audit/exports). */
+  requestedBy?: { type: 'user'; userId: string; email: string | null } | { type: 'api_key'; apiKeyId: string };
 }
 
 export interface Member {

@@ -1041,21 +1041,53 @@ $('syrve-refresh').addEventListener('click', () => void loadSyrve());
 
 // ——— audit exports ———
 
+/** The list's next (older) page, from the API's nextCursor; null when the last page is shown. */
+let exportsCursor = /** @type {string | null} */ (null);
+
 /**
+ * An export's line: its state in words (a queued one says when the scheduled run that starts it is due: exports run
+ * only there, docs/design/jobs.md), its progress, who asked and when, and, once done, its file.
  * @param {HTMLLIElement} item
  * @param {Job} job
+ * @param {Job['requestedBy']} [requestedBy] who asked, when the answer (POST, the single read) does not say
  */
-function renderJob(item, job) {
+function renderJob(item, job, requestedBy) {
+  const by = job.requestedBy ?? requestedBy;
+  item.dataset.jobId = job.jobId;
   const bar = document.createElement('progress');
   bar.max = 100;
   bar.value = job.progressPercent;
   bar.setAttribute('aria-label', 'Export ' + short(job.jobId) + ' progress');
   const label = document.createElement('span');
-  const stalled = job.stalled ? ', stalled' : '';
-  label.textContent = `${short(job.jobId)} ${job.state} ${job.progressPercent}% (${job.rowsDone} of ${job.rowsTotal} rows${stalled})`;
+  label.textContent = short(job.jobId) + ' ' + jobStatus(job);
   label.className = 'mono';
-  item.replaceChildren(label, bar);
+  const origin = document.createElement('span');
+  origin.className = 'muted';
+  origin.textContent =
+    'started ' +
+    when(job.createdAtUtc) +
+    (by ? ' by ' + requester(by) : '') +
+    (job.finishedAtUtc ? ', ended ' + when(job.finishedAtUtc) : '');
+  item.replaceChildren(label, bar, origin);
   if (job.state === 'done') item.append(button('Download CSV', () => download(job, item), 'Download export ' + short(job.jobId)));
+}
+
+/** @param {Job} job */
+function jobStatus(job) {
+  const rows = `(${job.rowsDone} of ${job.rowsTotal} rows)`;
+  if (job.state === 'queued') {
+    const at = job.expectedStartBy ? new Date(job.expectedStartBy) : null;
+    const time = at ? ', about ' + at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : '';
+    return `queued — starts at the next scheduled run${time} ${rows}`;
+  }
+  const stalled = job.state === 'running' && job.stalled ? ' — stalled, the next scheduled run resumes it' : '';
+  return `${job.state} ${job.progressPercent}% ${rows}${stalled}`;
+}
+
+/** @param {NonNullable<Job['requestedBy']>} by */
+function requester(by) {
+  if (by.type === 'api_key') return 'API key ' + short(by.apiKeyId);
+  return by.email ?? 'a former member (' + short(by.userId) + ')';
 }
 
 /**
@@ -1084,15 +1116,16 @@ async function download(job, item) {
 /**
  * @param {HTMLLIElement} item
  * @param {string} jobId
+ * @param {Job['requestedBy']} [requestedBy]
  */
-async function watchJob(item, jobId) {
+async function watchJob(item, jobId, requestedBy) {
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     if (!item.isConnected) return;
     try {
       /** @type {{ job: Job }} */
       const { job } = await json('GET', orgPath('/audit/exports/' + jobId));
-      renderJob(item, job);
+      renderJob(item, job, requestedBy);
       if (job.state !== 'queued' && job.state !== 'running') return;
     } catch (error) {
       showError($('exports-error'), error);
@@ -1101,15 +1134,43 @@ async function watchJob(item, jobId) {
   }
 }
 
+/**
+ * The organisation's exports, newest first, one page at a time: those started in another tab or before a reload too,
+ * so the console shows what counts toward the cap of unfinished exports. Unfinished ones are watched until they end.
+ * @param {string | null} cursor null: the first page, replacing the list; else the next page, appended
+ */
+async function loadExports(cursor) {
+  $('exports-error').textContent = '';
+  try {
+    /** @type {{ exports: Job[], nextCursor: string | null }} */
+    const page = await json('GET', orgPath('/audit/exports?limit=20' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '')));
+    const items = page.exports.map((job) => {
+      const item = document.createElement('li');
+      renderJob(item, job);
+      if (job.state === 'queued' || job.state === 'running') void watchJob(item, job.jobId, job.requestedBy);
+      return item;
+    });
+    if (cursor === null) $('export-list').replaceChildren(...items);
+    else $('export-list').append(...items);
+    exportsCursor = page.nextCursor;
+    $('export-older').hidden = exportsCursor === null;
+  } catch (error) {
+    $('exports-error').textContent = describe(error);
+  }
+}
+
+$('export-older').addEventListener('click', () => void loadExports(exportsCursor));
+
 $('export-start').addEventListener('click', async () => {
   $('exports-error').textContent = '';
   try {
     /** @type {{ job: Job }} */
     const { job } = await json('POST', orgPath('/audit/exports'));
     const item = document.createElement('li');
-    renderJob(item, job);
+    const you = /** @type {Job['requestedBy']} */ ({ type: 'user', userId: job.requestedByUserId, email: 'you' });
+    renderJob(item, job, you);
     $('export-list').prepend(item);
-    void watchJob(item, job.jobId);
+    void watchJob(item, job.jobId, you);
   } catch (error) {
     showError($('exports-error'), error);
   }
@@ -1916,6 +1977,7 @@ $('api-keys-next').addEventListener('click', () => void loadApiKeys(apiKeyPages.
 async function loadViews() {
   $('export-list').replaceChildren();
   await Promise.all([
+    loadExports(null),
     loadInvites(),
     loadHistory(null),
     loadMembers(null),
