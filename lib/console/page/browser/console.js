@@ -1063,11 +1063,8 @@ function renderJob(item, job, requestedBy) {
   label.className = 'mono';
   const origin = document.createElement('span');
   origin.className = 'muted';
-  origin.textContent =
-    'started ' +
-    when(job.createdAtUtc) +
-    (by ? ' by ' + requester(by) : '') +
-    (job.finishedAtUtc ? ', ended ' + when(job.finishedAtUtc) : '');
+  origin.append('started ', dateElement(job.createdAtUtc), by ? ' by ' + requester(by) : '');
+  if (job.finishedAtUtc) origin.append(', ended ', dateElement(job.finishedAtUtc));
   item.replaceChildren(label, bar, origin);
   if (job.state === 'done') item.append(button('Download CSV', () => download(job, item), 'Download export ' + short(job.jobId)));
 }
@@ -1077,7 +1074,7 @@ function jobStatus(job) {
   const rows = `(${job.rowsDone} of ${job.rowsTotal} rows)`;
   if (job.state === 'queued') {
     const at = job.expectedStartBy ? new Date(job.expectedStartBy) : null;
-    const time = at ? ', about ' + at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : '';
+    const time = at ? ', about ' + stamp(at.toISOString()).slice(11) : '';
     return `queued — starts at the next scheduled run${time} ${rows}`;
   }
   const stalled = job.state === 'running' && job.stalled ? ' — stalled, the next scheduled run resumes it' : '';
@@ -1087,7 +1084,7 @@ function jobStatus(job) {
 /** @param {NonNullable<Job['requestedBy']>} by */
 function requester(by) {
   if (by.type === 'api_key') return 'API key ' + short(by.apiKeyId);
-  return by.email ?? 'a former member (' + short(by.userId) + ')';
+  return by.email ?? 'a former member';
 }
 
 /**
