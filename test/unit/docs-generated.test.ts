@@ -30,6 +30,7 @@ describe('the generated figures in the docs', () => {
 
   it('give every limited action its row, with its limit', () => {
     const table = throttleTable();
-    for (const [action, { limit }] of Object.entries(THROTTLE_LIMITS)) expect(table).toMatch(new RegExp(`\\| \`${action}\` \\|[^|]*\\| ${limit} \\|`));
+    for (const [action, { limit }] of Object.entries(THROTTLE_LIMITS))
+      expect(table).toMatch(new RegExp(`\\| \`${action}\` \\|[^|]*\\| ${limit} \\|`));
   });
 });
