@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { THROTTLE_LIMITS } from '../../lib/runtime/throttle/limits.ts';
 import { depsFields } from '../../ops/docs/deps-fields.ts';
+import { fillMarkers } from '../../ops/docs/markers.ts';
 import { generatedPages } from '../../ops/docs/pages.ts';
 import { throttleTable } from '../../ops/docs/throttle-table.ts';
 import { offlineDeps } from '../support/offline-deps.ts';
@@ -32,5 +33,15 @@ describe('the generated figures in the docs', () => {
     const table = throttleTable();
     for (const [action, { limit }] of Object.entries(THROTTLE_LIMITS))
       expect(table).toMatch(new RegExp(`\\| \`${action}\` \\|[^|]*\\| ${limit} \\|`));
+  });
+
+  it('refuse a marker that would break its page: unknown, unclosed, or an inline figure opening a line', () => {
+    const figures = new Map([['n', { inline: '3' }]]);
+    expect(fillMarkers('about <!-- gen:n -->2<!-- /gen --> routes', figures, 'p.md')).toBe('about <!-- gen:n -->3<!-- /gen --> routes');
+    expect(() => fillMarkers('about <!-- gen:m -->2<!-- /gen -->', figures, 'p.md')).toThrow('names no figure');
+    expect(() => fillMarkers('about <!-- gen:n -->2<!-- /gen\n--> and <!-- gen:n -->2<!-- /gen -->', figures, 'p.md')).toThrow(
+      'without its',
+    );
+    expect(() => fillMarkers('about\n  <!-- gen:n -->2<!-- /gen --> routes', figures, 'p.md')).toThrow('opens a line');
   });
 });
