@@ -1,6 +1,7 @@
 // The generated parts of a hand-written Markdown page: each figure sits between `<!-- gen:<name> -->` and `<!-- /gen -->`,
 // and `npm run docs:generate` rewrites what is between them from the code (ops/docs/figures.ts), never the prose around.
 // A figure's text holds no comment, so a marker left unclosed cannot swallow the next one.
+const OPENING = /<!-- gen:[\w.:-]+ -->/g;
 const MARKED = /<!-- gen:([\w.:-]+) -->((?:(?!<!--)[\s\S])*?)<!-- \/gen -->/g;
 
 /** A figure's text: a phrase inside a sentence, or a block (a table, a list) set apart by blank lines. */
@@ -13,7 +14,7 @@ export function markedNames(text: string): string[] {
 
 /** The page with every marked figure written afresh; a name with no figure throws, naming it. */
 export function fillMarkers(text: string, figures: ReadonlyMap<string, FigureText>, page: string): string {
-  const opened = text.split('<!-- gen:').length - 1;
+  const opened = text.match(OPENING)?.length ?? 0;
   if (opened !== markedNames(text).length) throw new Error(`${page}: a <!-- gen:… --> marker without its <!-- /gen -->`);
   return text.replace(MARKED, (_whole, name: string, _body: string, offset: number) => {
     const figure = figures.get(name);
