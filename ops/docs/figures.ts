@@ -1,5 +1,5 @@
 // Every figure the hand-written docs quote from the code, by the name their markers use (ops/docs/markers.ts): route
-// counts and the document's size from the served OpenAPI document, the cluster run's files, the throttle table,
+// counts and the document's size from the served OpenAPI document, the cluster run's files, the limits' tables,
 // `Deps`' fields and the operations' round trips.
 import { gzipSync } from 'node:zlib';
 import { clusterTestFiles } from './cluster-files.ts';
@@ -7,7 +7,7 @@ import { depsFieldList } from './deps-fields.ts';
 import type { FigureText } from './markers.ts';
 import { routeCounts, servedOpenApiText } from './openapi.ts';
 import { roundTripFigures } from './round-trips.ts';
-import { throttleTable } from './throttle-table.ts';
+import { rateLimitTable, throttleTable } from './throttle-table.ts';
 
 const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
 
@@ -26,6 +26,7 @@ export async function docFigures(): Promise<Map<string, FigureText>> {
     ['cluster.files', inline(clusterFiles.length)],
     ['cluster.integration-files', inline(clusterFiles.filter((file) => file.startsWith('test/integration/')).length)],
     ['throttle-table', { block: throttleTable() }],
+    ['rate-limit-table', { block: rateLimitTable() }],
     ['deps-fields', { block: depsFieldList() }],
     ...roundTripFigures(),
   ]);

@@ -1,6 +1,7 @@
-// The prose of docs/design/limits.md's throttle table, one row per limited action: who is counted and why the numbers
-// are what they are. The limits and windows come from THROTTLE_LIMITS (lib/runtime/throttle/limits.ts); the type
-// refuses an action without its row here.
+// The prose of docs/design/limits.md's throttle and API rate-limit tables, one row per limited action or limit: who is
+// counted and why the numbers are what they are. The limits and windows come from THROTTLE_LIMITS
+// (lib/runtime/throttle/limits.ts) and RATE_LIMITS (lib/runtime/ratelimit/limits.ts); the types refuse a row missing here.
+import type { RateLimitKind } from '../../lib/runtime/ratelimit/limits.ts';
 import type { LimitedAction } from '../../lib/runtime/throttle/limits.ts';
 
 export interface ThrottleNote {
@@ -104,5 +105,21 @@ export const THROTTLE_NOTES: Record<LimitedAction, ThrottleNote> = {
   'api-key-miss-ip': {
     countedPer: 'client address (keyed hash), across organisations',
     why: 'a key check that read PostgreSQL and was refused (unknown key, unknown organisation): read before any such read, never on a hit ([api-keys](docs/design/api-keys.md#unknown-keys-across-organisations))',
+  },
+};
+
+/** The prose of the API rate limits' table (docs/design/limits.md#api-rate-limits); the quotas are RATE_LIMITS'. */
+export const RATE_LIMIT_NOTES: Record<RateLimitKind, ThrottleNote> = {
+  'user-route': {
+    countedPer: 'user, on one route (method and template)',
+    why: 'a person, or a client polling a list every second, stays far below; a loop on one route stops at 100',
+  },
+  user: {
+    countedPer: 'user, over every authenticated route',
+    why: 'a dashboard of a dozen panels refreshed every few seconds fits; one account is a tenth of its tenant',
+  },
+  tenant: {
+    countedPer: "organisation, over all its members' requests",
+    why: 'about 170 a second: a tenant of a few hundred working members fits; a flood stops before the stores',
   },
 };

@@ -1,7 +1,8 @@
-// docs/design/limits.md's throttle table: each limited action's limit and window from THROTTLE_LIMITS, its prose from
-// ops/docs/throttle-notes.ts.
+// docs/design/limits.md's two tables: each throttle's limit and window from THROTTLE_LIMITS and each API rate limit's
+// default from RATE_LIMITS, their prose from ops/docs/throttle-notes.ts.
+import { RATE_LIMITS, type RateLimitKind } from '../../lib/runtime/ratelimit/limits.ts';
 import { THROTTLE_LIMITS, type LimitedAction } from '../../lib/runtime/throttle/limits.ts';
-import { THROTTLE_NOTES } from './throttle-notes.ts';
+import { RATE_LIMIT_NOTES, THROTTLE_NOTES } from './throttle-notes.ts';
 
 /** A window as the table says it: `1 min`, `15 min`, `1 h`, or seconds when it is neither. */
 export function windowText(seconds: number): string {
@@ -21,4 +22,17 @@ export function throttleTable(): string {
     return `| \`${action}\` | ${countedPer} | ${limit} | ${windowText(windowSeconds)} | ${fromLimitsPage(why)} |`;
   });
   return ['| throttle | counted per | limit | window | why |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+/** A count with a space between thousands, as the docs write them: `10 000`. */
+const grouped = (count: number) => String(count).replace(/\B(?=(\d{3})+$)/g, ' ');
+
+export function rateLimitTable(): string {
+  const kinds = Object.keys(RATE_LIMITS) as RateLimitKind[];
+  const rows = kinds.map((kind) => {
+    const { limit, windowSeconds } = RATE_LIMITS[kind];
+    const { countedPer, why } = RATE_LIMIT_NOTES[kind];
+    return `| \`${kind}\` | ${countedPer} | ${grouped(limit)} | ${windowSeconds} s sliding | ${why} |`;
+  });
+  return ['| limit | counted per | default | window | why |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
