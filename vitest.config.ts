@@ -9,7 +9,7 @@ const withServices = ['test/setup/global.ts'];
 // The Redis-facing contract files, run a second time through the REST proxy in front of a real 3-master Redis Cluster
 // (test/setup/cluster.ts): every command and script must keep to one slot. Files that start, stop or flush a Redis of
 // their own, or talk to Redis without the proxy, are not here; test/cluster/ holds the cluster's own self-check.
-const throughCluster = [
+export const throughCluster = [
   'test/cluster/**/*.test.ts',
   'test/integration/access.test.ts',
   'test/integration/api-keys.test.ts',

@@ -18,6 +18,18 @@ export interface OperationBench {
    * `count` calls will be made, with indices 0..count-1; each index is used once.
    */
   prepare(stack: BenchStack, count: number): Promise<BenchCall>;
+  /**
+   * The round trips one call is held to, per store, where the docs quote them: `npm run docs:generate` writes them into
+   * the docs, and the bench (bench/declared-round-trips.ts) and test/integration/bench-round-trips.test.ts measure them.
+   */
+  roundTrips?: DeclaredRoundTrips;
+}
+
+/** Round trips per call: main store, revocation store, PostgreSQL. */
+export interface DeclaredRoundTrips {
+  redis: number;
+  revocation: number;
+  pg: number;
 }
 
 export interface OperationFigures {

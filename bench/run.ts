@@ -5,6 +5,7 @@ import type { BurstResult, FigureResult, OperationResult } from './operation.ts'
 import { costJson, formatCostTable } from './cost-report.ts';
 import { BASELINE, formatFigures, formatTable, toJson } from './report.ts';
 import { runLoad } from './load/run-load.ts';
+import { roundTripDifferences } from './declared-round-trips.ts';
 import { runBurst, runOperation } from './runner.ts';
 import { startBenchStack } from './stack.ts';
 import { createTeardown } from '../local/stack/teardown.ts';
@@ -47,10 +48,13 @@ async function main(): Promise<void> {
     const stack = await startBenchStack(teardown);
     if (args.latencyMs > 0) stack.addLatency(args.latencyMs);
     const results: OperationResult[] = [];
+    const differences: string[] = [];
     for (const bench of operations) {
       // Progress goes to stderr, so --json leaves stdout one JSON document.
       process.stderr.write(`bench: ${bench.name} …\n`);
-      results.push(await runOperation(stack, bench, { calls: args.calls, warmup: WARMUP_CALLS }));
+      const result = await runOperation(stack, bench, { calls: args.calls, warmup: WARMUP_CALLS });
+      results.push(result);
+      differences.push(...roundTripDifferences(bench, result));
     }
     const burstResults: BurstResult[] = [];
     for (const bench of bursts) {
@@ -73,6 +77,9 @@ async function main(): Promise<void> {
       console.log(formatCostTable(results));
       if (figures.length > 0) console.log(formatFigures(figures, new Map(figureBenches.map((b) => [b.name, b.describe]))));
     }
+    // The docs quote the declared figures (npm run docs:generate): a run that measures others says so and fails.
+    for (const line of differences) process.stderr.write(`bench: ${line}: fix the code or the declaration, then npm run docs:generate\n`);
+    if (differences.length > 0) process.exitCode = 1;
   } finally {
     await teardown.run(report);
   }

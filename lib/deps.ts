@@ -31,18 +31,23 @@ export function waitOn(clock: Clock, ms: number): Promise<void> {
 }
 
 export interface Deps {
+  /** The parsed configuration (lib/config). */
   config: Config;
+  /** The key builders bound to `KEY_PREFIX` and `APP_ENV` (lib/keys). */
   keys: Keyspace;
   /** The main runtime store. */
   redis: RedisStore;
-  /** The denylist store (the main store in dev/test unless configured apart). */
+  /** The denylist store (the same object as the main store when both are configured alike). */
   revocation: RedisStore;
+  /** PostgreSQL over the Neon driver (lib/pg). */
   db: Db;
+  /** The time every decision reads; tests drive it. */
   clock: Clock;
+  /** JSON log lines, never a secret (lib/log). */
   logger: Logger;
   /** The Syrve/iiko RMS client (local/fakes/syrve-upstream.ts stands in for it in dev and tests). */
   syrve: SyrveUpstream;
-  /** Delivers password-reset links (an email API in deployments, a mailbox folder locally). */
+  /** Delivers mail: password-reset links and emailed invites (an email API in deployments, a mailbox folder locally). */
   notifier: Notifier;
   /** In-flight work shared within one isolate (one per Worker isolate, Lambda container or Node process). */
   inflight: SingleFlight;

@@ -18,6 +18,7 @@ async function keyOf(stack: BenchStack, organizationId: string, token: string): 
 
 export const apiKeyVerifyHitBench: OperationBench = {
   name: 'apikey.verify.hit',
+  roundTrips: { redis: 1, revocation: 0, pg: 0 },
   describe:
     "a key's check and count on a warm entry: one script on the organisation's slot (the entry, the scope, the key's limit beside the route and tenant counters); the organisation's key seq read beside it at most once a second",
   async prepare(stack) {
@@ -40,6 +41,7 @@ export const apiKeyVerifyHitBench: OperationBench = {
 
 export const apiKeyVerifyUnknownBench: OperationBench = {
   name: 'apikey.verify.unknown',
+  roundTrips: { redis: 1, revocation: 0, pg: 0 },
   describe: 'a well-formed key unknown in the organisation, its refusal cached (60 s): the same one script, no PostgreSQL',
   async prepare(stack) {
     const org = await stack.seedOrganization({ bound: true });

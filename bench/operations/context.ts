@@ -10,6 +10,7 @@ import { BENCH_TOKEN_TTL_SECONDS } from '../stack.ts';
 
 export const contextGetBench: OperationBench = {
   name: 'auth.context.get',
+  roundTrips: { redis: 2, revocation: 1, pg: 0 },
   describe: 'GET /auth/context with a context set: one GET on the main store, started beside the revocation check',
   async prepare(stack) {
     // Bound, as sign-in issues it.
@@ -58,6 +59,7 @@ export const contextGetStateMissingBench: OperationBench = {
 
 export const contextSwitchBench: OperationBench = {
   name: 'auth.context.switch',
+  roundTrips: { redis: 2, revocation: 1, pg: 1 },
   describe:
     'PUT /auth/context to the other of two organisations by a password session, back and forth: the revocation check, then one PostgreSQL statement (auth_switch_session), then the context script beside the signing',
   async prepare(stack) {
@@ -91,6 +93,7 @@ export const contextSwitchBench: OperationBench = {
 
 export const revocationCheckBehindBench: OperationBench = {
   name: 'revocation.check.behind',
+  roundTrips: { redis: 2, revocation: 1, pg: 1 },
   describe:
     "the same read while the denylist's state is whole but behind the revocation clock (a store that lost its newest writes): the check asks PostgreSQL for the session; a held repair lock keeps it behind",
   async prepare(stack, count) {

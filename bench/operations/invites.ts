@@ -49,6 +49,7 @@ const inviteeEmail = (userId: string) => `invitee-${userId.slice(-12)}@example.t
 
 export const createInviteBench: OperationBench = {
   name: 'invites.create',
+  roundTrips: { redis: 2, revocation: 1, pg: 2 },
   describe:
     'POST /orgs/{orgId}/invites with a location (auth, RBAC + location check, one script with the throttle hit and the cap, audit row)',
   async prepare(stack, count) {
@@ -122,6 +123,7 @@ export const registerInviteBench: OperationBench = {
 
 export const listInvitesBench: OperationBench = {
   name: 'invites.list',
+  roundTrips: { redis: 2, revocation: 1, pg: 1 },
   describe: `GET /orgs/{orgId}/invites with ${LIST_SIZE} live invites in the organisation`,
   async prepare(stack) {
     const org = await stack.seedOrganization({ bound: true });
@@ -143,6 +145,7 @@ export const listInvitesBench: OperationBench = {
 
 export const cancelInviteBench: OperationBench = {
   name: 'invites.cancel',
+  roundTrips: { redis: 2, revocation: 1, pg: 2 },
   describe: 'DELETE /orgs/{orgId}/invites/{inviteId} of a fresh invite (auth, RBAC, one script, audit row)',
   async prepare(stack, count) {
     const created = await createInvites(
@@ -159,6 +162,7 @@ export const cancelInviteBench: OperationBench = {
 
 export const acceptInviteBench: OperationBench = {
   name: 'invites.accept',
+  roundTrips: { redis: 2, revocation: 1, pg: 1 },
   describe: 'POST /invites/accept of a fresh invite by its invitee (auth, one script, role grant + audit in one transaction)',
   async prepare(stack, count) {
     const userIds = Array.from({ length: count }, () => uuidv7());

@@ -73,6 +73,7 @@ async function mfaUsers(stack: BenchStack, count: number): Promise<MfaFixture[]>
 
 export const mfaVerifyBench: OperationBench = {
   name: 'mfa.verify',
+  roundTrips: { redis: 2, revocation: 0, pg: 2 },
   describe: `POST /auth/mfa/verify of a fresh challenge with the right code (the per-address counter and the challenge's read in one pipeline, the factor read, one script, session + audit transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
   async prepare(stack, count) {
     const fixtures = await mfaUsers(stack, count);
@@ -97,6 +98,7 @@ function verify(stack: BenchStack, body: { challengeToken: string; code: string 
 
 export const mfaVerifyForgedBench: OperationBench = {
   name: 'mfa.verify.forged',
+  roundTrips: { redis: 1, revocation: 0, pg: 0 },
   describe:
     'POST /auth/mfa/verify of a well-formed challenge token that names no challenge: the per-address counter and one read of the challenge in one pipeline, then 401; no PostgreSQL round trip, no secret opened',
   async prepare(stack) {
@@ -110,6 +112,7 @@ export const mfaVerifyForgedBench: OperationBench = {
 
 export const mfaRecoverBench: OperationBench = {
   name: 'mfa.recover',
+  roundTrips: { redis: 2, revocation: 0, pg: 2 },
   describe: `POST /auth/mfa/recover of a fresh challenge with an unused recovery code (the per-address counter and the challenge's read in one pipeline, code read, one script, spend + audit + session transaction); challenges live ${MFA_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
   async prepare(stack, count) {
     const fixtures = await mfaUsers(stack, count);

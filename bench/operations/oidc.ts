@@ -9,6 +9,7 @@ const PROVIDER_ID = 'local';
 
 export const oidcStartBench: OperationBench = {
   name: 'oidc.start',
+  roundTrips: { redis: 2, revocation: 0, pg: 1 },
   describe:
     'startOidcSignIn straight through lib/auth/oidc (what GET /auth/oidc/{provider}/start runs): the provider check (one PostgreSQL read), the login-ip throttle hit beside the cached discovery, the state SET; Redis target 2',
   async prepare(stack) {

@@ -38,6 +38,7 @@ const verify = (stack: BenchStack, organizationId: string, response: unknown, ip
 
 export const passkeyOptionsBench: OperationBench = {
   name: 'passkey.options',
+  roundTrips: { redis: 1, revocation: 0, pg: 0 },
   describe: 'POST /auth/passkeys/authentication/options: one script counts the address and stores the challenge; no PostgreSQL',
   async prepare(stack) {
     const org = await stack.seedOrganization();
@@ -47,6 +48,7 @@ export const passkeyOptionsBench: OperationBench = {
 
 export const passkeyAuthenticateBench: OperationBench = {
   name: 'passkey.authenticate',
+  roundTrips: { redis: 1, revocation: 0, pg: 2 },
   describe: `POST /auth/passkeys/authentication/verify of a fresh assertion (one script: the address counted and the challenge consumed; the credential read; the signature; session + counter + audit transaction); challenges live ${PASSKEY_CHALLENGE_TTL_SECONDS} s, so a run must finish within that`,
   async prepare(stack, count) {
     const org = await stack.seedOrganization();
@@ -71,6 +73,7 @@ export const passkeyAuthenticateBench: OperationBench = {
 
 export const passkeyAuthenticateForgedBench: OperationBench = {
   name: 'passkey.authenticate.forged',
+  roundTrips: { redis: 1, revocation: 0, pg: 0 },
   describe:
     'POST /auth/passkeys/authentication/verify of an assertion naming a challenge never issued: one script (the address counted, nothing to consume), then 400; no PostgreSQL',
   async prepare(stack, count) {

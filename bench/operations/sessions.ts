@@ -10,6 +10,7 @@ const SESSIONS = 5;
 
 export const sessionsListBench: OperationBench = {
   name: 'sessions.list',
+  roundTrips: { redis: 1, revocation: 1, pg: 1 },
   describe: `GET /auth/sessions of a user with ${SESSIONS} live sessions: one PostgreSQL read started beside the revocation check`,
   async prepare(stack) {
     const org = await stack.seedOrganization();

@@ -13,6 +13,7 @@ const benchValue = z.strictObject({ userId: z.uuid(), correlationId: z.string() 
 
 export const singleUseConsumeBench: OperationBench = {
   name: 'single-use.consume',
+  roundTrips: { redis: 1, revocation: 0, pg: 0 },
   describe: 'one consume of a fresh handoff code straight through lib/runtime/single-use: the GET+DEL script',
   async prepare(stack, count) {
     const tokens: string[] = [];

@@ -55,6 +55,7 @@ async function expectStores(operation: string, response: Response, session?: 'ca
 
 export const acquireHitBench: OperationBench = {
   name: 'syrve.acquire.hit',
+  roundTrips: { redis: 2, revocation: 1, pg: 2 },
   describe:
     'GET /orgs/{orgId}/syrve/connections/{id}/stores with the session cached (auth, RBAC beside the connection read, one MGET, the stores call at the fake)',
   async prepare(stack) {
@@ -69,6 +70,7 @@ export const acquireHitBench: OperationBench = {
 
 export const acquireMissBench: OperationBench = {
   name: 'syrve.acquire.miss',
+  roundTrips: { redis: 5, revocation: 1, pg: 2 },
   describe:
     'the same GET on a connection never used before (no session, lock or failure count): MGET, the lock script, the login, the store script, the stores call',
   async prepare(stack, count) {

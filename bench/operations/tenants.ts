@@ -15,6 +15,7 @@ const resolveRequest = (slug: string, i: number) => ({
 
 export const resolveHitBench: OperationBench = {
   name: 'resolve.hit',
+  roundTrips: { redis: 1, revocation: 0, pg: 0 },
   describe: 'GET /public/tenants/resolve?slug= of a cached tenant: the limiter and the cache read in one script, no PostgreSQL',
   async prepare(stack) {
     const org = await stack.seedOrganization();

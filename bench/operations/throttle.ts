@@ -5,6 +5,7 @@ import type { OperationBench } from '../operation.ts';
 
 export const throttleHitBench: OperationBench = {
   name: 'throttle.hit',
+  roundTrips: { redis: 1, revocation: 0, pg: 0 },
   describe: 'one throttle hit (the invite-accept counter of a fresh account): the throttle script, on the throttle client',
   async prepare(stack, count) {
     // A fresh account per call, so every hit is the allowed path and the counter's first-hit EXPIRE runs each time.
