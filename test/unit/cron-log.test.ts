@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCronLog, cronLogFile } from '../../local/launcher/cron-log.ts';
+import type { ScheduledRun } from '../../lib/cron/run-scheduled.ts';
 import { describeRun } from '../../local/launcher/cron-summary.ts';
 
 let dir: string;
@@ -41,9 +42,9 @@ describe('the line per run', () => {
   const report = (task: string) => ({ task, visited: 0, removed: 0, repaired: 0, commands: 1, done: true });
 
   it('says in words how many tasks ran, failed or wait for the next run', () => {
-    const ok = { ran: true, correlationId: 'c', reports: [report('a'), report('b')], failed: [], notStarted: [] } as const;
+    const ok: ScheduledRun = { ran: true, correlationId: 'c', reports: [report('a'), report('b')], failed: [], notStarted: [] };
     expect(describeRun(ok, at, 132)).toBe('scheduled run 14:05:09: 2 tasks, 0 failed, 132 ms');
-    const bad = { ...ok, failed: ['webhook-delivery'], notStarted: ['retention'] };
+    const bad: ScheduledRun = { ...ok, failed: ['webhook-delivery'], notStarted: ['retention'] };
     expect(describeRun(bad, at, 40)).toBe(
       'scheduled run 14:05:09: 3 tasks, 1 failed (webhook-delivery), 1 not started (retention; next run), 40 ms',
     );
