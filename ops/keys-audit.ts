@@ -1,6 +1,7 @@
 // `npm run keys:audit`: a paced, read-only walk of a live keyspace against the key registry (ops/README.md).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { fullEnvSchema } from '../lib/config/schema.ts';
 import { parseNamespace, type KeyNamespace } from '../lib/keys/namespace.ts';
 import type { StoreRole } from '../lib/redis/eviction.ts';
 import { displayPath, resolveDataDir } from '../local/launcher/data-dir.ts';
@@ -185,8 +186,10 @@ function namespaceFrom(
   // An option, else the environment, else (auditing the local stack) the namespace npm start runs the app with.
   const keyEnv = values.env ?? (nonEmpty(env.APP_ENV) ? env.APP_ENV : local?.namespace?.APP_ENV);
   if (keyEnv === undefined || keyEnv === '') usageError('say which keys: --env <dev|test|staging|prod> (or APP_ENV), or --all');
-  // KEY_PREFIX's default, as lib/config/schema.ts has it.
-  const prefix = values.prefix ?? (nonEmpty(env.KEY_PREFIX) ? env.KEY_PREFIX : (local?.namespace?.KEY_PREFIX ?? 'mhpay'));
+  // Last, KEY_PREFIX's default: the app's own, read from its schema.
+  const prefix =
+    values.prefix ??
+    (nonEmpty(env.KEY_PREFIX) ? env.KEY_PREFIX : (local?.namespace?.KEY_PREFIX ?? fullEnvSchema().shape.KEY_PREFIX.parse(undefined)));
   try {
     return parseNamespace({ prefix, env: keyEnv });
   } catch (error) {
