@@ -102,6 +102,8 @@ describe('npm run dev:worker', () => {
     expect(vars).toEqual({
       APP_ENV: 'dev',
       ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
+      // The key namespace npm start recorded: the worker reads and writes the same keys as the app.
+      KEY_PREFIX: 'mhpay',
       ...stack.stores,
       ...appSecrets,
     });
