@@ -4,6 +4,8 @@ const BASE = '^lib/(config|crypto|log|pg|redis|notify|upstream|webhooks)/';
 const APP_ERROR = '^lib/http/app-error\\.ts$';
 /** What `npm run cron` uses of the dev stack: the local Neon proxy in front of a loopback PostgreSQL (dev/test only). */
 const DEV_NEON_PROXY = '^local/(launcher/database|stack/teardown)\\.ts$';
+/** What `npm run cron` and `npm run keys:audit` read to find a running `npm start` when given no store: its stack file. */
+const LOCAL_STACK_FILE = '^local/launcher/(stack-file|stack-env|data-dir)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -54,10 +56,13 @@ export default {
     {
       name: 'ops-from-a-checkout',
       comment:
-        "ops/ tools run lib/ code against real stores; they need neither the functions nor the dev stack. The exceptions: ops/build-lambda.ts builds with the esbuild plugins sst.config.ts names, and ops/docs/ (npm run docs:generate) reads the served OpenAPI document and the benches' declared round trips the docs quote.",
+        "ops/ tools run lib/ code against real stores; they need neither the functions nor the dev stack, but to find a running npm start when given no store. The exceptions: ops/build-lambda.ts builds with the esbuild plugins sst.config.ts names, and ops/docs/ (npm run docs:generate) reads the served OpenAPI document and the benches' declared round trips the docs quote.",
       severity: 'error',
       from: { path: '^ops/', pathNot: '^ops/docs/' },
-      to: { path: '^(functions|local|test|bench|compat)/', pathNot: `${DEV_NEON_PROXY}|^functions/entries/lambda-esbuild-plugins\\.mjs$` },
+      to: {
+        path: '^(functions|local|test|bench|compat)/',
+        pathNot: `${DEV_NEON_PROXY}|${LOCAL_STACK_FILE}|^functions/entries/lambda-esbuild-plugins\\.mjs$`,
+      },
     },
     {
       name: 'bench-not-on-tests',

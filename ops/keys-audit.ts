@@ -1,8 +1,11 @@
 // `npm run keys:audit`: a paced, read-only walk of a live keyspace against the key registry (ops/README.md).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { fullEnvSchema } from '../lib/config/schema.ts';
 import { parseNamespace, type KeyNamespace } from '../lib/keys/namespace.ts';
 import type { StoreRole } from '../lib/redis/eviction.ts';
+import { displayPath, resolveDataDir } from '../local/launcher/data-dir.ts';
+import { requireRunningStack, type RunningStack } from '../local/launcher/stack-file.ts';
 import { auditKeyspace } from './keys-audit/audit-keyspace.ts';
 import { connectResp, connectRest, ConnectionError, type ReadOnlyRedis } from './keys-audit/read-only-redis.ts';
 import { reportJson, reportTable } from './keys-audit/report.ts';
@@ -14,6 +17,8 @@ const USAGE = `usage: npm run -s ${NAME} -- (--redis <redis://host:port> | --res
   --redis            a Redis over RESP; a URL with a password belongs in REDIS_URL (used when neither flag is given)
   --rest-url         an Upstash REST endpoint; the token from UPSTASH_REDIS_REST_TOKEN or --token-file, never argv
                      (UPSTASH_REDIS_REST_URL is used when neither flag is given)
+                     With none of these, the npm start running on .data (or RUNSTATE_DATA_DIR): its REST proxy
+                     (--store revocation: its denylist store) and its APP_ENV and KEY_PREFIX
   --env, --prefix    scan <prefix>:<env>:* only (prefix default $KEY_PREFIX, else mhpay; env default $APP_ENV)
   --all              scan every key, of any prefix and env
   --store            which store this is (default main): either must not evict (maxmemory-policy noeviction;
@@ -47,7 +52,9 @@ function integer(value: string | undefined, fallback: number, name: string, max:
   return parsed;
 }
 
-function parseOptions(env: NodeJS.ProcessEnv): Options {
+type Values = ReturnType<typeof parseValues>;
+
+function parseValues() {
   let values;
   try {
     ({ values } = parseArgs({
@@ -76,12 +83,36 @@ function parseOptions(env: NodeJS.ProcessEnv): Options {
     console.log(USAGE);
     process.exit(0);
   }
+  return values;
+}
+
+/** True when neither an option nor the environment says which store: then the local stack's is audited. */
+function namesNoStore(values: Values, env: NodeJS.ProcessEnv): boolean {
+  return (
+    values.redis === undefined && values['rest-url'] === undefined && !nonEmpty(env.REDIS_URL) && !nonEmpty(env.UPSTASH_REDIS_REST_URL)
+  );
+}
+
+/** The running npm start's stores and key namespace, saying so on stderr (the report goes to stdout). */
+async function localStack(env: NodeJS.ProcessEnv): Promise<RunningStack> {
+  const dataDir = resolveDataDir(env);
+  try {
+    const stack = await requireRunningStack(dataDir);
+    console.error(`${NAME}: no store given: auditing the npm start running on ${displayPath(dataDir)} (pid ${stack.pid})`);
+    return stack;
+  } catch (error) {
+    // The messages name the folder and a pid, never a value from the file.
+    return usageError(`say which store: --redis, --rest-url, REDIS_URL or UPSTASH_REDIS_REST_URL (${(error as Error).message})`);
+  }
+}
+
+function buildOptions(values: Values, env: NodeJS.ProcessEnv, local: RunningStack | undefined): Options {
   const store = values.store ?? 'main';
   if (store !== 'main' && store !== 'revocation') usageError('--store must be main or revocation');
   return {
     store,
-    source: sourceFrom(values, env),
-    namespace: namespaceFrom(values, env),
+    source: local !== undefined ? localSource(local, store) : sourceFrom(values, env),
+    namespace: namespaceFrom(values, env, local),
     count: integer(values.count, 100, 'count', 10_000),
     rate: integer(values.rate, 1_000, 'rate', 1_000_000),
     maxValueBytes: integer(values['max-value-bytes'], 65_536, 'max-value-bytes', 16 * 1024 * 1024),
@@ -106,6 +137,15 @@ function sourceFrom(
   }
   if (!/^https?:\/\//.test(restUrl)) usageError('--rest-url must be an http(s) URL');
   return { kind: 'rest', url: restUrl, token: tokenFrom(values['token-file'], env.UPSTASH_REDIS_REST_TOKEN) };
+}
+
+/** The stack's REST proxy for the store asked for: the denylist's own when npm start gave it one, else the main. */
+function localSource(local: RunningStack, store: StoreRole): Options['source'] {
+  const { stores } = local;
+  if (store === 'revocation' && stores.REVOCATION_REDIS_REST_URL !== undefined && stores.REVOCATION_REDIS_REST_TOKEN !== undefined) {
+    return { kind: 'rest', url: stores.REVOCATION_REDIS_REST_URL, token: stores.REVOCATION_REDIS_REST_TOKEN };
+  }
+  return { kind: 'rest', url: stores.UPSTASH_REDIS_REST_URL, token: stores.UPSTASH_REDIS_REST_TOKEN };
 }
 
 function nonEmpty(value: string | undefined): value is string {
@@ -137,22 +177,33 @@ function tokenFrom(file: string | undefined, fromEnv: string | undefined): strin
 function namespaceFrom(
   values: { all?: boolean | undefined; prefix?: string | undefined; env?: string | undefined },
   env: NodeJS.ProcessEnv,
+  local: RunningStack | undefined,
 ) {
   if (values.all === true) {
     if (values.prefix !== undefined || values.env !== undefined) usageError('--all scans every namespace; drop --prefix and --env');
     return undefined;
   }
-  const keyEnv = values.env ?? env.APP_ENV;
+  // An option, else the environment, else (auditing the local stack) the namespace npm start runs the app with.
+  const keyEnv = values.env ?? (nonEmpty(env.APP_ENV) ? env.APP_ENV : local?.namespace?.APP_ENV);
   if (keyEnv === undefined || keyEnv === '') usageError('say which keys: --env <dev|test|staging|prod> (or APP_ENV), or --all');
+  // Last, KEY_PREFIX's default: the app's own, read from its schema.
+  const prefix =
+    values.prefix ??
+    (nonEmpty(env.KEY_PREFIX) ? env.KEY_PREFIX : (local?.namespace?.KEY_PREFIX ?? fullEnvSchema().shape.KEY_PREFIX.parse(undefined)));
   try {
-    return parseNamespace({ prefix: values.prefix ?? env.KEY_PREFIX ?? 'mhpay', env: keyEnv });
+    return parseNamespace({ prefix, env: keyEnv });
   } catch (error) {
     return usageError((error as Error).message);
   }
 }
 
 async function main(): Promise<number> {
-  const options = parseOptions(process.env);
+  const values = parseValues();
+  const local = namesNoStore(values, process.env) ? await localStack(process.env) : undefined;
+  const options = buildOptions(values, process.env, local);
+  if (local !== undefined && options.namespace !== undefined) {
+    console.error(`${NAME}: keys ${options.namespace.prefix}:${options.namespace.env}:* through its REST proxy ${options.source.url}`);
+  }
   let redis: ReadOnlyRedis | undefined;
   try {
     redis = options.source.kind === 'resp' ? await connectResp(options.source.url) : connectRest(options.source.url, options.source.token);

@@ -16,6 +16,10 @@ const httpUrl = () => z.url({ protocol: /^https?$/ });
 const ENV_FIELDS = {
   APP_ENV: () => z.enum(APP_ENVS).default('dev'),
   PORT: () => z.coerce.number().int().min(1).max(65535).default(8787),
+  // The first segment of every Redis key (docs/design/keys.md). `mhpay` is a historical name that means nothing here,
+  // kept as the default on purpose: a deployment that never set KEY_PREFIX (wrangler.toml leaves it commented out)
+  // holds all its keys under it, and a new default would strand them at the upgrade — pending invites, MFA
+  // challenges, throttle windows, active contexts, caches. A new deployment may choose its own name.
   KEY_PREFIX: () =>
     z
       .string()

@@ -5,6 +5,7 @@ import { AppError, errorBody, errors } from './app-error.ts';
 import { RedisDefectError, RedisUnavailableError } from '../redis/index.ts';
 import { DatabaseUnavailableError, sqlState } from '../pg/unavailable.ts';
 import { errorKind } from '../log/logger.ts';
+import { failureLevel } from './failure-level.ts';
 import type { HonoEnv } from './hono-env.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
 
@@ -19,7 +20,8 @@ export function handleError(error: Error, c: Context<HonoEnv>): Response {
   // Every 503 says when to come back; the ones with their own figure (UPSTREAM_BUSY) set it above.
   if (known.status === 503 && known.headers['retry-after'] === undefined) c.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
   if (known.status >= 500) {
-    c.get('deps')?.logger.error('request_failed', {
+    // A 4xx is the caller's and goes unlogged here; a 5xx at the level its code deserves (lib/http/failure-level.ts).
+    c.get('deps')?.logger[failureLevel(known.code)]('request_failed', {
       code: known.code,
       errorKind: errorKind(error),
       cause:

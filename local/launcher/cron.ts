@@ -4,6 +4,9 @@ import type { Config } from '../../lib/config/index.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import { runScheduled } from '../../lib/cron/run-scheduled.ts';
 import { errorKind } from '../../lib/log/logger.ts';
+import { createCronLog, cronLogFile } from './cron-log.ts';
+import { describeRun } from './cron-summary.ts';
+import { displayPath, ensureDataDir, resolveDataDir } from './data-dir.ts';
 
 export interface CronHandle {
   /** One line for the ready banner. */
@@ -34,8 +37,11 @@ export function startCronTimer(config: Config, env: Record<string, string | unde
   const seconds = cronTimerSeconds(env);
   if (seconds === 0) return undefined;
 
-  // Its own Deps, as a separate invocation gets on Workers or Lambda; the lines go to this terminal like the app's.
-  const deps = createDeps(config);
+  // Its own Deps, as a separate invocation gets on Workers or Lambda. Its JSON lines (some nine a run) would scroll the
+  // walkthrough away: they go to <data>/cron.log, and the terminal gets one line per run plus any warn or error line.
+  const logFile = cronLogFile(ensureDataDir(resolveDataDir(env)));
+  const log = createCronLog(logFile, (line) => console.log(line));
+  const deps = createDeps(config, { logger: log.logger });
   const stopping = new AbortController();
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -45,10 +51,18 @@ export function startCronTimer(config: Config, env: Record<string, string | unde
     if (!stopping.signal.aborted) timer = setTimeout(tick, periodMs - (Date.now() % periodMs));
   };
   const tick = (): void => {
+    const startedAt = new Date(deps.clock.now());
     running = runScheduled(deps, { trigger: 'timer', signal: stopping.signal })
-      .then(() => undefined)
+      .then((run) => console.log(describeRun(run, startedAt, deps.clock.now() - startedAt.getTime())))
       // runScheduled logs what failed and returns; only a bug lands here, and it must not stop the timer or the launcher.
       .catch((error: unknown) => deps.logger.error('cron_timer_failed', { errorKind: errorKind(error) }))
+      // A full disk or a removed folder loses the records, never the timer.
+      .then(() => log.flush())
+      .catch((error: unknown) =>
+        console.log(
+          `scheduled run: could not write ${displayPath(logFile)} (${(error as NodeJS.ErrnoException).code ?? errorKind(error)})`,
+        ),
+      )
       .finally(() => {
         running = undefined;
         arm();
@@ -57,7 +71,9 @@ export function startCronTimer(config: Config, env: Record<string, string | unde
   arm();
 
   return {
-    description: `the scheduled function every ${seconds} s, one run at a time (RUNSTATE_CRON_INTERVAL_SECONDS; 0 turns it off); its cron_* lines are logged here`,
+    description:
+      `the scheduled function every ${seconds} s, one run at a time (RUNSTATE_CRON_INTERVAL_SECONDS; 0 turns it off); ` +
+      `one "scheduled run" line each here, every task's JSON record in ${displayPath(logFile)}`,
     async stop() {
       stopping.abort();
       clearTimeout(timer);

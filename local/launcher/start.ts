@@ -22,7 +22,7 @@ import { neonProxyFor, openDatabase } from './database.ts';
 import { withPgClient } from './pg-session.ts';
 import { isPortFree } from '../processes/port.ts';
 import { provideRedis } from './redis.ts';
-import { writeStackFile } from './stack-file.ts';
+import { stackNamespace, writeStackFile } from './stack-file.ts';
 import { createTeardown } from '../stack/teardown.ts';
 import { createFolderMailbox } from '../mailbox/folder-mailbox.ts';
 import { startDemoOidc } from '../oidc/demo.ts';
@@ -85,7 +85,7 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   checkpoint();
   const neonLocalProxyUrl = await neonProxyFor(env, database.url, stack);
   checkpoint();
-  await writeStackFile(dataDir, { redis, databaseUrl: database.url, neonLocalProxyUrl }, stack);
+  await writeStackFile(dataDir, { redis, databaseUrl: database.url, neonLocalProxyUrl, namespace: stackNamespace(env) }, stack);
 
   // OIDC sign-in through a local OpenID provider; its client secret goes into the app's config only (local/oidc/demo.ts).
   const oidc = await startDemoOidc(

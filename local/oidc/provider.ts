@@ -5,12 +5,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Account, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
+import { handleInteraction, interactionPath } from './interactions.ts';
 import type { OidcProviderConfig } from '../../lib/config/index.ts';
 
 export interface LocalOidcProviderOptions {
   /** The app's callback, registered as the client's only redirect URI. */
   redirectUri: string;
-  /** Emails that can sign in (typed into the provider's dev login form; it asks for a password and ignores it). */
+  /** Emails that can sign in (typed into the provider's login form; it asks for a password and ignores it). */
   accounts?: readonly string[];
   /** Defaults to a free port. */
   port?: number;
@@ -52,7 +54,9 @@ export async function startLocalOidcProvider(options: LocalOidcProviderOptions):
       res.writeHead(421, { 'content-type': 'text/plain' }).end('this provider answers only to its own loopback address');
       return;
     }
-    void handle(req, res);
+    void handleInteraction(provider, req, res).then((answered) => {
+      if (!answered) void handle(req, res);
+    });
   });
 
   return {
@@ -96,7 +100,7 @@ async function configuration(
         .update(subjectSalt)
         .update(`${client.sectorIdentifier ?? ''}\n${accountId}`)
         .digest('hex'),
-    // The dev login form's "login" field is the account id: the email as typed; an unknown one does not sign in.
+    // The login form's "login" field (local/oidc/interactions.ts) is the account id: the email as typed; an unknown one does not sign in.
     findAccount: (_ctx: KoaContextWithOIDC, id: string): Account | undefined => {
       const account = accounts.get(id.trim().toLowerCase());
       if (account === undefined) return undefined;
@@ -108,10 +112,15 @@ async function configuration(
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     pkce: { required: () => true },
+    // Each setting below that oidc-provider would otherwise default, and warn about on every start, is given:
+    // cookie keys and a signing key made at start, its in-memory store (everything is forgotten on stop, as intended
+    // here), and login and consent pages of our own (local/oidc/interactions.ts) in place of its development ones.
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     jwks: { keys: [signingKey] },
+    adapter: createMemoryAdapter(),
+    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
     features: {
-      devInteractions: { enabled: true },
+      devInteractions: { enabled: false },
       dPoP: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },

@@ -1,6 +1,8 @@
 // The scheduled function's runner on real Redis: one run at a time under the run lock, a fresh budget per task, one
 // line per task, failures contained; and `npm run cron -- --once` as an operator runs it.
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDeps } from '../../lib/create-deps.ts';
@@ -279,27 +281,41 @@ describe('the tasks of one run', () => {
 });
 
 describe('the npm start timer', () => {
-  it('runs the scheduled function every interval, one run after the other, and starts none after stop()', async () => {
+  it('runs the scheduled function every interval, one line per run in words, each record in cron.log, and none after stop()', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'cron-timer-'));
     const printed: string[] = [];
-    // The timer logs like the app under npm start: JSON lines on the console.
     const spy = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void printed.push(String(line)));
-    const runs = () =>
-      printed
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Line)
-        .filter((line) => line.event === 'cron_run');
+    const summaries = () => printed.filter((line) => line.startsWith('scheduled run '));
+    const logged = async () =>
+      (await readFile(join(dataDir, 'cron.log'), 'utf8').catch(() => ''))
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Line);
     try {
-      const timer = startCronTimer(stack.config, { RUNSTATE_CRON_INTERVAL_SECONDS: '1' });
+      const timer = startCronTimer(stack.config, { RUNSTATE_CRON_INTERVAL_SECONDS: '1', RUNSTATE_DATA_DIR: dataDir });
       expect(timer?.description).toContain('every 1 s');
-      await expect.poll(() => runs().length, { timeout: 5_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+      expect(timer?.description).toContain(join(dataDir, 'cron.log'));
+      await expect.poll(() => summaries().length, { timeout: 5_000, interval: 100 }).toBeGreaterThanOrEqual(2);
       await timer?.stop();
-      const count = runs().length;
+      const count = summaries().length;
       await sleep(1_300);
-      expect(runs()).toHaveLength(count);
-      for (const run of runs()) expect(run).toMatchObject({ trigger: 'timer', failed: 0 });
+      expect(summaries()).toHaveLength(count);
+      for (const line of summaries()) {
+        expect(line).toMatch(new RegExp(`^scheduled run \\d\\d:\\d\\d:\\d\\d: ${CRON_TASKS.length} tasks, 0 failed, \\d+ ms$`));
+      }
+      // No info line reached the terminal (a task's warn, such as a denylist not yet whole, may).
+      const jsonPrinted = printed.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Line);
+      expect(jsonPrinted.filter((line) => line.level === 'info')).toEqual([]);
+      const lines = await logged();
+      const runs = linesOf(lines, 'cron_run');
+      expect(runs).toHaveLength(count);
+      for (const run of runs) expect(run).toMatchObject({ level: 'info', trigger: 'timer', failed: 0 });
+      expect(linesOf(lines, 'cron_task')).toHaveLength(count * CRON_TASKS.length);
+      expect((await stat(join(dataDir, 'cron.log'))).mode & 0o777).toBe(0o600);
       expect(await stack.redis.exists(lockKey)).toBe(0);
     } finally {
       spy.mockRestore();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -106,6 +106,8 @@ describe('npm run dev:worker', () => {
       ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
       // npm start's dev operator, by its digest only.
       OPERATOR_TOKEN_HASHES: `dev:${createHash('sha256').update(operatorSecret).digest('hex')}`,
+      // The key namespace npm start recorded: the worker reads and writes the same keys as the app.
+      KEY_PREFIX: 'mhpay',
       ...stack.stores,
       ...appSecrets,
     });

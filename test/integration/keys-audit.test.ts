@@ -12,6 +12,8 @@ import { base32Decode, totpCode, totpStep } from '../../lib/crypto/index.ts';
 import { createKeyspace, type KeyName } from '../../lib/keys/index.ts';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { startRedisRestProxy } from '../../local/emulators/upstash/index.ts';
+import { writeStackFile } from '../../local/launcher/stack-file.ts';
+import { createTeardown } from '../../local/stack/teardown.ts';
 import { auditKeyspace } from '../../ops/keys-audit/audit-keyspace.ts';
 import { connectResp, READ_ONLY_COMMANDS } from '../../ops/keys-audit/read-only-redis.ts';
 import { TEST_CLIENT_IP_HEADER } from '../../local/stack/app.ts';
@@ -64,7 +66,17 @@ interface Finding {
 function audit(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, [CLI, ...args], {
-      env: { ...process.env, REDIS_URL: '', UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', APP_ENV: '', ...env },
+      // A data folder of the test's own: a developer's running npm start (.data) must not answer for "no store given".
+      env: {
+        ...process.env,
+        REDIS_URL: '',
+        UPSTASH_REDIS_REST_URL: '',
+        UPSTASH_REDIS_REST_TOKEN: '',
+        APP_ENV: '',
+        KEY_PREFIX: '',
+        RUNSTATE_DATA_DIR: folder,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -209,6 +221,41 @@ describe('a keyspace the real app wrote', () => {
     expect(run.code).toBe(0);
     expect(run.out).not.toContain(stack.redisProxy.token);
     expect(after).toEqual(before);
+  });
+
+  it('with no store given, audits the npm start its stack file names, in that stack’s namespace, and says so', async () => {
+    const none = await audit(['--json']);
+    expect(none.code).toBe(2);
+    expect(none.out).toContain(`no npm start is running on ${folder}`);
+
+    const launcher = createTeardown();
+    // This process stands in for the launcher: the file names its pid, which is alive; the namespace is the app's here.
+    await writeStackFile(
+      folder,
+      {
+        redis: { url: stack.redisProxy.url, token: stack.redisProxy.token, description: '' },
+        databaseUrl: 'postgres://127.0.0.1:1/unused',
+        neonLocalProxyUrl: undefined,
+        namespace: { APP_ENV: 'test', KEY_PREFIX: 'mhpay' },
+      },
+      launcher,
+    );
+    try {
+      const { result: run, before, after } = await watched(() => audit(['--json']));
+      expect(run.out).toContain(`keys:audit: no store given: auditing the npm start running on ${folder} (pid ${process.pid})`);
+      expect(run.out).toContain(`keys mhpay:test:* through its REST proxy ${stack.redisProxy.url}`);
+      expect(run.json?.findings).toEqual([]);
+      expect(rowCount(run, 'inviteObject')).toBeGreaterThan(0);
+      expect(run.code).toBe(0);
+      expect(run.out).not.toContain(stack.redisProxy.token);
+      expect(after).toEqual(before);
+      // An option or the environment still chooses the keys: another namespace holds none of the app's.
+      const other = await audit(['--json'], { APP_ENV: 'staging' });
+      expect(other.out).toContain('keys mhpay:staging:*');
+      expect(rowCount(other, 'inviteObject')).toBe(0);
+    } finally {
+      await launcher.run();
+    }
   });
 
   it('would notice a write: a TTL moved by a second counts as one, a changed value changes the dumps (positive controls)', async () => {

@@ -78,6 +78,12 @@ describe('operator auth', () => {
         expect(response.status).toBe(503);
         expect((await json(response)).error.code).toBe('NOT_CONFIGURED');
       }
+      // An answer the deployment chose is no fault: logged at info, so an alert on error lines stays quiet.
+      const failures = bare.logs.map((line) => JSON.parse(line) as { level: string; event: string; code?: string });
+      const refused = failures.filter((line) => line.event === 'request_failed');
+      expect(refused).toHaveLength(3);
+      for (const line of refused) expect(line).toMatchObject({ level: 'info', code: 'NOT_CONFIGURED' });
+      expect(failures.filter((line) => line.level === 'error')).toEqual([]);
     } finally {
       await bare.close();
     }

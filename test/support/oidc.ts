@@ -126,7 +126,7 @@ function formSubmission(html: string, page: URL, email: string): Step {
   for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\s*\/?>/g)) form.set(name!, value!);
   if (form.get('prompt') === 'login') {
     form.set('login', email);
-    form.set('password', 'the dev login form ignores it');
+    form.set('password', 'the login form ignores it');
   }
   return { url: new URL(action.replaceAll('&amp;', '&'), page), method: 'POST', form };
 }
