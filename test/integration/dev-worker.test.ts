@@ -5,8 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../local/processes/free-port.ts';
+import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 import { REPO_ROOT } from '../../local/launcher/data-dir.ts';
 import { devWorkerVarsFile } from '../../local/launcher/dev-worker-vars.ts';
 import { stackFile } from '../../local/launcher/stack-file.ts';
@@ -17,6 +18,17 @@ import { quietPort } from '../support/quiet-port.ts';
 const running: Launched[] = [];
 const workers: ChildProcess[] = [];
 const dataDirs: string[] = [];
+// A database of its own: the launcher tests seed the same demo organisation with other dev secrets (its password, the
+// Syrve connection's sealed credentials), and would overwrite this file's seed if they ran beside it on `test`.
+let database: ScratchDatabase;
+
+beforeAll(async () => {
+  database = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
+});
+
+afterAll(async () => {
+  await database.drop();
+});
 
 afterEach(async () => {
   for (const worker of workers.splice(0)) {
@@ -73,7 +85,7 @@ describe('npm run dev:worker', () => {
     const dataDir = newDataDir();
     const env = baseEnv({
       REDIS_URL: inject('redisUrl'),
-      DATABASE_URL: inject('databaseUrl'),
+      DATABASE_URL: database.url,
       PORT: String(await freePort()),
       RUNSTATE_DATA_DIR: dataDir,
     });
@@ -163,7 +175,7 @@ describe('npm run dev:worker', () => {
       demoPassword!,
       adminPassword!,
       stack.stores.UPSTASH_REDIS_REST_TOKEN!,
-      inject('databaseUrl'),
+      database.url,
     ]) {
       expect(worker.output()).not.toContain(value);
     }
