@@ -7,7 +7,7 @@ import { contextGetBench, contextGetStateMissingBench, contextSwitchBench, revoc
 import { cronCleanupBench } from './cron.ts';
 import { denylistRepairBench } from './denylist-repair.ts';
 import { embeddedRedisBench } from './embedded-redis.ts';
-import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
+import { bigOrgPageBench, invitesFairnessBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
 import { changeRoleBenches, listMembersBench } from './members.ts';
@@ -62,6 +62,7 @@ export const burstBenches: BurstBench[] = [loginsBurst];
 
 export const figureBenches: FigureBench[] = [
   cronCleanupBench,
+  invitesFairnessBench,
   kdfBench,
   embeddedRedisBench,
   denylistRepairBench,
