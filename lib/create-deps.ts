@@ -26,16 +26,19 @@ export interface DepsOverrides {
   rateLimits?: RateLimitMemo;
   /** Node and Lambda pass dns.promises.lookup (functions/entries/node-resolve-host.ts); tests pass their own. */
   resolveHost?: HostResolver;
+  /** Every Redis call's deadline, both stores (lib/redis/store.ts says when a test sets it); unset, each kind's own. */
+  redisTimeoutMs?: number;
 }
 
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
-  const redis = createRedisStore(config.redis);
+  const storeOptions = overrides.redisTimeoutMs !== undefined ? { timeoutMs: overrides.redisTimeoutMs } : {};
+  const redis = createRedisStore(config.redis, storeOptions);
   const sameStore = config.revocationRedis.url === config.redis.url && config.revocationRedis.token === config.redis.token;
   return {
     config,
     keys: createKeyspace({ prefix: config.keyPrefix, env: config.appEnv }),
     redis,
-    revocation: sameStore ? redis : createRedisStore(config.revocationRedis),
+    revocation: sameStore ? redis : createRedisStore(config.revocationRedis, storeOptions),
     // Tracked: a change's own batch tells which webhook deliveries it wrote, for the answer's after-work (functions/app.ts).
     db: trackNewDeliveries(
       createDb({

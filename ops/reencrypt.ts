@@ -7,9 +7,16 @@ import type { SealedColumn, SealedRow } from './reencrypt/sealed-column.ts';
 import { SYRVE_PASSWORDS } from './reencrypt/syrve-passwords.ts';
 import { SIGNING_KEYS } from './reencrypt/signing-keys.ts';
 import { TOTP_SECRETS } from './reencrypt/totp-secrets.ts';
+import { WEBHOOK_PREVIOUS_SECRETS, WEBHOOK_SECRETS } from './reencrypt/webhook-secrets.ts';
 
-/** Every sealed column, in the order the command moves them. */
-export const SEALED_COLUMNS: readonly SealedColumn[] = [SYRVE_PASSWORDS, TOTP_SECRETS, SIGNING_KEYS];
+/** Every sealed column, in the order the command moves them (a webhook secret a rotation moves to the previous columns mid-run is still ahead). */
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
+  SYRVE_PASSWORDS,
+  TOTP_SECRETS,
+  SIGNING_KEYS,
+  WEBHOOK_SECRETS,
+  WEBHOOK_PREVIOUS_SECRETS,
+];
 
 /** Anything with pg's `query` shape: pg.Client or a pool client. */
 export interface ReencryptClient {

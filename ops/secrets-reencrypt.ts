@@ -1,5 +1,5 @@
-// `npm run secrets:reencrypt`: moves every sealed secret in DATABASE_URL (the Syrve passwords, then the users' TOTP
-// secrets) to the first key of SECRETS_KEYS.
+// `npm run secrets:reencrypt`: moves every sealed secret in DATABASE_URL (the Syrve passwords, the users' TOTP
+// secrets, the signing keys, the webhook endpoints' current and previous secrets) to the first key of SECRETS_KEYS.
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { parseSecretsKeys } from '../lib/config/secrets-keys.ts';

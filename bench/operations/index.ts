@@ -8,7 +8,7 @@ import { cronCleanupBench } from './cron.ts';
 import { denylistRepairBench } from './denylist-repair.ts';
 import { embeddedRedisBench } from './embedded-redis.ts';
 import { listExportsBench } from './exports.ts';
-import { bigOrgPageBench, listBesideBigOrgBench } from './invites-at-scale.ts';
+import { bigOrgPageBench, invitesFairnessBench, listBesideBigOrgBench } from './invites-at-scale.ts';
 import { inviteBenches } from './invites.ts';
 import { kdfBench } from './kdf.ts';
 import { changeRoleBenches, listMembersBench } from './members.ts';
@@ -64,6 +64,7 @@ export const burstBenches: BurstBench[] = [loginsBurst];
 
 export const figureBenches: FigureBench[] = [
   cronCleanupBench,
+  invitesFairnessBench,
   kdfBench,
   embeddedRedisBench,
   denylistRepairBench,

@@ -1,5 +1,5 @@
 // What `secrets:reencrypt` needs to know of one sealed column: how to find its rows, the binding each was sealed
-// under, and the one conditional UPDATE that moves a batch. syrve-passwords.ts and totp-secrets.ts are the two.
+// under, and the one conditional UPDATE that moves a batch. Each file beside this one describes one or two.
 import type * as z from 'zod';
 import type { SecretBinding } from '../../lib/crypto/index.ts';
 

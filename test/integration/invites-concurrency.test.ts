@@ -1,10 +1,13 @@
 // Exactly once under concurrency: parallel accepts and cancels of one invite give one outcome, one row, and honest answers.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CROWD_REDIS_TIMEOUT_MS } from '../support/crowd.ts';
 import { newInvitee, startStack, type TestStack } from '../support/stack.ts';
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack();
+  // Every test here is a crowd judged by its exact answers: a Redis call that waits past a production deadline for CPU
+  // alone would answer 503 instead of 200, 204 or 410 (no test here breaks a store).
+  stack = await startStack({ deps: { redisTimeoutMs: CROWD_REDIS_TIMEOUT_MS } });
 });
 afterAll(async () => stack?.close());
 

@@ -1,4 +1,5 @@
-// One tenant cannot slow the others: beside an organisation holding 50 000 live invites, another's list stays fast, and a page costs a page.
+// One tenant cannot starve the others: beside an organisation paging through its 50 000 live invites, another's lists are all
+// answered in full, a page costs a page, and a walk returns each invite once (the latency figure is bench/'s invites.fairness).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type RedisServerHandle } from '../../local/processes/redis-server.ts';
 import { seedInvitesDirectly, type BulkInvite } from '../../local/stack/bulk-invites.ts';
@@ -25,7 +26,7 @@ let seeded: BulkInvite[];
 
 beforeAll(async () => {
   own = await startRedisServer();
-  // 600 timed lists by one admin on one route: the API rate limits' defaults scaled out of the way (docs/api.md#environment).
+  // 100 lists by one admin on one route: the API rate limits' defaults scaled out of the way (docs/api.md#environment).
   stack = await startStack({ redisUrl: own.url, env: { RATE_LIMIT_SCALE: '100' } });
   big = await stack.seedOrganization();
   small = await stack.seedOrganization();
@@ -53,46 +54,28 @@ async function list(org: Org, query = ''): Promise<Page> {
   return (await response.json()) as Page;
 }
 
-async function timedSmallLists(n: number): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < n; i += 1) {
-    const started = performance.now();
-    const page = await list(small);
-    samples.push(performance.now() - started);
-    expect(page.invites).toHaveLength(SMALL);
-  }
-  return samples;
-}
-
-const p99 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.ceil(0.99 * samples.length) - 1] as number;
-
 describe('a tenant with 50 000 live invites', () => {
-  it("another tenant's list p99 stays within 2× of its p99 alone", async () => {
-    await timedSmallLists(20);
-    const alone: number[] = [];
-    const loaded: number[] = [];
-    let neighbourPages = 0;
-    // The big tenant's admin paging through its list, from a thread of its own straight on Redis
-    // (local/stack/list-neighbour.ts says why). On today's code before the fix, one such call read all 50 000
-    // objects in one script: 24× here, and other tenants' lists missed their deadline (503).
+  // How fast the other tenant's list stays beside the big one's paging is a speed target, so it lives in bench/
+  // (`invites.fairness` in bench/operations/invites-at-scale.ts: p99 beside ÷ p99 alone, target ≤ 2). What a user
+  // relies on whatever the machine's load: every list is answered, in full, while the big tenant pages; and a list of
+  // the big tenant costs one page of Redis work (below), which is what keeps the other lists' share of Redis.
+  it("another tenant's every list is answered in full while the big one pages through its own", async () => {
     const neighbour = startListNeighbour({ redisUrl: own.url, keys: stack.deps.keys, organizationId: big.organizationId });
+    let pages = 0;
     try {
-      // Interleaved rounds, so a busy machine (other test files, GC) weighs on both sides alike.
-      for (let round = 0; round < 15; round += 1) {
-        alone.push(...(await timedSmallLists(20)));
+      for (let round = 0; round < 5; round += 1) {
         await neighbour.start();
-        loaded.push(...(await timedSmallLists(20)));
-        neighbourPages = await neighbour.stop();
+        // On the code before the fix one neighbour call read all 50 000 objects in one script, and these lists
+        // missed their deadline (503) instead of being answered.
+        for (let i = 0; i < 20; i += 1) expect((await list(small)).invites).toHaveLength(SMALL);
+        const walked = await neighbour.stop();
+        // The neighbour paged during this round's lists: it begins a page before it acknowledges the start, and stop waits for it.
+        expect(walked).toBeGreaterThan(pages);
+        pages = walked;
       }
     } finally {
       await neighbour.close();
     }
-    const ratio = p99(loaded) / p99(alone);
-    console.log(
-      `fairness: p99 alone ${p99(alone).toFixed(2)} ms, beside 50 000 ${p99(loaded).toFixed(2)} ms (${ratio.toFixed(2)}×), ${neighbourPages} neighbour pages`,
-    );
-    expect(neighbourPages).toBeGreaterThan(0);
-    expect(ratio).toBeLessThanOrEqual(2);
   }, 120_000);
 
   it("a list of the big tenant costs one page of Redis work, not the index's", async () => {

@@ -1,4 +1,5 @@
-// `npm run secrets:reencrypt` against a scratch PostgreSQL: moves, failures by id, resuming after a stop or a kill, races, and the CLI's output.
+// `npm run secrets:reencrypt` against a scratch PostgreSQL: moves, failures by id, resuming after a stop or a kill, races,
+// the CLI's output, and webhook deliveries that still verify after SECRETS_KEYS lost the key their secrets were sealed with.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -17,6 +18,17 @@ import { pgClientDb } from '../../ops/pg-client-db.ts';
 import { rotateSigningKeys } from '../../lib/auth/signing-keys/rotate-signing-keys.ts';
 import { readSigningKeys } from '../../lib/auth/signing-keys/stored-keys.ts';
 import { signingKeyBinding } from '../../lib/auth/signing-keys/generate-signing-key.ts';
+import { Webhook } from 'standardwebhooks';
+import { createDeps } from '../../lib/create-deps.ts';
+import { createJsonLogger } from '../../lib/log/logger.ts';
+import { createBudget } from '../../lib/runtime/cron-task/budget.ts';
+import { webhookDeliveryTask } from '../../lib/events/delivery/delivery-task.ts';
+import { webhookIdOf } from '../../lib/events/delivery/signature.ts';
+import { endpointSecretBinding, openEndpointSecret } from '../../lib/events/endpoint-secret.ts';
+import { WEBHOOK_PREVIOUS_SECRETS, WEBHOOK_SECRETS } from '../../ops/reencrypt/webhook-secrets.ts';
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../../local/fakes/index.ts';
+import { startStack, type TestStack } from '../support/stack.ts';
+import { deliveriesOf, emitRoleChange } from '../support/webhook-endpoints.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'ops/secrets-reencrypt.ts');
@@ -334,6 +346,10 @@ describe('npm run secrets:reencrypt', () => {
       'secrets:reencrypt: TOTP secrets: done: 0 moved, 0 skipped, 0 failed; 0 rows on an older key',
       'secrets:reencrypt: Signing keys: 0 rows to move to key new',
       'secrets:reencrypt: Signing keys: done: 0 moved, 0 skipped, 0 failed; 0 rows on an older key',
+      'secrets:reencrypt: Webhook secrets: 0 rows to move to key new',
+      'secrets:reencrypt: Webhook secrets: done: 0 moved, 0 skipped, 0 failed; 0 rows on an older key',
+      'secrets:reencrypt: Webhook previous secrets: 0 rows to move to key new',
+      'secrets:reencrypt: Webhook previous secrets: done: 0 moved, 0 skipped, 0 failed; 0 rows on an older key',
     ]);
     expectNothingSecret(run, rows);
     for (const ciphertext of ciphertexts) expect(run.stdout).not.toContain(ciphertext);
@@ -490,5 +506,167 @@ describe('the signing keys', () => {
     }
     // The CLI tests above expect no signing keys in this database.
     await db.query('DELETE FROM signing_keys');
+  });
+});
+
+describe("the webhook endpoints' secrets", () => {
+  let stack: TestStack;
+  const receivers: WebhookReceiver[] = [];
+  beforeAll(async () => {
+    // The app of a deployment still on the old key alone: the endpoints' secrets it makes and rotates are sealed with it.
+    stack = await startStack({ databaseUrl: scratch.url, env: { SECRETS_KEYS: env([oldKey]) } });
+  });
+  afterEach(async () => {
+    for (const receiver of receivers.splice(0)) await receiver.close();
+    await db.query('DELETE FROM webhook_endpoints');
+  });
+  afterAll(async () => stack?.close());
+
+  const base = (organizationId: string) => `/orgs/${organizationId}/webhook-endpoints`;
+
+  async function createEndpoint(organizationId: string, token: string, url: string): Promise<{ endpointId: string; secret: string }> {
+    const response = await stack.request('POST', base(organizationId), { token, body: { url, events: ['member.role_changed'] } });
+    expect(response.status).toBe(201);
+    const created = (await response.json()) as { endpoint: { endpointId: string }; secret: string };
+    return { endpointId: created.endpoint.endpointId, secret: created.secret };
+  }
+
+  async function rotate(organizationId: string, token: string, endpointId: string): Promise<string> {
+    const response = await stack.request('POST', `${base(organizationId)}/${endpointId}/rotate-secret`, { token });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { secret: string }).secret;
+  }
+
+  async function storedEndpoints(): Promise<Array<Record<string, unknown>>> {
+    const { rows } = await db.query(
+      `SELECT id, secret_key_id, secret_ciphertext, secret_version, previous_secret_key_id, previous_secret_ciphertext,
+              previous_secret_version, previous_secret_until, updated_at FROM webhook_endpoints ORDER BY id`,
+    );
+    return rows as Array<Record<string, unknown>>;
+  }
+
+  /**
+   * One role change sent by an isolate whose SECRETS_KEYS holds the newest key alone (the old one dropped); what each
+   * endpoint received, by endpoint id. A secret still sealed with the old key would fail the attempt (secret-unavailable).
+   */
+  async function deliverWithNewestKeyOnly(organizationId: string, hook: WebhookReceiver, endpointIds: string[]) {
+    const deps = createDeps({ ...stack.config, secretsKeys: [newestKey] }, { logger: createJsonLogger((line) => stack.logs.push(line)) });
+    await emitRoleChange(stack, organizationId, new Date(deps.clock.now()));
+    await webhookDeliveryTask.run(deps, createBudget({ commands: 1_000, timeMs: 10_000 }, deps.clock), {
+      correlationId: 'secrets-reencrypt-test',
+    });
+    const arrived = new Map<string, ReceivedDelivery>();
+    for (const endpointId of endpointIds) {
+      const [delivery] = await deliveriesOf(stack, endpointId);
+      expect(delivery).toMatchObject({ state: 'succeeded', attempts: 1 });
+      const received = hook.received.find((r) => r.webhookId === webhookIdOf(delivery!.id));
+      expect(received).toBeDefined();
+      arrived.set(endpointId, received!);
+    }
+    return arrived;
+  }
+
+  /** Each signature of the header verifies alone with the secret in the same place (current first, then previous). */
+  function expectSignedBy(arrived: ReceivedDelivery, secrets: string[]): void {
+    const signatures = arrived.signature.split(' ');
+    expect(signatures).toHaveLength(secrets.length);
+    for (const [index, secret] of secrets.entries()) {
+      const headers = { 'webhook-id': arrived.webhookId, 'webhook-timestamp': arrived.timestamp, 'webhook-signature': signatures[index]! };
+      expect(() => new Webhook(secret).verify(arrived.body, headers, { jsonParse: false })).not.toThrow();
+    }
+  }
+
+  it('moves the current and the previous secrets to the newest key, deliveries still verify with the secrets the admin got, and nothing secret is printed', async () => {
+    const org = await stack.seedOrganization();
+    const hook = await startWebhookReceiver();
+    receivers.push(hook);
+    const rotated = await createEndpoint(org.organizationId, org.adminToken, hook.url);
+    const first = rotated.secret;
+    const current = await rotate(org.organizationId, org.adminToken, rotated.endpointId);
+    const plain = await createEndpoint(org.organizationId, org.adminToken, hook.url);
+    const before = await storedEndpoints();
+    expect(before.flatMap((row) => [row.secret_key_id, row.previous_secret_key_id]).filter((kid) => kid !== null)).toEqual([
+      'old',
+      'old',
+      'old',
+    ]);
+    // Positive control: with the old key dropped and nothing moved, the secret does not open.
+    await expect(
+      openEndpointSecret(
+        [newestKey],
+        { keyId: String(before[0]!.secret_key_id), ciphertext: String(before[0]!.secret_ciphertext) },
+        endpointSecretBinding(org.organizationId, String(before[0]!.id), Number(before[0]!.secret_version)),
+      ),
+    ).rejects.toThrow();
+
+    const run = await runCli([], { DATABASE_URL: scratch.url, SECRETS_KEYS: env(keys) });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('secrets:reencrypt: Webhook secrets: 2 rows to move to key new (old: 2)');
+    expect(run.stdout).toContain('secrets:reencrypt: Webhook secrets: done: 2 moved, 0 skipped, 0 failed; 0 rows on an older key');
+    expect(run.stdout).toContain('secrets:reencrypt: Webhook previous secrets: 1 rows to move to key new (old: 1)');
+    expect(run.stdout).toContain('secrets:reencrypt: Webhook previous secrets: done: 1 moved, 0 skipped, 0 failed; 0 rows on an older key');
+    // The canary: no secret (nor its base64 alone), no ciphertext, no key in anything the command wrote.
+    const output = run.stdout + run.stderr;
+    const secrets = [first, current, plain.secret];
+    const forbidden = [
+      ...secrets,
+      ...secrets.map((secret) => secret.slice('whsec_'.length)),
+      ...before.flatMap((row) => [row.secret_ciphertext, row.previous_secret_ciphertext]).filter((c): c is string => c !== null),
+      ...keys.flatMap((k) => [Buffer.from(k.key).toString('base64'), Buffer.from(k.key).toString('base64url'), bytesToHex(k.key)]),
+    ];
+    for (const value of forbidden) expect(output).not.toContain(value);
+    expect(`x${output}${first}x`).toContain(first);
+
+    // Only the key id and the ciphertext changed: the versions, the overlap's end and updated_at are as they were.
+    const after = await storedEndpoints();
+    for (const [index, row] of after.entries()) {
+      const was = before[index]!;
+      expect(row.secret_key_id).toBe('new');
+      expect(row.secret_ciphertext).not.toBe(was.secret_ciphertext);
+      expect(row.previous_secret_key_id).toBe(was.previous_secret_key_id === null ? null : 'new');
+      const unchanged = ({ secret_version, previous_secret_version, previous_secret_until, updated_at }: Record<string, unknown>) => ({
+        secret_version,
+        previous_secret_version,
+        previous_secret_until,
+        updated_at,
+      });
+      expect(unchanged(row)).toEqual(unchanged(was));
+    }
+
+    const arrived = await deliverWithNewestKeyOnly(org.organizationId, hook, [rotated.endpointId, plain.endpointId]);
+    expectSignedBy(arrived.get(rotated.endpointId)!, [current, first]);
+    expectSignedBy(arrived.get(plain.endpointId)!, [plain.secret]);
+    expect(await runCli([], { DATABASE_URL: scratch.url, SECRETS_KEYS: env(keys) })).toMatchObject({ code: 0 });
+  });
+
+  it('leaves a secret rotated between its read and its write to the rotation, and moves the one the rotation kept', async () => {
+    const org = await stack.seedOrganization();
+    const hook = await startWebhookReceiver();
+    receivers.push(hook);
+    const endpoint = await createEndpoint(org.organizationId, org.adminToken, hook.url);
+    let rotatedSecret: string | undefined;
+    // An admin rotates through a function still on the old SECRETS_KEYS just before our UPDATE of that row lands.
+    const racing = {
+      query: async (text: string, params?: unknown[]) => {
+        if (rotatedSecret === undefined && text.includes('SET secret_ciphertext')) {
+          rotatedSecret = await rotate(org.organizationId, org.adminToken, endpoint.endpointId);
+        }
+        return db.query(text, params);
+      },
+    };
+    const currentPass = await reencryptSecrets(racing, keys, { batchSize: 10 }, WEBHOOK_SECRETS);
+    expect(rotatedSecret).toBeDefined();
+    expect(currentPass).toMatchObject({ total: 1, moved: 0, skipped: 1, failed: [], remaining: 1 });
+    // The secret the rotation moved aside is still on the old key; the previous column's pass takes it there.
+    expect(await reencryptSecrets(db, keys, { batchSize: 10 }, WEBHOOK_PREVIOUS_SECRETS)).toMatchObject({
+      total: 1,
+      moved: 1,
+      remaining: 0,
+    });
+    expect(await reencryptSecrets(db, keys, { batchSize: 10 }, WEBHOOK_SECRETS)).toMatchObject({ total: 1, moved: 1, remaining: 0 });
+
+    const arrived = await deliverWithNewestKeyOnly(org.organizationId, hook, [endpoint.endpointId]);
+    expectSignedBy(arrived.get(endpoint.endpointId)!, [rotatedSecret!, endpoint.secret]);
   });
 });

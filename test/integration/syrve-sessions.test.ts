@@ -7,6 +7,7 @@ import { TAKE_REFRESH_LOCK } from '../../lib/runtime/syrve/index.ts';
 import { DELETE_IF_EQUALS } from '../../lib/runtime/compare-and-delete.ts';
 import { loadConnection } from '../../lib/runtime/syrve/connection.ts';
 import { callWithSession } from '../../lib/runtime/syrve/with-session.ts';
+import { CROWD_REDIS_TIMEOUT_MS } from '../support/crowd.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 import { connectFake, sendRotation, startFakeSyrve, storesPath, type FakeSyrve } from '../support/syrve.ts';
 
@@ -47,8 +48,9 @@ describe('one login for the fleet', () => {
     // Ten isolates' worth of Deps: each its own Redis and PostgreSQL clients and its own in-flight table. The callers
     // go straight to the session operation: a hundred authenticated HTTP requests inside one test process spend
     // their time on token checks and database round trips, which is not what this test is about (the next one
-    // takes the HTTP path).
-    const instances = Array.from({ length: 10 }, () => createDeps(stack.config));
+    // takes the HTTP path). A hundred waiters polling the lock from one process on a busy machine could wait past a
+    // production Redis deadline for CPU alone (a TIMEOUT_ERR, not an outcome of the session's design): a crowd's deadline.
+    const instances = Array.from({ length: 10 }, () => createDeps(stack.config, { redisTimeoutMs: CROWD_REDIS_TIMEOUT_MS }));
     fake.setDelay(300); // a login slow enough that every caller arrives while it is in flight
     const seen: string[] = [];
     const outcomes = await Promise.all(

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScript } from '../../lib/redis/index.ts';
 import { REMEMBER_MISS, RESOLVE_MISSES_MAX } from '../../lib/runtime/tenants/index.ts';
 import { throttleWindow } from '../../lib/runtime/throttle/index.ts';
+import { composeApp } from '../../local/stack/app.ts';
+import { createJsonLogger } from '../../lib/log/logger.ts';
+import { CROWD_REDIS_TIMEOUT_MS } from '../support/crowd.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
 import { dumpNamespace, freshIp, resolve, seedTenant, unique } from '../support/tenants.ts';
 
@@ -16,10 +19,21 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** Waits out the last 3 s of a one-minute window, so a burst that must land in one window does (windows start on the minute). */
-async function awayFromWindowEdge(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+/**
+ * An app instance on the same stores whose clock stands 30 s into a one-minute window (windows start on the minute;
+ * lib/runtime/throttle/window.ts reads this clock), so calls that must land in one window do however long a busy
+ * machine makes them take; with a crowd's Redis deadline, so a starved CPU is not mistaken for a slow Redis (the
+ * limiter fails open), and log lines of its own.
+ */
+function midWindowInstance() {
+  const at = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
+  const logs: string[] = [];
+  const app = composeApp(stack.env, {
+    clock: { now: () => at },
+    logger: createJsonLogger((line) => logs.push(line)),
+    redisTimeoutMs: CROWD_REDIS_TIMEOUT_MS,
+  });
+  return { ...app, logs };
 }
 
 const body = async (response: Response) => (await response.json()) as { tenant?: Record<string, unknown>; error?: { code: string } };
@@ -137,18 +151,17 @@ describe('limiter', () => {
   it('100 parallel requests from one address against 60 a minute: exactly 60 answered, 40 told when to retry; another address is unaffected', async () => {
     const tenant = await seedTenant(stack);
     const ip = freshIp();
+    const app = midWindowInstance();
     // Loaded once first, so the burst is 100 EVALSHAs rather than 100 NOSCRIPTs answered by 100 EVALs.
-    expect((await resolve(stack, { slug: tenant.slug }, freshIp())).status).toBe(200);
-    await awayFromWindowEdge();
-    const logsBefore = stack.logs.length;
+    expect((await resolve(app, { slug: tenant.slug }, freshIp())).status).toBe(200);
     const statuses = await Promise.all(
       Array.from({ length: 100 }, async () => {
-        const response = await resolve(stack, { slug: tenant.slug }, ip);
+        const response = await resolve(app, { slug: tenant.slug }, ip);
         return { status: response.status, retryAfter: response.headers.get('retry-after') };
       }),
     );
-    // A limiter that failed open (its 500 ms deadline missed on an overloaded machine) answers everything: say so.
-    const degraded = stack.logs.slice(logsBefore).filter((line) => line.includes('tenant_resolve_degraded'));
+    // A limiter that failed open answers everything: say so rather than count.
+    const degraded = app.logs.filter((line) => line.includes('tenant_resolve_degraded'));
     expect(degraded, 'the limiter failed open during the burst').toEqual([]);
     expect(statuses.filter((s) => s.status === 200)).toHaveLength(60);
     const limited = statuses.filter((s) => s.status === 429);
@@ -157,29 +170,29 @@ describe('limiter', () => {
       expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
       expect(Number(retryAfter)).toBeLessThanOrEqual(60);
     }
-    expect((await resolve(stack, { slug: tenant.slug }, freshIp())).status).toBe(200);
+    expect((await resolve(app, { slug: tenant.slug }, freshIp())).status).toBe(200);
   });
 
   it('counts unknown names too: a caller guessing workspaces gets 60 a minute, then 429 without a lookup', async () => {
     const ip = freshIp();
-    await awayFromWindowEdge();
-    for (let i = 0; i < 60; i++) expect((await resolve(stack, { slug: unique('guess') }, ip)).status).toBe(404);
+    const app = midWindowInstance();
+    for (let i = 0; i < 60; i++) expect((await resolve(app, { slug: unique('guess') }, ip)).status).toBe(404);
     stack.neonProxy.stats.reset();
-    expect((await resolve(stack, { slug: unique('guess') }, ip)).status).toBe(429);
+    expect((await resolve(app, { slug: unique('guess') }, ip)).status).toBe(429);
     expect(stack.neonProxy.stats.httpRequests).toBe(0);
   });
 
   it('gives a counter found without a TTL one on the next hit (never a wedged window)', async () => {
     const ip = freshIp();
-    await awayFromWindowEdge();
-    const window = await throttleWindow(stack.deps, {
+    const app = midWindowInstance();
+    const window = await throttleWindow(app.deps, {
       action: 'tenant-resolve',
       scope: { kind: 'platform', tag: 'tenant-resolve' },
       subject: ip,
     });
     await stack.redis.set(window.key, '5');
     expect(await stack.redis.ttl(window.key)).toBe(-1);
-    await resolve(stack, { slug: unique('heal') }, ip);
+    await resolve(app, { slug: unique('heal') }, ip);
     expect(await stack.redis.get(window.key)).toBe('6');
     const ttl = await stack.redis.ttl(window.key);
     expect(ttl).toBeGreaterThan(0);

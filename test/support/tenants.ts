@@ -42,7 +42,7 @@ export async function seedTenant(stack: TestStack, fixture: TenantFixture = {}) 
   return { ...org, slug, domains: fixture.domains ?? [] };
 }
 
-export function resolve(stack: TestStack, query: { slug?: string; domain?: string }, ip: string): Promise<Response> {
+export function resolve(stack: Pick<TestStack, 'request'>, query: { slug?: string; domain?: string }, ip: string): Promise<Response> {
   const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
   return stack.request('GET', `/public/tenants/resolve?${params.toString()}`, { headers: { [TEST_CLIENT_IP_HEADER]: ip } });
 }
