@@ -70,7 +70,7 @@ export const acquireHitBench: OperationBench = {
 
 export const acquireMissBench: OperationBench = {
   name: 'syrve.acquire.miss',
-  roundTrips: { redis: 5, revocation: 1, pg: 2 },
+  roundTrips: { redis: 4, revocation: 1, pg: 2 },
   describe:
     'the same GET on a connection never used before (no session, lock or failure count): MGET, the lock script, the login, the store script, the stores call',
   async prepare(stack, count) {

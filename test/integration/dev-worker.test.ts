@@ -86,6 +86,9 @@ describe('npm run dev:worker', () => {
     const env = baseEnv({
       REDIS_URL: inject('redisUrl'),
       DATABASE_URL: database.url,
+      // Keys of its own on the shared Redis: the launcher tests run the same demo Syrve connection (same id, another
+      // fake upstream), and its cached upstream session must not be this stack's.
+      KEY_PREFIX: 'dev-worker-test',
       PORT: String(await freePort()),
       RUNSTATE_DATA_DIR: dataDir,
     });
@@ -118,8 +121,8 @@ describe('npm run dev:worker', () => {
       ACCESS_TOKEN_MAX_LIFETIME_SECONDS: String(DEMO_TOKEN_TTL_SECONDS),
       // npm start's dev operator, by its digest only.
       OPERATOR_TOKEN_HASHES: `dev:${createHash('sha256').update(operatorSecret).digest('hex')}`,
-      // The key namespace npm start recorded: the worker reads and writes the same keys as the app.
-      KEY_PREFIX: 'mhpay',
+      // The key namespace npm start ran with: the worker reads and writes the same keys as the app.
+      KEY_PREFIX: 'dev-worker-test',
       ...stack.stores,
       ...appSecrets,
     });
