@@ -13,8 +13,8 @@ const AFTER_INVITE_MS = 20_000;
 const STAMP = '2026-12-07 09:56 UTC';
 
 /**
- * Freezes the page's clock, writes the full-page screenshot to `path`, then lets the page's time run on (from the
- * frozen instant) with its own text back. `inviteTtlMs`: how long an invite lives, to find its creation from its expiry.
+ * Freezes the page's clock, writes the full-page screenshot to `path`, then lets the page's time run on (from the real
+ * now) with its own text back. `inviteTtlMs`: how long an invite lives, to find its creation from its expiry.
  */
 export async function writeDocsScreenshot(page: Page, path: string, inviteTtlMs: number): Promise<void> {
   const expiries = await page
@@ -33,7 +33,8 @@ export async function writeDocsScreenshot(page: Page, path: string, inviteTtlMs:
     await page.screenshot({ path, fullPage: true, animations: 'disabled', caret: 'hide' });
   } finally {
     await page.evaluate(restoreVolatileText);
-    await page.clock.resume();
+    // resume() would leave Date.now() fixed; setting the system time ends the fixed time and lets it flow from now.
+    await page.clock.setSystemTime(Date.now());
   }
 }
 
