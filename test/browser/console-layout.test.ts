@@ -1,6 +1,8 @@
 // The console's layout in headless Chromium, every panel filled with rows: at 1 280 px (two cards a row) and on a
 // 390 px phone, no button, field, select or link is cut off by its card or its table, and no card or the page scrolls
-// sideways. Then, at 1 280 px, it writes docs/console.png, so the screenshot the docs show is the console as it runs now.
+// sideways. Then, at 1 280 px, it writes docs/console.png, so the screenshot the docs show is the console as it runs now:
+// the same bytes each run (the people's emails fixed here, the rest held still by ./support/docs-screenshot.ts), so the
+// file changes in git only when the console's look does.
 // Last, a Viewer's refusals read in words in each panel, the code a smaller detail after them.
 import { decodeJwt } from 'jose';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,7 @@ import { memberFixtures } from '../support/members.ts';
 import { connectFake, startFakeSyrve, type FakeSyrve } from '../support/syrve.ts';
 import { launchChromium, type Browser } from './support/chromium.ts';
 import { startConsoleServer, type ConsoleServer } from './support/console-server.ts';
+import { writeDocsScreenshot } from './support/docs-screenshot.ts';
 import { clippedControls, inWords, panelOverflow } from './support/panel-checks.ts';
 import { signIn, signInAsNewViewer } from './support/sign-in.ts';
 
@@ -30,11 +33,15 @@ let page: Page;
 let former: { userId: string; token: string };
 
 beforeAll(async () => {
-  [server, browser, fake] = await Promise.all([startConsoleServer(), launchChromium(), startFakeSyrve()]);
+  [server, browser, fake] = await Promise.all([
+    startConsoleServer({ adminEmail: 'admin@kitchen-north.example.test' }),
+    launchChromium(),
+    startFakeSyrve(),
+  ]);
   const org = server.org;
   const people = memberFixtures(server.stack);
-  const accountant = await people.addMember(org.organizationId, 'Accountant');
-  await people.addMember(org.organizationId, 'Viewer', org.locationId);
+  const accountant = await people.addMember(org.organizationId, 'Accountant', null, 'payroll@kitchen-north.example.test');
+  await people.addMember(org.organizationId, 'Viewer', org.locationId, 'head.chef.main.kitchen@kitchen-north.example.test');
   // An admin who invited someone and has since been removed: the history calls them "a former member".
   former = await people.addMember(org.organizationId, 'OrganizationAdmin');
   const asAdmin = (method: string, path: string, body?: unknown, token = org.adminToken) =>
@@ -143,8 +150,7 @@ it('shows every panel with rows, the history naming people, the sessions naming 
 it('cuts off no control and scrolls no card sideways at 1 280 px, and writes docs/console.png', async () => {
   await page.setViewportSize({ width: 1280, height: 800 });
   expect(await layoutProblems()).toEqual({});
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  await writeDocsScreenshot(page, SCREENSHOT, server.stack.config.inviteTtlSeconds * 1000);
 });
 
 it('cuts off no control and scrolls no card sideways on a 390 px phone', async () => {

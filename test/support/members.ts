@@ -21,9 +21,12 @@ export function memberFixtures(stack: TestStack) {
     );
   }
 
-  /** A new user holding `roleCode` in the organisation (at `locationId`, or organisation-wide), with a token of their own. */
-  async function addMember(organizationId: string, roleCode: RoleCode = 'Viewer', locationId: string | null = null) {
-    const user = newInvitee();
+  /**
+   * A new user holding `roleCode` in the organisation (at `locationId`, or organisation-wide), with a token of their own;
+   * `email` instead of the fixtures' one (which holds a tail of the random id).
+   */
+  async function addMember(organizationId: string, roleCode: RoleCode = 'Viewer', locationId: string | null = null, email?: string) {
+    const user = { ...newInvitee(), ...(email === undefined ? {} : { email }) };
     await stack.db.query('INSERT INTO users (id, email) VALUES ($1, $2)', [user.userId, user.email]);
     await grant(user.userId, organizationId, roleCode, locationId);
     return { ...user, token: await stack.token({ userId: user.userId, email: user.email }) };

@@ -39,7 +39,12 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-export async function startConsoleServer(): Promise<ConsoleServer> {
+export interface ConsoleServerOptions {
+  /** The admin's email instead of the fixtures' (which holds a tail of a random id): a fixed one, for the docs' screenshot. */
+  adminEmail?: string;
+}
+
+export async function startConsoleServer(options: ConsoleServerOptions = {}): Promise<ConsoleServer> {
   // A database of its own: the export task takes the oldest job of any organisation, so no other file's job runs here.
   const database: ScratchDatabase = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
   // The link base names the port, so the port is chosen before the configuration is loaded.
@@ -65,7 +70,8 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     { ...loadConfig(stack.env), port },
     { logger: createJsonLogger((line) => logs.push(line)), notifier },
   );
-  const org = await stack.seedOrganization();
+  const seeded = await stack.seedOrganization();
+  const org = options.adminEmail === undefined ? seeded : await withAdminEmail(stack, seeded, options.adminEmail);
   const password = `canary-password-${uuidv7()}`;
   await setPassword(stack.db, org.adminId, password);
   return {
@@ -99,4 +105,10 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
       await rm(mailboxDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The seeded admin under another email: the users row and a bearer token naming it. */
+async function withAdminEmail(stack: TestStack, org: SeededOrganization, adminEmail: string): Promise<SeededOrganization> {
+  await stack.db.query('UPDATE users SET email = $2 WHERE id = $1', [org.adminId, adminEmail]);
+  return { ...org, adminEmail, adminToken: await stack.token({ userId: org.adminId, email: adminEmail }) };
 }
