@@ -31,7 +31,8 @@ Environment (all optional; set, each replaces what npm start would bring or choo
   DATABASE_URL                       PostgreSQL (an embedded PostgreSQL in the data folder)
   NEON_LOCAL_PROXY_URL               the Neon proxy in front of a local PostgreSQL (one started by npm start)
   RUNSTATE_CRON_INTERVAL_SECONDS     seconds between scheduled runs (60; 0: off)
-  APP_ENV                            dev (the default) seeds the demo password and makes a dev operator secret
+  APP_ENV                            dev (the default) seeds the demo password, makes a dev operator secret and puts
+                                     back what the last walkthrough changed in the demo tenant
   KEY_PREFIX                         the namespace of every Redis key (mhpay; recorded for cron and keys:audit)
   AUTH_JWT_SECRET, INDEX_HASH_KEY, SECRETS_KEYS, WEBHOOK_SECRET, SYRVE_DEMO_PASSWORD, DEMO_ADMIN_PASSWORD
                                      dev secrets (generated once into <data folder>/dev-secrets.json, 0600)

@@ -11,6 +11,8 @@ import { DEMO, DEMO_TOKEN_TTL_SECONDS, demoInvitee, seedDemo, type DemoTokenOpti
 import { demoConnectionPort, seedDemoConnection } from './seed-syrve.ts';
 import { seedDemoPassword } from './seed-password.ts';
 import { startDemoUpstream } from './demo-upstream.ts';
+import { describeDemoReset, resetDemoWalkthrough } from './reset-demo.ts';
+import { createDeps } from '../../lib/create-deps.ts';
 import { readyBanner } from './banner.ts';
 import { LAUNCHER_HELP, parseLauncherArgs } from './help.ts';
 import { provideDevOperator } from './dev-operator.ts';
@@ -164,6 +166,13 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
         `shared with another data folder): sealed SYRVE_DEMO_PASSWORD again as credential version ${connection.credentialVersion}`,
     );
   }
+
+  // A restart keeps the database: what the last walkthrough changed in the demo tenant is undone, so it answers as printed again.
+  const reset = describeDemoReset(
+    await resetDemoWalkthrough(createDeps(config), { adminUserId: seed.admin.userId, inviteeUserId: invitee.userId }),
+  );
+  if (reset !== undefined) say(reset);
+  checkpoint();
 
   // No email leaves this machine: the dev mailbox folder stands in for the email API.
   const mailboxDir = join(dataDir, 'mailbox');

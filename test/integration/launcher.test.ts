@@ -101,6 +101,96 @@ async function adminPasswordHash(databaseUrl: string): Promise<string | null> {
   }
 }
 
+/** Pastes the walkthrough a banner prints into bash, as printed, in a shell with nothing of the launcher's environment. */
+async function pasteWalkthrough(banner: string): Promise<string> {
+  const script = /^BASE=[\s\S]*?\n\n/m.exec(banner)?.[0];
+  expect(script).toBeDefined();
+  // Only for this test: the new password the script made up, to look for it where it must not be.
+  const reveal = `${script as string}printf 'NEW_PW=%s\\n' "$NEW_PW"\n`;
+  const { stdout } = await run('bash', ['-c', reveal], { cwd: REPO_ROOT, env: baseEnv({}), timeout: 60_000 });
+  return stdout;
+}
+
+/** Every step of the walkthrough answered what its line says it answers (local/launcher/banner.ts), in order. */
+function expectAnsweredAsPrinted(curlOut: string, connection: string): void {
+  // The tenant resolved by slug and by domain; sign-in, the list with its token, refresh; the invite, the list, the
+  // accept and its retry, the refused cancel; the receiver's secret and the role change; the Syrve test and stores, the
+  // fake's new password; the reset link and the breached password; the operator's read.
+  expect([...curlOut.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual([
+    '200',
+    '200',
+    '200',
+    '200',
+    '200',
+    '201',
+    '200',
+    '200',
+    '200',
+    '404',
+    '204',
+    '200',
+    '200',
+    '200',
+    '204',
+    '202',
+    '400',
+    '200',
+  ]);
+  expect(curlOut).toContain('"slug":"demo","state":"active","displayName":"Demo Restaurant Group"');
+  const issued = [
+    ...curlOut.matchAll(/^\{"status":"signed-in","tokenType":"Bearer","accessToken":"([^"]+)",[^\n]*"refreshToken":"(rsr_[^"]+)"/gm),
+  ];
+  expect(issued).toHaveLength(2);
+  const [signedIn, refreshed] = issued.map((m) => ({ claims: decodeJwt(m[1]!), refreshToken: m[2]! }));
+  expect(signedIn!.claims).toMatchObject({ sub: DEMO.adminUserId, email: 'admin@demo.runstate.test' });
+  expect(signedIn!.claims.exp! - signedIn!.claims.iat!).toBe(900);
+  // The refresh rotated the refresh token and kept the session.
+  expect(refreshed!.refreshToken).not.toBe(signedIn!.refreshToken);
+  expect(refreshed!.claims.sid).toBe(signedIn!.claims.sid);
+  expect(curlOut).toMatch(/^INVITE_TOKEN=rsi_\S+$/m);
+  // The accept and its retry: the same grant, twice.
+  const granted = `{"organizationId":"${DEMO.organizationId}","locationId":"${DEMO.locationId}","roleCode":"Accountant"}`;
+  expect(curlOut.split('\n').filter((line) => line === granted)).toHaveLength(2);
+  expect(curlOut).toMatch(/^\{"error":\{"code":"NOT_FOUND",/m);
+  expect(curlOut).toMatch(/^\{"test":"ok","session":"(acquired|cached)"\}$/m);
+  expect(curlOut).toMatch(/^\{"stores":\[\{[^\n]*"name":"Main store"[^\n]*\],"session":"cached"\}$/m);
+  expect(curlOut).toMatch(/^HTTP 200 {2}webhook-id \S+$/m);
+  expect(curlOut).toContain(`{"connectionId":"${connection}","test":"ok"}`);
+  // The reset link landed in the dev mailbox folder, and the pasted line read its token from there.
+  expect(curlOut).toMatch(/^RESET_TOKEN=rsp_[A-Za-z0-9_-]{43}$/m);
+  expect(curlOut).toMatch(/^\{"error":\{"code":"PASSWORD_BREACHED",/m);
+  expect(curlOut).toContain(`{"organizationId":"${DEMO.organizationId}","limits":[`);
+}
+
+/** What the walkthrough changes in the demo tenant, and the audit rows of npm start putting it back. */
+async function demoState(databaseUrl: string) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      `SELECT (SELECT count(*)::int FROM webhook_endpoints WHERE organization_id = $1) AS endpoints,
+              (SELECT count(*)::int FROM role_assignments r JOIN users u ON u.id = r.user_id
+                WHERE u.email = $3 AND r.organization_id = $1) AS "newcomerRoles",
+              (SELECT count(*)::int FROM role_assignments r JOIN users u ON u.id = r.user_id
+                WHERE u.email = $4 AND r.organization_id = $1) AS "mailedNewcomerRoles",
+              (SELECT count(*)::int FROM audit_events a JOIN users u ON u.id = a.target_id
+                WHERE a.action = 'member.removed' AND a.organization_id = $1 AND a.actor_user_id = $2 AND u.email = $3) AS removals,
+              (SELECT count(*)::int FROM audit_events
+                WHERE action = 'webhook.endpoint_deleted' AND organization_id = $1 AND actor_user_id = $2) AS "endpointDeletions"`,
+      [DEMO.organizationId, DEMO.adminUserId, DEMO.inviteeEmail, 'mailed.newcomer@demo.runstate.test'],
+    );
+    return rows[0] as {
+      endpoints: number;
+      newcomerRoles: number;
+      mailedNewcomerRoles: number;
+      removals: number;
+      endpointDeletions: number;
+    };
+  } finally {
+    await db.end();
+  }
+}
+
 function newDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'runstate-launcher-'));
   // As root the embedded PostgreSQL runs as `postgres`, which must pass through (not list) this folder.
@@ -172,36 +262,12 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
 
     // The curl lines, pasted into bash as printed, give the same story, then test the demo Syrve connection, list its
     // stores and rotate its password; a shell with nothing of the launcher's environment, so the lines carry what they need.
-    const script = /^BASE=[\s\S]*?\n\n/m.exec(banner)?.[0];
-    expect(script).toBeDefined();
     const connection = printed(banner, 'CONNECTION');
     const upstream = printed(banner, 'SYRVE_FAKE');
     expect(connection).toBe(DEMO_SYRVE.connectionId);
     expect(upstream).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    // Only for this test: the new password the script made up, to look for it where it must not be.
-    const reveal = `${script as string}printf 'NEW_PW=%s\\n' "$NEW_PW"\n`;
-    const { stdout: curlOut } = await run('bash', ['-c', reveal], { cwd: REPO_ROOT, env: baseEnv({}), timeout: 60_000 });
-    // The tenant resolved by slug and by domain; sign-in, the list with its token, refresh; then the invites and the Syrve demo as before.
-    expect([...curlOut.matchAll(/^HTTP (\d{3})$/gm)].map((m) => m[1])).toEqual([
-      '200',
-      '200',
-      '200',
-      '200',
-      '200',
-      '201',
-      '200',
-      '200',
-      '200',
-      '404',
-      '204',
-      '200',
-      '200',
-      '200',
-      '204',
-      '202',
-      '400',
-      '200',
-    ]);
+    const curlOut = await pasteWalkthrough(banner);
+    expectAnsweredAsPrinted(curlOut, connection);
     // The role change's delivery reached the receiver npm start runs on loopback, which verified it with the package and
     // printed it; the endpoint's secret went to it through a pipe and is printed nowhere.
     await expect
@@ -209,27 +275,10 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
       .toMatch(/^webhook received: msg_[0-9a-f]{32}, verified with standardwebhooks$/m);
     expect(launcher.output()).toMatch(/"type": ?"member.role_changed"/);
     expect(`${launcher.output()}${curlOut}`).not.toMatch(/whsec_[A-Za-z0-9+/]{20}/);
-    // The reset link landed in the dev mailbox folder, and the pasted line read its token from there.
-    expect(curlOut).toMatch(/^RESET_TOKEN=rsp_[A-Za-z0-9_-]{43}$/m);
     // The password the banner offers to try is refused by the fake range API npm start runs on loopback.
     expect(banner).toMatch(/^ {2}Breaches +fake breached-password range API on http:\/\/127\.0\.0\.1:\d+\/range\/ \(fail-open\)/m);
-    expect(curlOut).toMatch(/^\{"error":\{"code":"PASSWORD_BREACHED",/m);
-    const issued = [
-      ...curlOut.matchAll(/^\{"status":"signed-in","tokenType":"Bearer","accessToken":"([^"]+)",[^\n]*"refreshToken":"(rsr_[^"]+)"/gm),
-    ];
-    expect(issued).toHaveLength(2);
-    const [signedIn, refreshed] = issued.map((m) => ({ claims: decodeJwt(m[1]!), refreshToken: m[2]! }));
-    expect(signedIn!.claims).toMatchObject({ sub: DEMO.adminUserId, email: 'admin@demo.runstate.test' });
-    expect(signedIn!.claims.exp! - signedIn!.claims.iat!).toBe(900);
-    // The refresh rotated the refresh token and kept the session.
-    expect(refreshed!.refreshToken).not.toBe(signedIn!.refreshToken);
-    expect(refreshed!.claims.sid).toBe(signedIn!.claims.sid);
-    expect(curlOut).toMatch(/^INVITE_TOKEN=rsi_\S+$/m);
-    expect(curlOut).toContain('"slug":"demo","state":"active","displayName":"Demo Restaurant Group"');
+    // The first call to the connection logged in upstream.
     expect(curlOut).toMatch(/^\{"test":"ok","session":"acquired"\}$/m);
-    expect(curlOut).toMatch(/^\{"stores":\[\{[^\n]*"name":"Main store"[^\n]*\],"session":"cached"\}$/m);
-    expect(curlOut).toMatch(/^HTTP 200 {2}webhook-id \S+$/m);
-    expect(curlOut).toContain(`{"connectionId":"${connection}","test":"ok"}`);
     const newPassword = /^NEW_PW=([0-9a-f]{32})$/m.exec(curlOut)?.[1] as string;
     expect(newPassword).toBeDefined();
 
@@ -240,7 +289,6 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     const operatorSecret = readFileSync(operatorFile, 'utf8').trim();
     expect(operatorSecret).toMatch(/^rsop_[A-Za-z0-9_-]{43}$/);
     expect(banner).toMatch(/^ {2}Operators +operator "dev", its secret in \S+operator-token \(0600/m);
-    expect(curlOut).toContain(`{"organizationId":"${org}","limits":[`);
 
     // The walkthrough is kept, 0600, exactly as printed (from the ready line to the Ctrl-C line), and the banner says where.
     const walkthroughFile = join(dataDir, 'walkthrough.txt');
@@ -371,6 +419,10 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
       /stopped HTTP server[\s\S]*stopped fake Syrve upstream[\s\S]*stopped Neon proxy[\s\S]*stopped Redis REST proxy/,
     );
 
+    // What the restart is to put back, counted before it: the walkthrough's removals so far, and the endpoints now.
+    const removalsBefore = await demoState(databaseUrl);
+    expect(removalsBefore.endpoints).toBe(1);
+
     // Restarted: the same connection on the same fake port, which learns the rotated password from the row (it was only
     // told over its account route, which a restart forgets), so the test passes with no step of the walkthrough repeated.
     // This time as a person runs it, `npm start` in a terminal, stopped below with Ctrl-C.
@@ -399,6 +451,29 @@ describe('npm start with REDIS_URL and DATABASE_URL', () => {
     // The same operator secret, made once per data folder, and the walkthrough file rewritten with this start's text.
     expect(readFileSync(operatorFile, 'utf8').trim()).toBe(operatorSecret);
     expect(readFileSync(walkthroughFile, 'utf8')).not.toBe(kept);
+
+    // The walkthrough pasted again after the restart, which kept the database: npm start put back what the first paste
+    // changed in the demo tenant (the newcomer's membership, the endpoint pointed at the last start's receiver), each
+    // undo audited as the demo admin, so every step answers as printed once more.
+    expect(secondBanner).toMatch(
+      /^put the demo tenant back for the walkthrough \(audited, as the demo admin\): removed newcomer@demo\.runstate\.test from the demo organisation; deleted 1 webhook endpoint an earlier walkthrough made$/m,
+    );
+    const afterRestart = await demoState(databaseUrl);
+    expect(afterRestart).toEqual({
+      endpoints: 0,
+      newcomerRoles: 0,
+      removals: removalsBefore.removals + 1,
+      endpointDeletions: removalsBefore.endpointDeletions + 1,
+      // Only the demo fixtures: the newcomer who joined by the emailed link is still a member.
+      mailedNewcomerRoles: 1,
+    });
+    const secondOut = await pasteWalkthrough(secondBanner);
+    expectAnsweredAsPrinted(secondOut, connection);
+    await expect
+      .poll(() => restarted.output(), { timeout: 10_000 })
+      .toMatch(/^webhook received: msg_[0-9a-f]{32}, verified with standardwebhooks$/m);
+    expect(restarted.output()).not.toContain('NOT verified');
+    expect(await demoState(databaseUrl)).toMatchObject({ endpoints: 1, newcomerRoles: 1, mailedNewcomerRoles: 1 });
     // Ctrl-C reaches the whole foreground group (npm, its shell, tsx, the launcher): a clean stop, and npm exits 0.
     expect(await interrupt(restarted)).toBe(0);
     expect(restarted.output()).toMatch(/^SIGINT: stopping$/m);
