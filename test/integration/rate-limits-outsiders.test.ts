@@ -13,12 +13,17 @@ import { clockReads } from '../support/clock-reads.ts';
 import { createScratchDatabase, DEFAULT_DATABASE_URL, type ScratchDatabase } from '../../local/processes/scratch-database.ts';
 
 let stack: TestStack;
-// A database of its own: the revocation clock is one per database, and another file's revocations moving it would send
-// this file's checks to PostgreSQL (the denylist behind the clock), which the statement counts below would see.
+// A database and a key namespace of its own: the revocation clock is one per database and the denylist's state one per
+// namespace, and another file's revocations, losses or repairs moving either would send this file's checks to
+// PostgreSQL (the denylist behind the clock, or not whole), which the statement counts below would see.
 let scratch: ScratchDatabase;
 beforeAll(async () => {
   scratch = await createScratchDatabase(process.env.TEST_DATABASE_ADMIN_URL ?? DEFAULT_DATABASE_URL, 'test');
-  stack = await startStack({ separateRevocationProxy: true, databaseUrl: scratch.url });
+  stack = await startStack({
+    separateRevocationProxy: true,
+    databaseUrl: scratch.url,
+    env: { KEY_PREFIX: `rlo-${uuidv7().slice(-8)}` },
+  });
 });
 afterAll(async () => {
   await stack?.close();
