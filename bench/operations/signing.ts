@@ -40,7 +40,7 @@ async function boundSession(stack: BenchStack, alg: Alg) {
       });
     }
     const subject = { userId: org.adminId, sessionId, email: org.adminEmail, organizationId: org.organizationId };
-    return (await signAccessTokenFor(app.config, subject, { nowMs: Date.now(), ttlSeconds: BENCH_TOKEN_TTL_SECONDS })).token;
+    return (await signAccessTokenFor(app.deps, subject, { nowMs: Date.now(), ttlSeconds: BENCH_TOKEN_TTL_SECONDS })).token;
   };
   const request = app?.request ?? stack.request;
   const token = await mint();

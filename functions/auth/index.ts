@@ -75,5 +75,5 @@ authFunction.openapi(logoutRoute, async (c) => {
 jwksFunction.openapi(jwksRoute, async (c) => {
   // Public keys only; caches may keep them a few minutes (a rotation publishes the new key before it signs).
   c.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
-  return c.json(await publicJwks(c.get('deps').config), 200);
+  return c.json(await publicJwks(c.get('deps')), 200);
 });

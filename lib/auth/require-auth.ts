@@ -19,8 +19,9 @@ import { RoleAdmission } from './role-admission.ts';
 import { signingKeyRingFor } from './signing-keys/ring-for-config.ts';
 import { createTokenVerifier, type VerifyToken } from './verify-token.ts';
 import type { Config } from '../config/index.ts';
+import type { Deps } from '../deps.ts';
 
-const verifiers = new WeakMap<Config, VerifyToken>();
+const verifiers = new WeakMap<Config, WeakMap<Deps['clock'], VerifyToken>>();
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
 /**
@@ -40,7 +41,7 @@ export const requireAuth = createMiddleware<HonoEnv>(async (c, next) => {
   if (key !== undefined) return requireApiKey(c, next, key);
   const match = BEARER.exec(c.req.header('authorization') ?? '');
   if (match?.[1] === undefined) throw errors.UNAUTHENTICATED();
-  const principal = await verifierFor(deps.config)(match[1]);
+  const principal = await verifierFor(deps)(match[1]);
   if (principal === undefined) throw errors.UNAUTHENTICATED('the bearer token is invalid or expired');
   const target = rateLimitTarget(c, principal.userId);
   // A token bound to one organisation names another: refused as an outsider is, on the claim alone, before anything
@@ -130,15 +131,19 @@ export const bearerGuard: Guard = {
   },
 };
 
-function verifierFor(config: Config): VerifyToken {
-  let verify = verifiers.get(config);
+/** One per configuration and clock, as its signing-key ring is (lib/auth/signing-keys/ring-for-config.ts). */
+function verifierFor(deps: Deps): VerifyToken {
+  const { config, clock } = deps;
+  let byClock = verifiers.get(config);
+  if (byClock === undefined) verifiers.set(config, (byClock = new WeakMap()));
+  let verify = byClock.get(clock);
   if (verify === undefined) {
-    const storedKeys = signingKeyRingFor(config);
+    const storedKeys = signingKeyRingFor(deps);
     verify = createTokenVerifier(config.auth, {
       maxLifetimeSeconds: config.accessTokenMaxLifetimeSeconds,
       ...(storedKeys !== undefined ? { storedKeys } : {}),
     });
-    verifiers.set(config, verify);
+    byClock.set(clock, verify);
   }
   return verify;
 }

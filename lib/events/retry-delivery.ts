@@ -1,4 +1,4 @@
-// events.retry: an admin puts one delivery back to pending, due now, for the delivery engine to send again.
+// events.retry: an admin puts one delivery back to pending, due now; its audit row has it sent after the answer (lib/pg/new-deliveries.ts).
 import { conditionalAuditInsert } from '../pg/audit.ts';
 import { dbCall } from '../pg/unavailable.ts';
 import type { Deps } from '../deps.ts';

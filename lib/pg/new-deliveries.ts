@@ -1,4 +1,4 @@
-// Tells which deliveries a request's own transaction wrote, in that transaction's round trip, so they can be sent after the answer.
+// Tells which deliveries a request's own transaction wrote or retried, in that transaction's round trip, so they can be sent after the answer.
 import type { CallOptions, Db, Statement } from './db.ts';
 
 export interface NewDelivery {
@@ -14,19 +14,32 @@ const AUDIT_ID_WINDOW_MS = 60_000;
 const MAX_KEPT = 1_000;
 
 /**
- * The deliveries the audit trigger (migrations/0028) wrote in this transaction: the audit rows this transaction
- * inserted (xmin), found among the last minute's ids (UUIDv7, minted by this process just before: a short range of the
- * primary key, never a scan), then their events and deliveries by their indexes. It runs as the batch's last
- * statement, so it costs no round trip of its own, and it sees exactly what commits with the change, nothing of another
- * request's.
+ * The deliveries this transaction made due: those the audit trigger (migrations/0028) wrote, and those an admin's retry
+ * put back (lib/events/retry-delivery.ts, whose `webhook.delivery_retried` row names the delivery and is written only
+ * when the delivery was). Both start from the audit rows this transaction inserted (xmin), found among the last
+ * minute's ids (UUIDv7, minted by this process just before: a short range of the primary key, never a scan), then reach
+ * the deliveries by their indexes. It runs as the batch's last statement, so it costs no round trip of its own, and it
+ * sees exactly what commits with the change, nothing of another request's.
  */
 function probe(nowMs: number): Statement {
   return {
-    text: `SELECT d.id, d.organization_id
-             FROM audit_events a
+    text: `WITH mine AS MATERIALIZED (
+             SELECT a.id, a.action, a.organization_id, a.details FROM audit_events a
+              WHERE a.id >= $1::uuid AND a.xmin = pg_current_xact_id()::xid
+           )
+           SELECT d.id, d.organization_id
+             FROM mine a
              JOIN webhook_events e ON e.audit_event_id = a.id
              JOIN webhook_endpoint_deliveries d ON d.event_id = e.id
-            WHERE a.id >= $1::uuid AND a.xmin = pg_current_xact_id()::xid AND d.state = 'pending'`,
+            WHERE d.state = 'pending'
+           UNION ALL
+           SELECT d.id, d.organization_id
+             FROM mine a
+             JOIN webhook_endpoint_deliveries d
+               -- CASE: the cast runs only on a retry's row, whatever order the planner picks.
+               ON d.id = CASE WHEN a.action = 'webhook.delivery_retried' THEN (a.details->>'deliveryId')::uuid END
+              AND d.organization_id = a.organization_id
+            WHERE d.state = 'pending'`,
     params: [uuidFloor(nowMs - AUDIT_ID_WINDOW_MS)],
   };
 }

@@ -1,5 +1,5 @@
 // A webhook receiver on 127.0.0.1 for npm start, the tests and the bench: it verifies each delivery with the
-// `standardwebhooks` package and keeps what it received; its answers can be set (a status, a redirect, a delay).
+// `standardwebhooks` package and keeps what it received; its answers can be set (a status, a redirect, a delay, a hold).
 // `PUT /_receiver/secret` (a whsec_ secret as the body) tells it the secret to verify with: npm start's walkthrough
 // pipes the one an endpoint's create answered into it, so the secret is in no process's argv.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -23,10 +23,15 @@ export interface ReceivedDelivery {
 export interface WebhookReceiver {
   url: string;
   received: ReceivedDelivery[];
-  /** Requests read but not answered yet (a delay holds them). */
+  /** Requests read but not answered yet (a delay or a hold keeps them). */
   inFlight: number;
-  /** What the next answers are: a status (default 204), a redirect's Location with a 3xx, a delay before answering. */
-  answer(next: { status?: number; location?: string; delayMs?: number }): void;
+  /**
+   * What the next answers are: a status (default 204), a redirect's Location with a 3xx, a delay before answering, or
+   * a hold until `releaseHeld` (a test that needs a send in flight for as long as it takes, not for a guessed time).
+   */
+  answer(next: { status?: number; location?: string; delayMs?: number; hold?: boolean }): void;
+  /** Answers every held request now. */
+  releaseHeld(): void;
   /** The secrets each delivery is verified with (the package's verify: signature and a ±5 min timestamp). */
   setSecrets(secrets: readonly string[]): void;
   /** Called after each delivery is kept (npm start prints it). */
@@ -36,8 +41,9 @@ export interface WebhookReceiver {
 
 export async function startWebhookReceiver(options: { secrets?: readonly string[]; port?: number } = {}): Promise<WebhookReceiver> {
   let secrets = [...(options.secrets ?? [])];
-  let next: { status: number; location?: string; delayMs: number } = { status: 204, delayMs: 0 };
+  let next: { status: number; location?: string; delayMs: number; hold: boolean } = { status: 204, delayMs: 0, hold: false };
   const received: ReceivedDelivery[] = [];
+  const held: Array<() => void> = [];
   const receiver: WebhookReceiver = {
     url: '',
     received,
@@ -46,13 +52,20 @@ export async function startWebhookReceiver(options: { secrets?: readonly string[
       next = {
         status: update.status ?? 204,
         delayMs: update.delayMs ?? 0,
+        hold: update.hold ?? false,
         ...(update.location !== undefined ? { location: update.location } : {}),
       };
+    },
+    releaseHeld() {
+      for (const reply of held.splice(0)) reply();
     },
     setSecrets(list) {
       secrets = [...list];
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => {
+      receiver.releaseHeld();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -97,7 +110,8 @@ export async function startWebhookReceiver(options: { secrets?: readonly string[
         if (answer.location !== undefined) response.setHeader('location', answer.location);
         response.writeHead(answer.status).end();
       };
-      if (answer.delayMs > 0) setTimeout(reply, answer.delayMs);
+      if (answer.hold) held.push(reply);
+      else if (answer.delayMs > 0) setTimeout(reply, answer.delayMs);
       else reply();
     });
   });

@@ -4,6 +4,7 @@
 // per attempt however many isolates try, both signatures during a rotation, no redirect followed, and nothing secret logged.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { createApp } from '../../functions/app.ts';
 import { createDeps } from '../../lib/create-deps.ts';
 import type { Clock, Deps } from '../../lib/deps.ts';
 import { createJsonLogger } from '../../lib/log/logger.ts';
@@ -201,6 +202,120 @@ describe('retries', () => {
     expect(healthy.received).toHaveLength(1);
     const after = await stack.db.query('SELECT state, failing_since FROM webhook_endpoints WHERE id = $1', [recovering.endpointId]);
     expect(after.rows[0]).toEqual({ state: 'enabled', failing_since: null });
+  });
+});
+
+/**
+ * The app of one more isolate, answering as the Node entry does; `defer` keeps the work it was handed after each answer
+ * (its own and the handlers', so a test can wait for all of it to end), or is absent as on Lambda.
+ */
+function isolateApp(deps: Deps, options: { lambda?: boolean } = {}) {
+  const deferred: Array<Promise<unknown>> = [];
+  const app = createApp(() => deps, {
+    clientIp: () => '127.0.0.1',
+    ...(options.lambda === true ? {} : { defer: (_c, work) => void deferred.push(work) }),
+  });
+  const retry = (org: { organizationId: string; adminToken: string }, endpointId: string, deliveryId: string) =>
+    app.request(`/orgs/${org.organizationId}/webhook-endpoints/${endpointId}/deliveries/${deliveryId}/retry`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.adminToken}` },
+    });
+  return { deferred, retry };
+}
+
+/** A delivery of a new role change that has ended `failed`, as after its last attempt. */
+async function failedDelivery(organizationId: string, endpointId: string, at: Date) {
+  await emitRoleChange(stack, organizationId, at);
+  const [row] = await deliveriesOf(stack, endpointId);
+  await stack.db.query(
+    `UPDATE webhook_endpoint_deliveries SET state = 'failed', attempts = 8, ended_at = now(), last_status = 503, last_error = 'status' WHERE id = $1`,
+    [row!.id],
+  );
+  return row!.id;
+}
+
+describe("an admin's retry", () => {
+  it('sends the retried delivery right after the answer, with its webhook-id, and ends it once', async () => {
+    const clock = testClock();
+    const org = await stack.seedOrganization();
+    const hook = await receiver();
+    const endpoint = await seedEndpoint(stack, org.organizationId, hook.url);
+    hook.setSecrets([endpoint.secret]);
+    const deliveryId = await failedDelivery(org.organizationId, endpoint.endpointId, new Date(clock.now()));
+    const { retry } = isolateApp(isolate(clock));
+
+    expect((await retry(org, endpoint.endpointId, deliveryId)).status).toBe(202);
+    // No scheduled run here: only the work after the answer can send it.
+    await expect.poll(() => hook.received.length, { timeout: 10_000 }).toBe(1);
+    expect(hook.received[0]).toMatchObject({ webhookId: webhookIdOf(deliveryId), verifiedBy: 0 });
+    await expect.poll(async () => (await deliveriesOf(stack, endpoint.endpointId))[0]?.state).toBe('succeeded');
+    expect((await deliveriesOf(stack, endpoint.endpointId))[0]).toMatchObject({ attempts: 1, last_status: 204, last_error: null });
+  });
+
+  it('on Lambda (no work after the answer) leaves it due for the next scheduled run, which sends it', async () => {
+    const clock = testClock();
+    const deps = isolate(clock);
+    const org = await stack.seedOrganization();
+    const hook = await receiver();
+    const endpoint = await seedEndpoint(stack, org.organizationId, hook.url);
+    const deliveryId = await failedDelivery(org.organizationId, endpoint.endpointId, new Date(clock.now()));
+
+    expect((await isolateApp(deps, { lambda: true }).retry(org, endpoint.endpointId, deliveryId)).status).toBe(202);
+    // Nothing runs after a Lambda answer, so nothing can be on its way: the receiver has heard nothing.
+    expect([hook.inFlight, hook.received.length]).toEqual([0, 0]);
+    expect((await deliveriesOf(stack, endpoint.endpointId))[0]).toMatchObject({ state: 'pending', attempts: 0 });
+    await runTask(deps);
+    expect(hook.received.map((arrived) => arrived.webhookId)).toEqual([webhookIdOf(deliveryId)]);
+    expect((await deliveriesOf(stack, endpoint.endpointId))[0]).toMatchObject({ state: 'succeeded', attempts: 1 });
+  });
+
+  it('the scheduled run meeting the send after the answer: one send, one ending (the lease)', async () => {
+    const clock = testClock();
+    const org = await stack.seedOrganization();
+    const hook = await receiver();
+    hook.answer({ hold: true });
+    const endpoint = await seedEndpoint(stack, org.organizationId, hook.url);
+    const deliveryId = await failedDelivery(org.organizationId, endpoint.endpointId, new Date(clock.now()));
+    const { deferred, retry } = isolateApp(isolate(clock));
+
+    expect((await retry(org, endpoint.endpointId, deliveryId)).status).toBe(202);
+    // The send after the answer is at the receiver, held there, under its lease, while the scheduled run goes by.
+    await expect.poll(() => hook.inFlight, { timeout: 10_000 }).toBe(1);
+    await runTask(isolate(clock));
+    expect(hook.inFlight).toBe(1);
+    hook.releaseHeld();
+    await Promise.all(deferred);
+    expect(hook.received.map((arrived) => arrived.webhookId)).toEqual([webhookIdOf(deliveryId)]);
+    expect((await deliveriesOf(stack, endpoint.endpointId))[0]).toMatchObject({ state: 'succeeded', attempts: 1 });
+  });
+
+  it('a retry while the scheduled run is sending it: one send, one ending (the lease)', async () => {
+    const clock = testClock();
+    const org = await stack.seedOrganization();
+    const hook = await receiver();
+    hook.answer({ hold: true });
+    const endpoint = await seedEndpoint(stack, org.organizationId, hook.url);
+    await emitRoleChange(stack, org.organizationId, new Date(clock.now()));
+    const [row] = await deliveriesOf(stack, endpoint.endpointId);
+    // Pending after a failed first attempt, its second due in 5 s: the scheduled run's clock is past that.
+    await stack.db.query(
+      `UPDATE webhook_endpoint_deliveries SET attempts = 1, last_status = 503, last_error = 'status', next_attempt_at = $2 WHERE id = $1`,
+      [row!.id, new Date(clock.now() + 5_000)],
+    );
+    const later = testClock();
+    later.set(clock.now() + 10_000);
+    const scheduled = runTask(isolate(later));
+    await expect.poll(() => hook.inFlight, { timeout: 10_000 }).toBe(1);
+    const { deferred, retry } = isolateApp(isolate(clock));
+
+    expect((await retry(org, endpoint.endpointId, row!.id)).status).toBe(202);
+    // The send after the answer has ended without sending: the scheduled run holds the lease.
+    await Promise.all(deferred);
+    expect([hook.inFlight, hook.received.length]).toEqual([1, 0]);
+    hook.releaseHeld();
+    await scheduled;
+    expect(hook.received.map((arrived) => arrived.webhookId)).toEqual([webhookIdOf(row!.id)]);
+    expect((await deliveriesOf(stack, endpoint.endpointId))[0]).toMatchObject({ state: 'succeeded', attempts: 2 });
   });
 });
 

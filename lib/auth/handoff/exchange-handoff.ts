@@ -84,7 +84,7 @@ export async function exchangeHandoff(
   // an unbound token as one that acts wherever the user holds a role, and a verifier of these keys that requires the
   // claim (lib/auth/verify-token.ts) takes it. An identity provider's session has no row and stays unbound.
   const access = await signAccessTokenFor(
-    deps.config,
+    deps,
     {
       userId: handoff.userId,
       sessionId: handoff.sessionId,

@@ -21,7 +21,7 @@ export async function sessionTokens(
 ): Promise<SessionTokens> {
   // Never past the session's end: a refreshed token of a session about to end lives only as long as it does.
   const ttlSeconds = Math.max(1, Math.min(deps.config.signIn.accessTokenTtlSeconds, Math.floor((session.expiresAtMs - nowMs) / 1000)));
-  const access = await signAccessTokenFor(deps.config, session, { nowMs, ttlSeconds });
+  const access = await signAccessTokenFor(deps, session, { nowMs, ttlSeconds });
   return {
     tokenType: 'Bearer',
     accessToken: access.token,

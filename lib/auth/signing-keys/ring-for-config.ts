@@ -1,5 +1,6 @@
 // The one signing-key ring of each configuration per isolate (Workers isolate, Lambda container, Node process), over PostgreSQL.
 import type { Config } from '../../config/index.ts';
+import type { Deps } from '../../deps.ts';
 import { openSecret } from '../../crypto/secret-box.ts';
 import { createDb } from '../../pg/db.ts';
 import { dbCall } from '../../pg/unavailable.ts';
@@ -8,13 +9,21 @@ import { createSigningKeyRing, rotationMinIntervalMs, type SigningKeyRing } from
 import { rotateSigningKeys } from './rotate-signing-keys.ts';
 import { readSigningKeys } from './stored-keys.ts';
 
-const rings = new WeakMap<Config, SigningKeyRing>();
+/**
+ * By configuration, then by clock: Deps are built per request (functions/entries/), so the ring outlives them, and its
+ * reload and retry timing reads the clock of the Deps it serves. Every Deps of a deployment has the one system clock,
+ * so an isolate keeps one ring; a test that drives a clock of its own gets a ring that follows it.
+ */
+const rings = new WeakMap<Config, WeakMap<Deps['clock'], SigningKeyRing>>();
 
 /** Undefined unless the configuration signs with stored keys (ACCESS_TOKEN_SIGNING ES256 or EdDSA). */
-export function signingKeyRingFor(config: Config): SigningKeyRing | undefined {
+export function signingKeyRingFor(deps: Pick<Deps, 'config' | 'clock'>): SigningKeyRing | undefined {
+  const { config, clock } = deps;
   const stored = config.auth.stored;
   if (stored === undefined) return undefined;
-  let ring = rings.get(config);
+  let byClock = rings.get(config);
+  if (byClock === undefined) rings.set(config, (byClock = new WeakMap()));
+  let ring = byClock.get(clock);
   if (ring === undefined) {
     const db = createDb({
       databaseUrl: config.databaseUrl,
@@ -24,7 +33,7 @@ export function signingKeyRingFor(config: Config): SigningKeyRing | undefined {
     ring = createSigningKeyRing({
       load: () => dbCall('read', 'signing keys', (signal) => readSigningKeys(db, { signal })),
       openPrivate: (key) => openSecret(config.secretsKeys, key.sealed, signingKeyBinding(key.kid, key.createdAtMs)),
-      now: () => Date.now(),
+      now: () => clock.now(),
       // Dev and test make their first keys on first use; a deployment makes them with npm run keys:rotate (docs/deploy.md).
       ...(developing
         ? {
@@ -34,7 +43,7 @@ export function signingKeyRingFor(config: Config): SigningKeyRing | undefined {
                 { db, secretsKeys: config.secretsKeys },
                 {
                   alg: stored.alg,
-                  nowMs: Date.now(),
+                  nowMs: clock.now(),
                   minIntervalMs: rotationMinIntervalMs(config.accessTokenMaxLifetimeSeconds),
                   correlationId: 'signing-keys-first-use',
                 },
@@ -43,7 +52,7 @@ export function signingKeyRingFor(config: Config): SigningKeyRing | undefined {
           }
         : {}),
     });
-    rings.set(config, ring);
+    byClock.set(clock, ring);
   }
   return ring;
 }

@@ -2,7 +2,8 @@
 // configured signing key (EdDSA or RS256), else HS256 with the dev secret in dev/test.
 import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import { uuidv7 } from 'uuidv7';
-import type { AuthConfig, Config, SigningKey } from '../../config/index.ts';
+import type { AuthConfig, SigningKey } from '../../config/index.ts';
+import type { Deps } from '../../deps.ts';
 import type { SigningKeyRing } from '../signing-keys/key-ring.ts';
 import { signingKeyRingFor } from '../signing-keys/ring-for-config.ts';
 
@@ -40,12 +41,12 @@ export function canSignTokens(auth: AuthConfig): boolean {
 
 /** signAccessToken with this configuration's stored keys, when it has them (lib/auth/signing-keys/ring-for-config.ts). */
 export function signAccessTokenFor(
-  config: Config,
+  deps: Pick<Deps, 'config' | 'clock'>,
   subject: AccessTokenSubject,
   options: { nowMs: number; ttlSeconds: number; audience?: string },
 ): Promise<SignedAccessToken> {
-  const storedKeys = signingKeyRingFor(config);
-  return signAccessToken(config.auth, subject, storedKeys === undefined ? options : { ...options, storedKeys });
+  const storedKeys = signingKeyRingFor(deps);
+  return signAccessToken(deps.config.auth, subject, storedKeys === undefined ? options : { ...options, storedKeys });
 }
 
 export async function signAccessToken(
@@ -99,8 +100,8 @@ export async function signAccessToken(
  * The public keys of sign-in's own tokens: the stored current, next and previous keys, or the configured ones (empty in
  * HS256 mode: a shared secret is never published).
  */
-export async function publicJwks(config: Config): Promise<{ keys: Record<string, string>[] }> {
-  const ring = signingKeyRingFor(config);
+export async function publicJwks(deps: Pick<Deps, 'config' | 'clock'>): Promise<{ keys: Record<string, string>[] }> {
+  const ring = signingKeyRingFor(deps);
   if (ring !== undefined) return ring.publishedJwks();
-  return { keys: config.auth.signing?.keys.map((key) => key.publicJwk) ?? [] };
+  return { keys: deps.config.auth.signing?.keys.map((key) => key.publicJwk) ?? [] };
 }
