@@ -24,7 +24,12 @@ const name = z.string().trim().min(1).max(100);
 export const createApiKeyBody = z.strictObject({
   name,
   scopes: apiKeyScopesSchema,
-  expiresAt: z.iso.datetime({ offset: true }).optional().describe('When the key stops working; absent: never. Must be in the future.'),
+  // An offset can carry a 9999 date past the year 10000 in UTC, which toISOString writes as +010000-… and PostgreSQL refuses.
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .refine((at) => Date.parse(at) < Date.UTC(10_000, 0, 1), 'before the year 10000 in UTC')
+    .optional()
+    .describe('When the key stops working; absent: never. Must be in the future.'),
   rateLimitPerMinute: z.int().min(1).max(100_000).optional().describe("The key's own limit per minute; absent: the default."),
 });
 

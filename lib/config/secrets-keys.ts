@@ -4,6 +4,8 @@ export interface SecretKey {
   key: Uint8Array;
 }
 
+// Its errors name an entry by position, never by its kid: a key pasted before the colon would be echoed as one
+// (npm run config:check names variables, never values).
 export function parseSecretsKeys(value: string): SecretKey[] {
   const keys = value.split(',').map((entry, index) => {
     const separator = entry.indexOf(':');
@@ -16,9 +18,9 @@ export function parseSecretsKeys(value: string): SecretKey[] {
     try {
       key = Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
     } catch {
-      throw new Error(`entry ${index + 1} (${kid}): the key is not valid base64`);
+      throw new Error(`entry ${index + 1}: the key is not valid base64`);
     }
-    if (key.length !== 32) throw new Error(`entry ${index + 1} (${kid}): the key must be 32 bytes, got ${key.length}`);
+    if (key.length !== 32) throw new Error(`entry ${index + 1}: the key must be 32 bytes, got ${key.length}`);
     return { kid, key };
   });
   const kids = new Set(keys.map((k) => k.kid));

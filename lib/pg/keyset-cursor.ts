@@ -10,7 +10,8 @@ export interface KeysetPosition {
   id: string;
 }
 
-const position = z.tuple([z.iso.datetime({ precision: 6 }), z.uuid()]);
+// Year 0 has the ISO shape but not a PostgreSQL timestamp (it has no year 0): refused here, or the query would fail with 22008.
+const position = z.tuple([z.iso.datetime({ precision: 6 }).refine((at) => !at.startsWith('0000-')), z.uuid()]);
 
 const cursorSchema = z
   .string()

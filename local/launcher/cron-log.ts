@@ -1,6 +1,6 @@
 // Where npm start's scheduled runs log: every JSON line to <data>/cron.log, and to the terminal only the lines that say
 // something is wrong (warn, error); the terminal's summary of each run is local/launcher/cron-summary.ts's.
-import { appendFile, rename, stat } from 'node:fs/promises';
+import { open, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createJsonLogger, type Logger } from '../../lib/log/logger.ts';
 
@@ -33,7 +33,14 @@ export function createCronLog(file: string, print: (line: string) => void): Cron
       pending = [];
       await rotateIfLarge(file);
       // The lines hold ids, counts and error kinds only (lib/log/logger.ts); 0600 all the same, like the folder's other files.
-      await appendFile(file, `${lines.join('\n')}\n`, { mode: 0o600 });
+      // The mode of open() applies only to a new file, so one left readable by others is made 0600 before it grows.
+      const handle = await open(file, 'a', 0o600);
+      try {
+        await handle.chmod(0o600);
+        await handle.appendFile(`${lines.join('\n')}\n`);
+      } finally {
+        await handle.close();
+      }
     },
   };
 }

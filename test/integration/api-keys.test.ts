@@ -175,6 +175,8 @@ describe('POST, GET, PATCH and DELETE /orgs/{orgId}/api-keys', () => {
       { name: 'x', scopes: ['members:read', 'members:read'] },
       { name: '', scopes: ['members:read'] },
       { name: 'x', scopes: ['members:read'], expiresAt: '2026-03-01T11:59:59Z' },
+      // Of the ISO shape, but past 9999 in UTC: neither toISOString nor PostgreSQL reads it back as the same instant.
+      { name: 'x', scopes: ['members:read'], expiresAt: '9999-12-31T23:59:59.999-23:59' },
       { name: 'x', scopes: ['members:read'], rateLimitPerMinute: 0 },
       { name: 'x', scopes: ['members:read'], key: 'rsk_chosen' },
     ]) {

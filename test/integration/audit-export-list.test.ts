@@ -197,7 +197,13 @@ describe('the list', () => {
 
   it('refuses a cursor it never handed out (400) and a key without exports:read (403 SCOPE_MISSING)', async () => {
     const org = await stack.seedOrganization();
-    for (const cursor of ['not-a-cursor', Buffer.from(`2026-01-01T00:00:00.000000Z|${uuidv7()}x`).toString('base64url'), 'a'.repeat(300)]) {
+    for (const cursor of [
+      'not-a-cursor',
+      Buffer.from(`2026-01-01T00:00:00.000000Z|${uuidv7()}x`).toString('base64url'),
+      'a'.repeat(300),
+      // The shape of a cursor, with a date PostgreSQL cannot hold (no year 0): 400 like any other, not a 500.
+      Buffer.from(`0000-01-01T00:00:00.000000Z|${uuidv7()}`).toString('base64url'),
+    ]) {
       const response = await stack.request('GET', `/orgs/${org.organizationId}/audit/exports?cursor=${cursor}`, { token: org.adminToken });
       expect([cursor.slice(0, 20), response.status, await errorCode(response)]).toEqual([cursor.slice(0, 20), 400, 'VALIDATION_FAILED']);
     }

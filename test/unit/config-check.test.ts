@@ -59,6 +59,15 @@ describe('configReport', () => {
     expect(report.text).toContain('INVITE_TTL_SECONDS');
   });
 
+  it('never repeats any part of SECRETS_KEYS, the part before a colon included (a key pasted first would be it)', () => {
+    const key = btoa(String.fromCharCode(...new Uint8Array(32)));
+    for (const value of [`canaryKeyMaterial:not*base64`, `canaryKeyMaterial:${btoa('short')}`, `k1:${key},canaryKeyMaterial:x*`]) {
+      const report = configReport({ ...prod, SECRETS_KEYS: value });
+      expect(report.text).toContain('SECRETS_KEYS: entry ');
+      expect(report.text).not.toContain('canaryKeyMaterial');
+    }
+  });
+
   it('never repeats an APP_ENV it does not know', () => {
     const report = configReport({ ...prod, APP_ENV: canary });
     expect(report.ok).toBe(false);

@@ -1,5 +1,5 @@
 // npm start's scheduled-run output: one line in words per run, the JSON records in a file, warn and error lines shown.
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,6 +34,17 @@ describe('the cron log', () => {
       .map((line) => (JSON.parse(line) as { event: string }).event);
     expect(events).toEqual(['cron_task', 'cron_run', 'cron_task_failed', 'cron_run']);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('makes a cron.log left readable by others 0600 again, keeping its lines', async () => {
+    const file = cronLogFile(dir);
+    await writeFile(file, '{"event":"earlier"}\n');
+    await chmod(file, 0o644);
+    const log = createCronLog(file, () => undefined);
+    log.logger.info('cron_run', { failed: 0 });
+    await log.flush();
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await readFile(file, 'utf8')).split('\n')).toHaveLength(3);
   });
 });
 

@@ -22,6 +22,8 @@ describe('member cursor', () => {
       b64(`${position.at}|not-a-uuid`),
       b64(`${position.at}|${position.id}|extra`),
       b64(`${position.at}`),
+      // A date of the right shape that PostgreSQL cannot hold (there is no year 0): refused here, not a 500 there.
+      b64(`0000-01-01T00:00:00.000000Z|${position.id}`),
       Buffer.from([0xff, 0xfe]).toString('base64url'),
       'A'.repeat(300),
     ]) {
