@@ -151,11 +151,19 @@ it("lists the delivery a member's role change made, and retries it once it faile
   await row.getByRole('button', { name: /^Retry the member\.role_changed delivery of / }).click();
   await expect.poll(() => row.locator('td').nth(2).textContent()).toBe('pending');
   expect(await page.locator('#notice').textContent()).toMatch(/^The member\.role_changed delivery of .* is pending again/);
-  const stored = await server.stack.db.query<{ state: string; attempts: number }>(
-    'SELECT state, attempts FROM webhook_endpoint_deliveries WHERE id = $1',
-    [deliveryId],
-  );
-  expect(stored.rows).toEqual([{ state: 'pending', attempts: 0 }]);
+  // The retry starts the schedule again and is tried right after its answer, as a new delivery is: the attempt to
+  // port 9 fails, so the delivery waits, pending, for its next slot with one attempt.
+  await expect
+    .poll(
+      async () =>
+        (
+          await server.stack.db.query<{ state: string; attempts: number }>(
+            'SELECT state, attempts FROM webhook_endpoint_deliveries WHERE id = $1',
+            [deliveryId],
+          )
+        ).rows,
+    )
+    .toEqual([{ state: 'pending', attempts: 1 }]);
 });
 
 it('disables the endpoint, refuses a retry in words while it is disabled, and enables it again', async () => {
