@@ -25,7 +25,14 @@ export interface RedisRestProxy {
   /** requests = HTTP requests served (one per client round trip); commands = Redis commands inside them. */
   /** With `replicaLagMs`: stop the replica applying writes until `release()` (a test's certain stale read). */
   replica?: { hold(): void; release(): void };
-  stats: { requests: number; commands: number; replicaReads: number; slotErrors: readonly string[]; reset(): void };
+  stats: {
+    requests: number;
+    commands: number;
+    replicaReads: number;
+    slotErrors: readonly string[];
+    noScriptReplies: number;
+    reset(): void;
+  };
   /**
    * A failover in place: runs `REPLICAOF NO ONE` on `replicaUrl` (a replica of the Redis it fronts) and moves every
    * later request there, on the same address and token. A command in flight on the old primary fails (503, its outcome

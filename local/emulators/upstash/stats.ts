@@ -9,6 +9,11 @@ export interface ProxyStats {
   replicaReads: number;
   /** The first slotting errors seen (CROSSSLOT, a script reaching another slot, MOVED/ASK/TRYAGAIN/CLUSTERDOWN), as `COMMAND: error`. */
   slotErrors: string[];
+  /**
+   * Replies of NOSCRIPT: a script runner (lib/redis/run-script.ts) then sends the script's text, one round trip more,
+   * once per Redis (per cluster node) that has not seen the script since it started or flushed its scripts.
+   */
+  noScriptReplies: number;
   reset(): void;
 }
 
@@ -22,16 +27,19 @@ export function createProxyStats(): ProxyStats {
     commands: 0,
     replicaReads: 0,
     slotErrors: [],
+    noScriptReplies: 0,
     reset() {
       this.requests = 0;
       this.commands = 0;
       this.replicaReads = 0;
       this.slotErrors = [];
+      this.noScriptReplies = 0;
     },
   };
 }
 
-/** Notes `error` when it is a slotting error, named by the command that got it. */
+/** Notes `error` when it is a slotting error, named by the command that got it, and counts NOSCRIPT replies. */
 export function noteSlotError(stats: ProxyStats, command: string, error: string): void {
+  if (error.startsWith('NOSCRIPT')) stats.noScriptReplies += 1;
   if (SLOT_ERROR.test(error) && stats.slotErrors.length < MAX_SLOT_ERRORS) stats.slotErrors.push(`${command.toUpperCase()}: ${error}`);
 }
