@@ -1,7 +1,7 @@
 // Request and response schemas of the API key routes.
 import * as z from 'zod';
 import { API_KEY_MAX_OVERLAP_SECONDS, apiKeySchema, apiKeyScopesSchema } from '../../lib/auth/api-keys/index.ts';
-import { uuidId } from '../../lib/http/route-schemas.ts';
+import { pageLimit, uuidId } from '../../lib/http/route-schemas.ts';
 
 export const apiKeyParams = z.strictObject({ orgId: uuidId, apiKeyId: uuidId });
 
@@ -9,7 +9,7 @@ export const apiKeyParams = z.strictObject({ orgId: uuidId, apiKeyId: uuidId });
 const API_KEY_PAGE = { default: 50, max: 100 } as const;
 
 export const listApiKeysQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(API_KEY_PAGE.max).default(API_KEY_PAGE.default),
+  limit: pageLimit(API_KEY_PAGE),
   cursor: z
     .string()
     .min(1)

@@ -1,6 +1,6 @@
 // Request and response schemas of the audit export routes.
 import * as z from 'zod';
-import { uuidId } from '../../lib/http/route-schemas.ts';
+import { pageLimit, uuidId } from '../../lib/http/route-schemas.ts';
 import { jobSchema, listedExportSchema } from '../../lib/runtime/jobs/index.ts';
 
 export const jobParams = z.strictObject({ orgId: uuidId, jobId: uuidId });
@@ -11,7 +11,7 @@ export const jobResponse = z.object({ job: jobSchema });
 export const EXPORT_PAGE = { default: 20, max: 100 } as const;
 
 export const listExportsQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(EXPORT_PAGE.max).default(EXPORT_PAGE.default),
+  limit: pageLimit(EXPORT_PAGE),
   cursor: z
     .string()
     .min(1)

@@ -1,6 +1,7 @@
 // The invitation function: create, list, history, cancel and resend (OrganizationAdmin of the organisation), accept (the
 // invited user) and register (a newcomer the invitation reached by email).
 import { defineFunction } from '../../lib/auth/define-function.ts';
+import { mayReadMembers } from '../../lib/auth/members/may-read-members.ts';
 import { authorizeOrgAdmin } from '../../lib/auth/org-access.ts';
 import { registerWithInvite } from '../../lib/auth/register-with-invite.ts';
 import { errors } from '../../lib/http/app-error.ts';
@@ -73,8 +74,8 @@ invitesFunction.openapi(inviteHistoryRoute, async (c) => {
   const deps = c.get('deps');
   const auth = c.get('auth');
   await authorizeOrgAdmin(deps.db, auth, { organizationId });
-  // Actors are named to whoever may list the members anyway: an admin, or a key that also holds members:read.
-  const withEmails = auth.apiKey === undefined || auth.apiKey.scopes.includes('members:read');
+  // Actors are named to whoever may list the members anyway.
+  const withEmails = mayReadMembers(auth);
   const page = await invites.history(deps, { organizationId, limit, withEmails, ...(cursor !== undefined ? { cursor } : {}) });
   if (!page.ok) throw errors.VALIDATION_FAILED('cursor: not a cursor this history handed out');
   return c.json({ events: page.events, nextCursor: page.nextCursor }, 200);

@@ -1,7 +1,7 @@
 // Request and response schemas of the invitation routes.
 import * as z from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../lib/auth/password.ts';
-import { emailInput, uuidId } from '../../lib/http/route-schemas.ts';
+import { emailInput, pageLimit, uuidId } from '../../lib/http/route-schemas.ts';
 import { ROLE_CODES } from '../../lib/keys/index.ts';
 import { inviteSchema } from '../../lib/runtime/invites/index.ts';
 
@@ -22,7 +22,7 @@ export const LIST_PAGE = { default: 100, max: 500 } as const;
 
 export const listInvitesQuery = z.strictObject({
   email: emailInput.optional(),
-  limit: z.coerce.number().int().min(1).max(LIST_PAGE.max).default(LIST_PAGE.default),
+  limit: pageLimit(LIST_PAGE),
   cursor: z
     .string()
     .min(1)
@@ -36,7 +36,7 @@ export const listInvitesQuery = z.strictObject({
 export const HISTORY_PAGE = { default: 50, max: 100 } as const;
 
 export const inviteHistoryQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(HISTORY_PAGE.max).default(HISTORY_PAGE.default),
+  limit: pageLimit(HISTORY_PAGE),
   cursor: z
     .string()
     .min(1)

@@ -1,7 +1,7 @@
 // Request and response schemas of the member routes.
 import * as z from 'zod';
 import { memberSchema } from '../../lib/auth/members/index.ts';
-import { uuidId } from '../../lib/http/route-schemas.ts';
+import { pageLimit, uuidId } from '../../lib/http/route-schemas.ts';
 import { ROLE_CODES } from '../../lib/keys/index.ts';
 
 export const memberParams = z.strictObject({ orgId: uuidId, userId: uuidId });
@@ -10,7 +10,7 @@ export const memberParams = z.strictObject({ orgId: uuidId, userId: uuidId });
 export const MEMBER_PAGE = { default: 50, max: 100 } as const;
 
 export const listMembersQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(MEMBER_PAGE.max).default(MEMBER_PAGE.default),
+  limit: pageLimit(MEMBER_PAGE),
   cursor: z
     .string()
     .min(1)

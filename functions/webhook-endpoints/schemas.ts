@@ -1,7 +1,7 @@
 // Request and response schemas of the webhook endpoint routes.
 import * as z from 'zod';
 import { deliverySchema, endpointSchema, EVENT_TYPES } from '../../lib/events/index.ts';
-import { uuidId } from '../../lib/http/route-schemas.ts';
+import { pageLimit, uuidId } from '../../lib/http/route-schemas.ts';
 
 export const endpointParams = z.strictObject({ orgId: uuidId, endpointId: uuidId });
 export const deliveryParams = z.strictObject({ orgId: uuidId, endpointId: uuidId, deliveryId: uuidId });
@@ -38,7 +38,7 @@ export const updateEndpointBody = z
 const DELIVERY_PAGE = { default: 50, max: 100 } as const;
 
 export const listDeliveriesQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(DELIVERY_PAGE.max).default(DELIVERY_PAGE.default),
+  limit: pageLimit(DELIVERY_PAGE),
   cursor: z
     .string()
     .min(1)

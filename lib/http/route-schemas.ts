@@ -16,6 +16,10 @@ export const uuidId = z.uuid().toLowerCase();
 /** The path of every route under /orgs/{orgId}. */
 export const orgParams = z.strictObject({ orgId: uuidId });
 
+/** A list's `?limit=`: a whole number from 1 to the page's largest, the page's default when absent. */
+export const pageLimit = (page: { readonly default: number; readonly max: number }) =>
+  z.coerce.number().int().min(1).max(page.max).default(page.default);
+
 /**
  * An email address as a person types it: trimmed and lowercased before it is checked, so `" Admin@Example.com"` is
  * the address `admin@example.com` (lib/keys/hash-segment.ts's `normalizeEmail`, the one spelling keys and rows hold)
