@@ -1,13 +1,11 @@
 // `npm run cron -- --once` given a plain PostgreSQL URL on this machine and no NEON_LOCAL_PROXY_URL: the CLI puts the
 // local Neon proxy in front for the run (ops/cron.ts), so every task reaches the database instead of failing.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { cronOnce } from '../support/cron-once.ts';
 
 // A prefix of its own: the run lock is platform-wide, and other files on this Redis run the scheduled function too.
 const KEY_PREFIX = 'cronplainpg';
-const REPO_ROOT = join(import.meta.dirname, '../..');
 
 let stack: TestStack;
 
@@ -18,28 +16,12 @@ afterAll(async () => {
   await stack?.close();
 });
 
-function cron(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '-s', 'cron', '--', '--once'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('npm run cron against a plain loopback PostgreSQL', () => {
   it('fronts it with the local Neon proxy: every task runs, none fails, exit 0', async () => {
     const stackEnv: Record<string, string> = stack.env;
     const { NEON_LOCAL_PROXY_URL: _proxy, ...env } = stackEnv;
     expect(new URL(env.DATABASE_URL!).hostname).toBe('127.0.0.1');
-    const result = await cron({ ...env, KEY_PREFIX });
+    const result = await cronOnce({ ...env, KEY_PREFIX });
     expect(result.stderr).toContain('reaching it through a local Neon proxy');
     expect(result.stderr).toMatch(/cron: \d+ tasks ran, 0 failed/);
     expect(result.stdout).not.toContain('DatabaseUnavailableError');

@@ -1,7 +1,6 @@
 // `npm run cron -- --once` with no store in its environment: it finds the running npm start through the stack file the
 // launcher writes (<data>/stack.json) and its dev secrets, says which stack it uses, and runs in that stack's key
 // namespace; with no stack running it says how to give one, and runs nothing.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +9,12 @@ import { createKeyspace } from '../../lib/keys/index.ts';
 import { stackFile, writeStackFile } from '../../local/launcher/stack-file.ts';
 import { createTeardown, type Teardown } from '../../local/stack/teardown.ts';
 import { startStack, type TestStack } from '../support/stack.ts';
+import { cronOnce } from '../support/cron-once.ts';
 
 // Prefixes of their own: the run lock is platform-wide, and other files on this Redis run the scheduled function too.
 // The stack file names the second; the test stack's own is the first, so a run in the wrong namespace shows.
 const STACK_PREFIX = 'cronlocal';
 const FILE_PREFIX = 'cronlocalfile';
-const REPO_ROOT = join(import.meta.dirname, '../..');
 
 let stack: TestStack;
 let dataDir: string;
@@ -56,28 +55,11 @@ afterAll(async () => {
   if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
 });
 
-function cron(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '-s', 'cron', '--', '--once'], {
-      cwd: REPO_ROOT,
-      // No store, no secret, no namespace: only what npm needs and where the data folder is.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('npm run cron without the app’s variables', () => {
   it('runs against the npm start of its data folder, says so, and works in that stack’s key namespace', async () => {
     const state = createKeyspace({ prefix: FILE_PREFIX, env: 'dev' }).denylistState();
     expect(await stack.redis.exists(state)).toBe(0);
-    const result = await cron({ RUNSTATE_DATA_DIR: dataDir });
+    const result = await cronOnce({ RUNSTATE_DATA_DIR: dataDir });
     expect(result.stderr).toContain(
       `cron: no UPSTASH_REDIS_REST_URL or DATABASE_URL set: using the npm start running on ${dataDir} (pid ${process.pid})`,
     );
@@ -94,7 +76,7 @@ describe('npm run cron without the app’s variables', () => {
   it('with no npm start on the folder, says how to give one and runs nothing (exit 1)', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'cron-none-'));
     try {
-      const result = await cron({ RUNSTATE_DATA_DIR: empty });
+      const result = await cronOnce({ RUNSTATE_DATA_DIR: empty });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`cron: no npm start is running on ${empty}: start it first`);
       expect(result.stderr).toContain("or set the app's variables in the environment");
@@ -114,7 +96,7 @@ describe('npm run cron without the app’s variables', () => {
         DATABASE_URL: 'postgres://127.0.0.1:1/x',
       };
       await writeFile(stackFile(stale), JSON.stringify({ pid: 2 ** 22 + 1, stores }), { mode: 0o600 });
-      const result = await cron({ RUNSTATE_DATA_DIR: stale });
+      const result = await cronOnce({ RUNSTATE_DATA_DIR: stale });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('(pid 4194305) is gone: start it again');
       expect(result.stdout + result.stderr).not.toContain(token);
